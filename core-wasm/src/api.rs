@@ -1,0 +1,189 @@
+//! The client for the five calls of spec section 7. Every /api call carries the bearer token
+//! and a JSON content type; errors read exactly as spec section 8 writes them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use thiserror::Error;
+
+use crate::asset::{parse_assets, Asset};
+use crate::constants::DEFAULT_API_BASE;
+use crate::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+
+/// Where the API is and the credential every call carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiConfig {
+    #[serde(default = "default_base")]
+    pub api_base: String,
+    #[serde(default)]
+    pub token: String,
+}
+
+fn default_base() -> String {
+    DEFAULT_API_BASE.to_owned()
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig { api_base: default_base(), token: String::new() }
+    }
+}
+
+/// A failed call; the text is the spec's prefix followed by the HTTP status text.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ApiError {
+    #[error("Failed to get assets: {0}")]
+    GetAssets(String),
+    #[error("Failed to create job: {0}")]
+    CreateJob(String),
+    #[error("Failed to get job status: {0}")]
+    GetJobStatus(String),
+    #[error("Failed to save job: {0}")]
+    SaveJob(String),
+}
+
+/// Why the metadata of a video could not be shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum MetadataError {
+    #[error("Metadata not found")]
+    NotFound,
+    #[error("Failed to load metadata")]
+    Failed,
+}
+
+/// Percent-encodes one path segment (job ids contain ':').
+pub fn encode_segment(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Why a response is not a success, in the words the error messages use.
+fn failure_text(response: &HttpResponse) -> String {
+    if response.status_text.trim().is_empty() {
+        format!("HTTP {}", response.status)
+    } else {
+        response.status_text.clone()
+    }
+}
+
+pub struct Api<'a, P: Platform> {
+    platform: &'a P,
+    config: ApiConfig,
+}
+
+impl<'a, P: Platform> Api<'a, P> {
+    pub fn new(platform: &'a P, config: ApiConfig) -> Self {
+        Api { platform, config }
+    }
+
+    fn url(&self, segments: &[&str]) -> String {
+        let base = self.config.api_base.trim_end_matches('/');
+        let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+        format!("{base}/{}", path.join("/"))
+    }
+
+    /// Sends an authorised JSON call; returns the parsed body of a success, or the failure text.
+    async fn call(&self, method: &'static str, url: String, body: Option<Value>) -> Result<Value, (String, String)> {
+        let request = HttpRequest {
+            method,
+            url,
+            bearer: Some(self.config.token.clone()),
+            body: body.map(|b| b.to_string()),
+        };
+        let response = self.platform.fetch(request).await.map_err(|e| (e, String::new()))?;
+        if !response.ok() {
+            return Err((failure_text(&response), response.body));
+        }
+        serde_json::from_str(&response.body).map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
+    }
+
+    pub async fn get_assets(&self, project_id: &str) -> Result<Vec<Asset>, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["projects", project_id, "assets"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetAssets(text))?;
+        parse_assets(&answer).ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
+    }
+
+    pub async fn create_job(&self, project_id: &str, prompt: &str) -> Result<Value, ApiError> {
+        let answer = self
+            .call("POST", self.url(&["projects", project_id, "jobs"]), Some(json!({ "prompt": prompt })))
+            .await
+            .map_err(|(text, _)| ApiError::CreateJob(text))?;
+        match answer.get("sora_job_id") {
+            Some(Value::String(id)) if !id.is_empty() => Ok(answer),
+            _ => Err(ApiError::CreateJob("Response has no sora_job_id".into())),
+        }
+    }
+
+    pub async fn get_job_status(&self, job_id: &str) -> Result<Value, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["jobs", "sora", job_id]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetJobStatus(text))?;
+        answer
+            .is_object()
+            .then_some(answer)
+            .ok_or_else(|| ApiError::GetJobStatus("Response is not an object".into()))
+    }
+
+    /// Saves a finished job to the project library and returns its `r2_key`.
+    pub async fn save_job(&self, job_id: &str, project_id: &str, prompt: &str) -> Result<String, ApiError> {
+        let body = json!({ "project_id": project_id, "prompt": prompt });
+        let answer = self
+            .call("POST", self.url(&["jobs", "sora", job_id, "save"]), Some(body))
+            .await
+            .map_err(|(text, body)| {
+                self.platform.log(LogLevel::Error, &format!("Save failed for {job_id}: {body}"));
+                ApiError::SaveJob(text)
+            })?;
+        match answer.get("r2_key") {
+            Some(Value::String(key)) if !key.is_empty() => Ok(key.clone()),
+            _ => Err(ApiError::SaveJob("Response has no r2_key".into())),
+        }
+    }
+
+    /// Fetches a video's companion metadata with a plain request (no credential).
+    pub async fn get_metadata(&self, url: &str) -> Result<Value, MetadataError> {
+        let request = HttpRequest { method: "GET", url: url.to_owned(), bearer: None, body: None };
+        let response = self.platform.fetch(request).await.map_err(|_| MetadataError::Failed)?;
+        match response.status {
+            404 => Err(MetadataError::NotFound),
+            _ if !response.ok() => Err(MetadataError::Failed),
+            _ => serde_json::from_str(&response.body).map_err(|_| MetadataError::Failed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_encoded() {
+        assert_eq!(encode_segment("sora-2:task_01"), "sora-2%3Atask_01");
+        assert_eq!(encode_segment("a/../b"), "a%2F..%2Fb");
+        assert_eq!(encode_segment("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn messages_read_as_the_spec_writes_them() {
+        assert_eq!(ApiError::GetAssets("Unauthorized".into()).to_string(), "Failed to get assets: Unauthorized");
+        assert_eq!(ApiError::CreateJob("x".into()).to_string(), "Failed to create job: x");
+        assert_eq!(ApiError::GetJobStatus("x".into()).to_string(), "Failed to get job status: x");
+        assert_eq!(ApiError::SaveJob("x".into()).to_string(), "Failed to save job: x");
+        assert_eq!(MetadataError::NotFound.to_string(), "Metadata not found");
+        assert_eq!(MetadataError::Failed.to_string(), "Failed to load metadata");
+    }
+
+    #[test]
+    fn an_empty_status_text_falls_back_to_the_code() {
+        let r = HttpResponse { status: 502, status_text: String::new(), body: String::new() };
+        assert_eq!(failure_text(&r), "HTTP 502");
+    }
+}

@@ -1,0 +1,112 @@
+//! Saved videos (spec section 3) and the presentation rules for them (spec section 9).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::constants::TITLE_MAX_CHARS;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Asset {
+    pub key: String,
+    #[serde(default)]
+    pub size_bytes: u64,
+    #[serde(default)]
+    pub last_modified: String,
+    #[serde(default)]
+    pub public_url: Option<String>,
+}
+
+/// Reads the `videos` array of an assets answer; entries that are not assets are skipped.
+pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
+    let videos = answer.get("videos")?.as_array()?;
+    Some(
+        videos
+            .iter()
+            .filter_map(|v| serde_json::from_value::<Asset>(v.clone()).ok())
+            .map(|a| Asset { public_url: a.public_url.filter(|u| !u.is_empty()), ..a })
+            .collect(),
+    )
+}
+
+/// The last segment of a storage key.
+pub fn file_name(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+/// The card title: the file name without its `{model}:task_` prefix (for example
+/// `sora-2:task_`) and `.mp4` extension, cut to 20 characters.
+pub fn title(key: &str) -> String {
+    let name = file_name(key);
+    let name = match name.find(":task_") {
+        Some(at) if is_model_name(&name[..at]) => &name[at + ":task_".len()..],
+        _ => name,
+    };
+    let name = name.strip_suffix(".mp4").unwrap_or(name);
+    name.chars().take(TITLE_MAX_CHARS).collect()
+}
+
+fn is_model_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+}
+
+/// Size in MB (2^20 bytes) with two decimals.
+pub fn size_mb(size_bytes: u64) -> String {
+    format!("{:.2}", size_bytes as f64 / 1_048_576.0)
+}
+
+/// The companion metadata address: the public URL with `.mp4` replaced by `.json`.
+pub fn metadata_url(public_url: &str) -> String {
+    match public_url.rfind(".mp4") {
+        Some(at) => format!("{}.json{}", &public_url[..at], &public_url[at + 4..]),
+        None => format!("{public_url}.json"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn title_drops_prefix_and_extension_and_cuts_to_twenty() {
+        assert_eq!(title("projects/p/sora-2:task_01k7yhn8abcdefghijklmnop.mp4"), "01k7yhn8abcdefghijkl");
+        assert_eq!(title("projects/p/local-1:task_abc.mp4"), "abc");
+        assert_eq!(title("projects/p/holiday.mp4"), "holiday");
+        assert_eq!(title("a.mp4.mp4"), "a.mp4");
+        assert_eq!(title("x/ünïcödé-ünïcödé-ünïcödé.mp4"), "ünïcödé-ünïcödé-ünïc");
+    }
+
+    #[test]
+    fn file_name_is_the_last_segment() {
+        assert_eq!(file_name("projects/p/v.mp4"), "v.mp4");
+        assert_eq!(file_name("v.mp4"), "v.mp4");
+    }
+
+    #[test]
+    fn size_is_in_mb_with_two_decimals() {
+        assert_eq!(size_mb(0), "0.00");
+        assert_eq!(size_mb(1_048_576), "1.00");
+        assert_eq!(size_mb(5_347_737), "5.10");
+    }
+
+    #[test]
+    fn metadata_sits_beside_the_video() {
+        assert_eq!(metadata_url("http://h/media/p/a.mp4"), "http://h/media/p/a.json");
+        assert_eq!(metadata_url("http://h/a.mp4?sig=1"), "http://h/a.json?sig=1");
+        assert_eq!(metadata_url("http://h/a.mp4.mp4"), "http://h/a.mp4.json");
+    }
+
+    #[test]
+    fn parses_the_videos_array_and_skips_junk() {
+        let answer = json!({"videos": [
+            {"key": "k1", "size_bytes": 10, "last_modified": "2026-01-01T00:00:00Z", "public_url": "u"},
+            {"key": "k2", "public_url": ""},
+            {"nokey": true},
+            7
+        ]});
+        let assets = parse_assets(&answer).unwrap();
+        assert_eq!(assets.len(), 2);
+        assert_eq!(assets[1].public_url, None);
+        assert!(parse_assets(&json!({"items": []})).is_none());
+    }
+}

@@ -1,0 +1,249 @@
+//! The Job record (spec section 3) and the job-list rules: create, merge, order, which jobs
+//! poll and which can be saved (spec section 4).
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::time::parse_iso_millis;
+
+/// A generation job as kept in local storage. Fields the server adds are kept in `extra`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub sora_job_id: String,
+    #[serde(default = "queued", deserialize_with = "string_or_default")]
+    pub status: String,
+    #[serde(default, deserialize_with = "number_or_zero")]
+    pub progress: f64,
+    #[serde(default, deserialize_with = "string_or_default")]
+    pub prompt: String,
+    #[serde(default, deserialize_with = "string_or_none")]
+    pub preview_url: Option<String>,
+    #[serde(default, deserialize_with = "string_or_none")]
+    pub final_r2_key: Option<String>,
+    #[serde(default, deserialize_with = "string_or_default")]
+    pub created_at: String,
+    #[serde(default, deserialize_with = "string_or_default")]
+    pub updated_at: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn queued() -> String {
+    "queued".to_owned()
+}
+
+fn string_or_default<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) => s,
+        Value::Null => String::new(),
+        other => other.to_string(),
+    })
+}
+
+fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
+    })
+}
+
+fn number_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Number(n) => n.as_f64().unwrap_or(0.0),
+        Value::String(s) => s.trim().parse().unwrap_or(0.0),
+        _ => 0.0,
+    })
+}
+
+/// The four statuses of spec section 4; anything else a server says is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Done,
+    Error,
+    Other,
+}
+
+/// Fields the client owns: a server answer never overwrites them.
+const CLIENT_OWNED: [&str; 3] = ["created_at", "updated_at", "final_r2_key"];
+
+impl Job {
+    /// Builds the stored job from the creation answer plus the client-added fields.
+    /// The answer must carry a string `sora_job_id`.
+    pub fn from_created(answer: &Value, prompt: &str, now: &str) -> Option<Job> {
+        let mut fields = answer.as_object()?.clone();
+        fields.get("sora_job_id")?.as_str().filter(|id| !id.is_empty())?;
+        fields.insert("prompt".into(), prompt.into());
+        fields.insert("progress".into(), 0.into());
+        fields.insert("preview_url".into(), Value::Null);
+        fields.insert("final_r2_key".into(), Value::Null);
+        fields.insert("created_at".into(), now.into());
+        fields.insert("updated_at".into(), now.into());
+        serde_json::from_value(Value::Object(fields)).ok()
+    }
+
+    /// Merges a status answer into the job. `None` when the answer is not an object.
+    pub fn merged(&self, answer: &Value, now: &str) -> Option<Job> {
+        let Value::Object(mut fields) = serde_json::to_value(self).ok()? else {
+            return None;
+        };
+        for (key, value) in answer.as_object()? {
+            if !CLIENT_OWNED.contains(&key.as_str()) && key != "sora_job_id" {
+                fields.insert(key.clone(), value.clone());
+            }
+        }
+        fields.insert("updated_at".into(), now.into());
+        serde_json::from_value(Value::Object(fields)).ok()
+    }
+
+    pub fn status(&self) -> JobStatus {
+        match self.status.as_str() {
+            "queued" => JobStatus::Queued,
+            "running" => JobStatus::Running,
+            "done" => JobStatus::Done,
+            "error" => JobStatus::Error,
+            _ => JobStatus::Other,
+        }
+    }
+
+    /// Queued and running jobs are polled; done and error are final.
+    pub fn is_active(&self) -> bool {
+        matches!(self.status(), JobStatus::Queued | JobStatus::Running)
+    }
+
+    /// A done job with a preview and no final key can be saved.
+    pub fn can_save(&self) -> bool {
+        self.status() == JobStatus::Done && self.preview_url.is_some() && self.final_r2_key.is_none()
+    }
+
+    /// The percentage shown, clamped to 0..=100 and rounded.
+    pub fn percent(&self) -> u8 {
+        self.progress.clamp(0.0, 100.0).round() as u8
+    }
+
+    /// The status badge: uppercase, with the percentage while running.
+    pub fn badge(&self) -> String {
+        let status = if self.status.is_empty() { "unknown" } else { &self.status };
+        match self.status() {
+            JobStatus::Running => format!("{} {}%", status.to_uppercase(), self.percent()),
+            _ => status.to_uppercase(),
+        }
+    }
+}
+
+/// Orders jobs newest first by `created_at` (unreadable times last, order otherwise kept).
+pub fn sort_newest_first(jobs: &mut [Job]) {
+    jobs.sort_by_key(|j| std::cmp::Reverse(parse_iso_millis(&j.created_at).unwrap_or(i64::MIN)));
+}
+
+/// Replaces the job with the same id, or adds it; the list stays newest first.
+pub fn upsert(jobs: &[Job], job: Job) -> Vec<Job> {
+    let mut out: Vec<Job> = jobs.iter().filter(|j| j.sora_job_id != job.sora_job_id).cloned().collect();
+    out.push(job);
+    sort_newest_first(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const T0: &str = "2026-11-21T10:00:00.000Z";
+    const T1: &str = "2026-11-21T10:00:20.000Z";
+
+    fn created() -> Job {
+        let answer = json!({"sora_job_id": "sora-2:task_01", "status": "queued", "model": "sora-2", "progress": 55});
+        Job::from_created(&answer, "a cat", T0).unwrap()
+    }
+
+    #[test]
+    fn creation_merges_the_answer_with_client_fields() {
+        let job = created();
+        assert_eq!(job.sora_job_id, "sora-2:task_01");
+        assert_eq!(job.status, "queued");
+        assert_eq!(job.prompt, "a cat");
+        assert_eq!(job.progress, 0.0);
+        assert_eq!(job.preview_url, None);
+        assert_eq!(job.final_r2_key, None);
+        assert_eq!((job.created_at.as_str(), job.updated_at.as_str()), (T0, T0));
+        assert_eq!(job.extra.get("model"), Some(&json!("sora-2")));
+    }
+
+    #[test]
+    fn creation_needs_a_job_id() {
+        assert!(Job::from_created(&json!({"status": "queued"}), "p", T0).is_none());
+        assert!(Job::from_created(&json!({"sora_job_id": 7}), "p", T0).is_none());
+        assert!(Job::from_created(&json!([1]), "p", T0).is_none());
+    }
+
+    #[test]
+    fn a_status_answer_is_merged_and_client_fields_are_kept() {
+        let answer = json!({"status": "done", "progress": 100, "preview_url": "http://x/p.mp4",
+            "created_at": "1999-01-01T00:00:00Z", "final_r2_key": "nope", "fps": 24});
+        let job = created().merged(&answer, T1).unwrap();
+        assert_eq!(job.status(), JobStatus::Done);
+        assert_eq!(job.percent(), 100);
+        assert_eq!(job.preview_url.as_deref(), Some("http://x/p.mp4"));
+        assert_eq!(job.created_at, T0);
+        assert_eq!(job.updated_at, T1);
+        assert_eq!(job.final_r2_key, None);
+        assert_eq!(job.extra.get("fps"), Some(&json!(24)));
+        assert_eq!(job.extra.get("model"), Some(&json!("sora-2")));
+        assert!(job.can_save());
+    }
+
+    #[test]
+    fn which_jobs_poll_and_which_save() {
+        let mut job = created();
+        assert!(job.is_active() && !job.can_save());
+        job.status = "running".into();
+        assert!(job.is_active());
+        job.status = "done".into();
+        assert!(!job.is_active() && !job.can_save(), "no preview yet");
+        job.preview_url = Some("u".into());
+        assert!(job.can_save());
+        job.final_r2_key = Some("k".into());
+        assert!(!job.can_save());
+        job.status = "error".into();
+        assert!(!job.is_active());
+        job.status = "mystery".into();
+        assert!(!job.is_active());
+    }
+
+    #[test]
+    fn badge_is_uppercase_with_percent_while_running() {
+        let mut job = created();
+        assert_eq!(job.badge(), "QUEUED");
+        job.status = "running".into();
+        job.progress = 41.6;
+        assert_eq!(job.badge(), "RUNNING 42%");
+        job.progress = 180.0;
+        assert_eq!(job.badge(), "RUNNING 100%");
+        job.status = "done".into();
+        assert_eq!(job.badge(), "DONE");
+    }
+
+    #[test]
+    fn lenient_fields_do_not_reject_a_stored_job() {
+        let job: Job = serde_json::from_value(json!({"sora_job_id": "x", "progress": "12", "preview_url": 3})).unwrap();
+        assert_eq!((job.status.as_str(), job.progress, job.preview_url), ("queued", 12.0, None));
+    }
+
+    #[test]
+    fn lists_newest_first_and_upserts() {
+        let mut old = created();
+        old.sora_job_id = "old".into();
+        let mut new = created();
+        new.sora_job_id = "new".into();
+        new.created_at = T1.into();
+        let list = upsert(&[old.clone()], new.clone());
+        assert_eq!(list.iter().map(|j| j.sora_job_id.as_str()).collect::<Vec<_>>(), ["new", "old"]);
+        let mut changed = old.clone();
+        changed.status = "done".into();
+        let list = upsert(&list, changed);
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].status, "done");
+    }
+}

@@ -1,0 +1,17 @@
+//! Studio's client core. The rules of the specification live in plain Rust modules that are
+//! tested natively; the `wasm` module is the only code that touches the browser.
+
+pub mod api;
+pub mod asset;
+pub mod constants;
+pub mod core;
+pub mod job;
+pub mod platform;
+pub mod project_id;
+pub mod recent;
+pub mod snapshot;
+pub mod store;
+pub mod time;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

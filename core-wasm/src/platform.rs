@@ -1,0 +1,51 @@
+//! What the core needs from its host: storage, the network, a clock, a log and a way to tell
+//! subscribers that the state changed. The browser implements it in `wasm/`, tests with fakes.
+
+use std::future::Future;
+
+/// One HTTP request as the core describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    pub method: &'static str,
+    pub url: String,
+    /// Bearer token; `None` for the plain metadata request.
+    pub bearer: Option<String>,
+    pub body: Option<String>,
+}
+
+/// What came back: the status line and the body text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub status_text: String,
+    pub body: String,
+}
+
+impl HttpResponse {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Info,
+    Warn,
+    Error,
+}
+
+pub trait Platform: 'static {
+    /// A local storage read; `None` when the key is absent or storage is unavailable.
+    fn get_item(&self, key: &str) -> Option<String>;
+    /// A local storage write; the error text says why it failed (for example the quota).
+    fn set_item(&self, key: &str, value: &str) -> Result<(), String>;
+    /// Sends a request; `Err` when no response arrived (network failure).
+    fn fetch(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, String>>;
+    /// The current time as an ISO-8601 UTC timestamp.
+    fn now_iso(&self) -> String;
+    /// The viewer's UTC offset in minutes east of UTC.
+    fn utc_offset_minutes(&self) -> i32;
+    fn log(&self, level: LogLevel, message: &str);
+    /// Called after every state change, with no borrow of the state held.
+    fn notify(&self);
+}

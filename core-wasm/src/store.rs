@@ -1,0 +1,76 @@
+//! Lists kept in local storage as JSON arrays. An unreadable value never crashes anything and
+//! is never silently dropped: the valid entries are kept and the raw text is moved aside.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::constants::BACKUP_KEY_PREFIX;
+use crate::platform::Platform;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("Could not write to local storage: {0}")]
+pub struct StoreError(pub String);
+
+/// A list read from storage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded<T> {
+    pub items: Vec<T>,
+    /// The raw text now stored under the key (after any repair).
+    pub raw: Option<String>,
+    /// Where the unreadable original text was kept, when there was one.
+    pub backup_key: Option<String>,
+}
+
+/// Reads the raw text under `key` (cheap; used to detect changes).
+pub fn read_raw(platform: &impl Platform, key: &str) -> Option<String> {
+    platform.get_item(key)
+}
+
+/// Parses the text stored under a key into valid entries, reporting whether any were not.
+pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool) -> (Vec<T>, bool) {
+    let Some(raw) = raw else {
+        return (Vec::new(), false);
+    };
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Array(values)) => {
+            let total = values.len();
+            let items: Vec<T> = values
+                .into_iter()
+                .filter_map(|v| serde_json::from_value(v).ok())
+                .filter(|item| valid(item))
+                .collect();
+            let damaged = items.len() != total;
+            (items, damaged)
+        }
+        _ => (Vec::new(), true),
+    }
+}
+
+/// Loads the list under `key`, repairing it when damaged: the original text goes to
+/// `backup:{key}:{now}` and the key is rewritten with the valid entries.
+pub fn load<T: DeserializeOwned + Serialize>(
+    platform: &impl Platform,
+    key: &str,
+    valid: impl Fn(&T) -> bool,
+) -> Result<Loaded<T>, StoreError> {
+    let raw = read_raw(platform, key);
+    let (items, damaged) = parse(raw.as_deref(), valid);
+    if !damaged {
+        return Ok(Loaded { items, raw, backup_key: None });
+    }
+    let backup_key = format!("{BACKUP_KEY_PREFIX}{key}:{}", platform.now_iso());
+    platform
+        .set_item(&backup_key, raw.as_deref().unwrap_or_default())
+        .map_err(StoreError)?;
+    let raw = save(platform, key, &items)?;
+    Ok(Loaded { items, raw: Some(raw), backup_key: Some(backup_key) })
+}
+
+/// Writes the list under `key` and returns the text written.
+pub fn save<T: Serialize>(platform: &impl Platform, key: &str, items: &[T]) -> Result<String, StoreError> {
+    let raw = serde_json::to_string(items).map_err(|e| StoreError(e.to_string()))?;
+    platform.set_item(key, &raw).map_err(StoreError)?;
+    Ok(raw)
+}

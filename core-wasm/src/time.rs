@@ -1,0 +1,160 @@
+//! ISO-8601 timestamps: parsing to Unix milliseconds and formatting for display.
+//! The browser supplies the current time and the local UTC offset; the rules live here.
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Parses `YYYY-MM-DDTHH:MM[:SS[.fff]](Z|±HH:MM)` (or a bare date) into Unix milliseconds.
+pub fn parse_iso_millis(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let num = |a: usize, b: usize| -> Option<i64> {
+        let part = s.get(a..b)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    if s.get(4..5)? != "-" || s.get(7..8)? != "-" || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    if s.len() == 10 {
+        return Some(days * 86_400_000);
+    }
+    if !matches!(s.get(10..11)?, "T" | "t" | " ") || s.get(13..14)? != ":" {
+        return None;
+    }
+    let (hour, minute) = (num(11, 13)?, num(14, 16)?);
+    let mut rest = &s[16..];
+    let mut second = 0;
+    let mut millis = 0;
+    if let Some(r) = rest.strip_prefix(':') {
+        second = r.get(0..2)?.parse().ok()?;
+        rest = &r[2..];
+        if let Some(r) = rest.strip_prefix('.') {
+            let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+            let frac = &r[..digits];
+            millis = format!("{:0<3}", &frac[..digits.min(3)]).parse().ok()?;
+            rest = &r[digits..];
+        }
+    }
+    let offset_minutes = match rest {
+        "Z" | "z" | "" => 0,
+        _ => {
+            let sign = match rest.get(0..1)? {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            let hh: i64 = rest.get(1..3)?.parse().ok()?;
+            let mm: i64 = rest.get(rest.len() - 2..)?.parse().ok()?;
+            sign * (hh * 60 + mm)
+        }
+    };
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    Some(((days * 24 + hour) * 60 + minute - offset_minutes) * 60_000 + second * 1000 + millis)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, usize, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m as usize, d)
+}
+
+struct Local {
+    year: i64,
+    month: usize,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    second: i64,
+}
+
+fn local(iso: &str, offset_minutes: i32) -> Option<Local> {
+    let ms = parse_iso_millis(iso)? + i64::from(offset_minutes) * 60_000;
+    let secs = ms.div_euclid(1000);
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let tod = secs.rem_euclid(86_400);
+    Some(Local { year, month, day, hour: tod / 3600, minute: tod % 3600 / 60, second: tod % 60 })
+}
+
+/// `21 Nov 2026` in the viewer's time zone (`offset_minutes` east of UTC); the input
+/// itself when it is not a timestamp, so nothing is hidden.
+pub fn format_date(iso: &str, offset_minutes: i32) -> String {
+    local(iso, offset_minutes)
+        .map(|t| format!("{} {} {}", t.day, MONTHS[t.month - 1], t.year))
+        .unwrap_or_else(|| iso.to_owned())
+}
+
+/// `21 Nov 2026, 18:25:07` in the viewer's time zone.
+pub fn format_date_time(iso: &str, offset_minutes: i32) -> String {
+    local(iso, offset_minutes)
+        .map(|t| {
+            format!(
+                "{} {} {}, {:02}:{:02}:{:02}",
+                t.day,
+                MONTHS[t.month - 1],
+                t.year,
+                t.hour,
+                t.minute,
+                t.second
+            )
+        })
+        .unwrap_or_else(|| iso.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_forms_browsers_and_servers_write() {
+        assert_eq!(parse_iso_millis("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_iso_millis("2026-11-21T18:25:07.123Z"), Some(1_795_285_507_123));
+        assert_eq!(parse_iso_millis("2026-11-21T19:25:07.123+01:00"), Some(1_795_285_507_123));
+        assert_eq!(parse_iso_millis("2026-11-21T18:25:07Z"), Some(1_795_285_507_000));
+        assert_eq!(parse_iso_millis("2026-11-21T18:25:07.123456Z"), Some(1_795_285_507_123));
+        assert_eq!(parse_iso_millis("2026-11-21"), Some(1_795_219_200_000));
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_timestamp() {
+        for bad in ["", "yesterday", "2026-13-01", "2026-11-21T25:00Z", "2026/11/21", "2026-11-21Tab:cdZ"] {
+            assert_eq!(parse_iso_millis(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn formats_in_the_viewers_zone() {
+        assert_eq!(format_date("2026-11-21T23:30:00Z", 0), "21 Nov 2026");
+        assert_eq!(format_date("2026-11-21T23:30:00Z", 60), "22 Nov 2026");
+        assert_eq!(format_date_time("2026-11-21T18:25:07.5Z", -300), "21 Nov 2026, 13:25:07");
+        assert_eq!(format_date_time("2024-02-29T00:00:00Z", 0), "29 Feb 2024, 00:00:00");
+    }
+
+    #[test]
+    fn shows_unreadable_input_as_it_is() {
+        assert_eq!(format_date("soon", 0), "soon");
+    }
+}

@@ -1,0 +1,205 @@
+//! The wasm-bindgen surface: one `Studio` handle, used by the React app and the browser console.
+
+mod browser;
+mod schedule;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::api::ApiConfig;
+use crate::core::Core;
+use browser::BrowserPlatform;
+use schedule::Timers;
+
+type SharedCore = Rc<Core<BrowserPlatform>>;
+
+fn to_js<T: Serialize>(value: &T) -> JsValue {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::UNDEFINED)
+}
+
+fn js_error(message: impl AsRef<str>) -> JsValue {
+    js_sys::Error::new(message.as_ref()).into()
+}
+
+/// Runs a command as a Promise that resolves with its result or rejects with an `Error`.
+fn promise<T, F>(core: &SharedCore, command: impl FnOnce(SharedCore) -> F) -> js_sys::Promise
+where
+    T: Serialize,
+    F: std::future::Future<Output = Result<T, String>> + 'static,
+{
+    let future = command(core.clone());
+    future_to_promise(async move { future.await.map(|v| to_js(&v)).map_err(js_error) })
+}
+
+/// The Studio client. Create one per page; it keeps its state until the page closes.
+#[wasm_bindgen]
+pub struct Studio {
+    core: SharedCore,
+    timers: RefCell<Option<Timers>>,
+    snapshot: RefCell<Option<(u64, JsValue)>>,
+}
+
+#[wasm_bindgen]
+impl Studio {
+    /// `new Studio({ apiBase, token })`; both fields are optional.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<Studio, JsValue> {
+        let studio = Studio {
+            core: Rc::new(Core::new(BrowserPlatform::default())),
+            timers: RefCell::new(None),
+            snapshot: RefCell::new(None),
+        };
+        if !config.is_undefined() && !config.is_null() {
+            studio.configure(config)?;
+        }
+        Ok(studio)
+    }
+
+    /// Sets the API base and bearer token: `{ apiBase: "/api", token: "..." }`.
+    pub fn configure(&self, config: JsValue) -> Result<(), JsValue> {
+        let config: ApiConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_error(e.to_string()))?;
+        self.core.configure(config);
+        Ok(())
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> JsValue {
+        to_js(&self.core.config())
+    }
+
+    /// Loads `{ apiBase, token }` from a JSON file such as `/config.json`.
+    #[wasm_bindgen(js_name = loadConfig)]
+    pub fn load_config(&self, url: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.load_config(&url).await })
+    }
+
+    /// Calls `listener()` after every state change; returns the function that unsubscribes.
+    pub fn subscribe(&self, listener: js_sys::Function) -> JsValue {
+        let id = self.core.platform().add_listener(listener);
+        let core = self.core.clone();
+        Closure::once_into_js(move || core.platform().remove_listener(id))
+    }
+
+    /// Grows by one with every state change.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> f64 {
+        self.core.version() as f64
+    }
+
+    /// The state to render; the same object until the version changes.
+    pub fn snapshot(&self) -> JsValue {
+        let version = self.core.version();
+        if let Some((v, value)) = self.snapshot.borrow().as_ref() {
+            if *v == version {
+                return value.clone();
+            }
+        }
+        let value = to_js(&self.core.snapshot());
+        *self.snapshot.borrow_mut() = Some((version, value.clone()));
+        value
+    }
+
+    /// The cleaned project id for what was typed, or `undefined` when it is blank.
+    #[wasm_bindgen(js_name = cleanProjectId)]
+    pub fn clean_project_id(raw: &str) -> Option<String> {
+        crate::project_id::clean(raw)
+    }
+
+    /// Cleans the typed id, moves it to the front of Recent Projects and returns it.
+    #[wasm_bindgen(js_name = openProject)]
+    pub fn open_project(&self, raw: &str) -> Option<String> {
+        self.core.open_project(raw)
+    }
+
+    /// Opens a recent project as it is, without cleaning.
+    #[wasm_bindgen(js_name = openRecent)]
+    pub fn open_recent(&self, id: &str) -> String {
+        self.core.open_recent(id)
+    }
+
+    /// Shows a project's dashboard: reads its jobs, loads its assets and starts the timers.
+    #[wasm_bindgen(js_name = enterProject)]
+    pub fn enter_project(&self, id: &str) {
+        self.timers.borrow_mut().take();
+        self.core.enter_project(id);
+        *self.timers.borrow_mut() = Some(Timers::start(&self.core));
+        let core = self.core.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = core.load_assets().await;
+        });
+        schedule::poll_due(&self.core);
+    }
+
+    /// Leaves the dashboard and stops its timers.
+    #[wasm_bindgen(js_name = leaveProject)]
+    pub fn leave_project(&self) {
+        self.timers.borrow_mut().take();
+        self.core.leave_project();
+    }
+
+    /// Keeps the prompt being typed.
+    #[wasm_bindgen(js_name = setDraft)]
+    pub fn set_draft(&self, text: &str) {
+        self.core.set_draft(text);
+    }
+
+    /// Starts a job from `prompt`, or from the draft when omitted; resolves with the job.
+    #[wasm_bindgen(js_name = createJob)]
+    pub fn create_job(&self, prompt: Option<String>) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.create_job(prompt.as_deref()).await })
+    }
+
+    /// Check Status: asks the server about one job now; resolves with the merged job.
+    #[wasm_bindgen(js_name = checkStatus)]
+    pub fn check_status(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.refresh_job(&id, true).await })
+    }
+
+    /// Polls every queued or running job now, as the 20-second timer does.
+    #[wasm_bindgen(js_name = pollActive)]
+    pub fn poll_active(&self) {
+        schedule::poll_due(&self.core);
+    }
+
+    /// Save to Library; resolves with the storage key.
+    #[wasm_bindgen(js_name = saveJob)]
+    pub fn save_job(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.save_job(&id).await })
+    }
+
+    /// Reloads the Asset Library; resolves with the number of videos.
+    #[wasm_bindgen(js_name = loadAssets)]
+    pub fn load_assets(&self) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.load_assets().await })
+    }
+
+    /// Opens the Video Metadata modal for an asset key.
+    #[wasm_bindgen(js_name = openMetadata)]
+    pub fn open_metadata(&self, key: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            core.open_metadata(&key).await;
+            Ok(())
+        })
+    }
+
+    #[wasm_bindgen(js_name = closeMetadata)]
+    pub fn close_metadata(&self) {
+        self.core.close_metadata();
+    }
+
+    #[wasm_bindgen(js_name = dismissBanner)]
+    pub fn dismiss_banner(&self) {
+        self.core.dismiss_banner();
+    }
+
+    /// The open project's stored jobs, newest first, exactly as kept in local storage.
+    pub fn jobs(&self) -> JsValue {
+        to_js(&self.core.jobs())
+    }
+}

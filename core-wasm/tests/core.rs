@@ -1,0 +1,417 @@
+//! The core's state machine driven natively by a fake platform: scripted HTTP answers, an
+//! in-memory local storage and a fixed clock.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::executor::block_on;
+use serde_json::{json, Value};
+use studio_core::api::ApiConfig;
+use studio_core::core::Core;
+use studio_core::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+use studio_core::snapshot::AssetsView;
+
+#[derive(Default)]
+struct Fake {
+    storage: RefCell<BTreeMap<String, String>>,
+    full: Cell<bool>,
+    answers: RefCell<VecDeque<Result<HttpResponse, String>>>,
+    requests: RefCell<Vec<HttpRequest>>,
+    now: RefCell<String>,
+    logs: RefCell<Vec<(LogLevel, String)>>,
+    notified: Cell<u32>,
+    /// While set, every request waits one turn before it is answered.
+    hold: Cell<bool>,
+}
+
+/// A future that is pending once, so a test can look at the state while a request is in flight.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            Poll::Pending
+        }
+    }
+}
+
+impl Platform for Fake {
+    fn get_item(&self, key: &str) -> Option<String> {
+        self.storage.borrow().get(key).cloned()
+    }
+    fn set_item(&self, key: &str, value: &str) -> Result<(), String> {
+        if self.full.get() {
+            return Err("QuotaExceededError: full".into());
+        }
+        self.storage.borrow_mut().insert(key.into(), value.into());
+        Ok(())
+    }
+    async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, String> {
+        self.requests.borrow_mut().push(request);
+        if self.hold.get() {
+            YieldOnce(false).await;
+        }
+        self.answers.borrow_mut().pop_front().expect("an answer was scripted")
+    }
+    fn now_iso(&self) -> String {
+        self.now.borrow().clone()
+    }
+    fn utc_offset_minutes(&self) -> i32 {
+        0
+    }
+    fn log(&self, level: LogLevel, message: &str) {
+        self.logs.borrow_mut().push((level, message.into()));
+    }
+    fn notify(&self) {
+        self.notified.set(self.notified.get() + 1);
+    }
+}
+
+fn ok(body: Value) -> Result<HttpResponse, String> {
+    Ok(HttpResponse { status: 200, status_text: "OK".into(), body: body.to_string() })
+}
+
+fn status(code: u16, text: &str) -> Result<HttpResponse, String> {
+    Ok(HttpResponse { status: code, status_text: text.into(), body: r#"{"error":{"code":"x","message":"why"}}"#.into() })
+}
+
+fn studio() -> Core<Fake> {
+    let fake = Fake::default();
+    *fake.now.borrow_mut() = "2026-11-21T10:00:00.000Z".into();
+    let core = Core::new(fake);
+    core.configure(ApiConfig { api_base: "http://h/api/".into(), token: "t0k".into() });
+    core
+}
+
+fn fake(core: &Core<Fake>) -> &Fake {
+    core.platform()
+}
+
+fn script(core: &Core<Fake>, answer: Result<HttpResponse, String>) {
+    fake(core).answers.borrow_mut().push_back(answer);
+}
+
+fn stored(core: &Core<Fake>, key: &str) -> Option<Value> {
+    fake(core).storage.borrow().get(key).map(|s| serde_json::from_str(s).unwrap())
+}
+
+fn open(core: &Core<Fake>, project: &str) {
+    core.enter_project(project);
+    script(core, ok(json!({"videos": []})));
+    block_on(core.load_assets()).unwrap();
+}
+
+fn create(core: &Core<Fake>, id: &str, at: &str) {
+    *fake(core).now.borrow_mut() = at.into();
+    script(core, ok(json!({"sora_job_id": id, "status": "queued"})));
+    block_on(core.create_job(Some("a prompt"))).unwrap();
+}
+
+#[test]
+fn opening_projects_cleans_and_keeps_five_recent() {
+    let core = studio();
+    assert_eq!(core.open_project("My Project_1!").as_deref(), Some("my-project-1-"));
+    assert_eq!(core.open_project("   "), None);
+    for p in ["b", "c", "d", "e", "f"] {
+        core.open_project(p);
+    }
+    assert_eq!(core.open_recent("Keep As Is"), "Keep As Is");
+    let recent = core.snapshot().recent;
+    assert_eq!(recent, ["Keep As Is", "f", "e", "d", "c"]);
+    assert_eq!(stored(&core, "recent-projects"), Some(json!(recent)));
+    core.open_recent("d");
+    assert_eq!(core.snapshot().recent, ["d", "Keep As Is", "f", "e", "c"]);
+}
+
+#[test]
+fn a_corrupted_recent_list_keeps_valid_names_and_backs_up_the_text() {
+    let platform = Fake::default();
+    *platform.now.borrow_mut() = "T".into();
+    platform.storage.borrow_mut().insert("recent-projects".into(), r#"["a", 3, "", "b"]"#.into());
+    let core = Core::new(platform);
+    assert_eq!(core.snapshot().recent, ["a", "b"]);
+    assert_eq!(fake(&core).get_item("backup:recent-projects:T").as_deref(), Some(r#"["a", 3, "", "b"]"#));
+    assert!(core.snapshot().banner.is_some());
+}
+
+#[test]
+fn every_call_carries_the_token_and_encodes_job_ids() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "sora-2:task_01", "2026-11-21T10:00:00.000Z");
+    script(&core, ok(json!({"status": "running", "progress": 10})));
+    block_on(core.refresh_job("sora-2:task_01", true)).unwrap();
+    let requests = fake(&core).requests.borrow().clone();
+    let urls: Vec<_> = requests.iter().map(|r| (r.method, r.url.as_str())).collect();
+    assert_eq!(
+        urls,
+        [
+            ("GET", "http://h/api/projects/p1/assets"),
+            ("POST", "http://h/api/projects/p1/jobs"),
+            ("GET", "http://h/api/jobs/sora/sora-2%3Atask_01"),
+        ]
+    );
+    assert!(requests.iter().all(|r| r.bearer.as_deref() == Some("t0k")));
+    assert_eq!(requests[1].body.as_deref(), Some(r#"{"prompt":"a prompt"}"#));
+}
+
+#[test]
+fn creating_stores_the_job_newest_first_and_clears_the_draft() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_old", "2026-11-21T10:00:00.000Z");
+    core.set_draft("  a red fox runs  ");
+    assert!(core.snapshot().can_generate);
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:05:00.000Z".into();
+    script(&core, ok(json!({"sora_job_id": "m:task_new", "status": "queued", "extra": 1})));
+    let job = block_on(core.create_job(None)).unwrap();
+    assert_eq!(job.prompt, "a red fox runs");
+    let sent = fake(&core).requests.borrow().last().unwrap().body.clone().unwrap();
+    assert_eq!(sent, r#"{"prompt":"a red fox runs"}"#);
+    let snap = core.snapshot();
+    assert_eq!(snap.draft, "");
+    assert!(!snap.can_generate);
+    assert_eq!(snap.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["m:task_new", "m:task_old"]);
+    let stored = stored(&core, "jobs:p1").unwrap();
+    assert_eq!(stored[0]["sora_job_id"], "m:task_new");
+    assert_eq!(stored[0]["extra"], 1);
+    assert_eq!(stored[0]["preview_url"], Value::Null);
+    assert_eq!(stored[0]["created_at"], "2026-11-21T10:05:00.000Z");
+}
+
+#[test]
+fn blank_prompts_and_a_second_create_in_flight_are_refused() {
+    let core = studio();
+    open(&core, "p1");
+    assert!(block_on(core.create_job(Some("   "))).is_err());
+    core.set_draft("x");
+    fake(&core).hold.set(true);
+    script(&core, ok(json!({"sora_job_id": "m:task_1"})));
+    let mut first = Box::pin(core.create_job(None));
+    let waker = futures::task::noop_waker();
+    assert!(first.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    let snap = core.snapshot();
+    assert!(snap.creating && !snap.can_generate);
+    assert_eq!(block_on(core.create_job(Some("y"))).unwrap_err(), "A job is already being created");
+    assert!(block_on(first).is_ok());
+    assert!(!core.snapshot().creating);
+    assert_eq!(fake(&core).requests.borrow().len(), 2, "assets and one create");
+}
+
+#[test]
+fn a_failed_create_shows_the_banner_and_keeps_the_draft() {
+    let core = studio();
+    open(&core, "p1");
+    core.set_draft("keep me");
+    script(&core, status(500, "Internal Server Error"));
+    let err = block_on(core.create_job(None)).unwrap_err();
+    assert_eq!(err, "Failed to create job: Internal Server Error");
+    let snap = core.snapshot();
+    assert_eq!(snap.banner.unwrap().message, "Failed to create generation job");
+    assert_eq!(snap.draft, "keep me");
+    assert!(!snap.creating);
+    assert!(snap.jobs.is_empty());
+}
+
+#[test]
+fn an_answer_without_a_job_id_is_a_failed_create() {
+    let core = studio();
+    open(&core, "p1");
+    script(&core, ok(json!({"status": "queued"})));
+    assert!(block_on(core.create_job(Some("x"))).unwrap_err().starts_with("Failed to create job: "));
+}
+
+#[test]
+fn polling_merges_answers_and_only_active_jobs_are_due() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    create(&core, "m:task_b", "2026-11-21T10:01:00.000Z");
+    assert_eq!(core.jobs_due_for_poll(), ["m:task_b", "m:task_a"]);
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:02:00.000Z".into();
+    script(&core, ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4", "fps": 24})));
+    block_on(core.refresh_job("m:task_a", false)).unwrap();
+    assert_eq!(core.jobs_due_for_poll(), ["m:task_b"]);
+    let view = core.snapshot().jobs.into_iter().find(|j| j.id == "m:task_a").unwrap();
+    assert!(view.show_player && view.can_save && !view.can_check && !view.saved);
+    assert_eq!(view.badge, "DONE");
+    let stored = stored(&core, "jobs:p1").unwrap();
+    let a = stored.as_array().unwrap().iter().find(|j| j["sora_job_id"] == "m:task_a").unwrap().clone();
+    assert_eq!(a["fps"], 24);
+    assert_eq!(a["updated_at"], "2026-11-21T10:02:00.000Z");
+    assert_eq!(a["created_at"], "2026-11-21T10:00:00.000Z");
+}
+
+#[test]
+fn a_failed_automatic_poll_is_only_logged_but_a_manual_check_shows_the_banner() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    script(&core, Err("Failed to fetch".into()));
+    assert!(block_on(core.refresh_job("m:task_a", false)).is_err());
+    assert!(core.snapshot().banner.is_none());
+    assert!(fake(&core).logs.borrow().iter().any(|(l, m)| *l == LogLevel::Warn && m.contains("Failed to fetch")));
+    assert_eq!(core.jobs_due_for_poll(), ["m:task_a"], "polling goes on");
+    script(&core, status(404, "Not Found"));
+    let err = block_on(core.refresh_job("m:task_a", true)).unwrap_err();
+    assert_eq!(err, "Failed to get job status: Not Found");
+    let banner = core.snapshot().banner.unwrap();
+    assert_eq!(banner.message, "Failed to check job status");
+}
+
+#[test]
+fn saving_stores_the_key_and_reloads_assets() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    assert!(block_on(core.save_job("m:task_a")).is_err(), "not done yet");
+    script(&core, ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4"})));
+    block_on(core.refresh_job("m:task_a", true)).unwrap();
+    script(&core, ok(json!({"r2_key": "projects/p1/m:task_a.mp4", "public_url": "http://h/x.mp4"})));
+    script(&core, ok(json!({"videos": [{"key": "projects/p1/m:task_a.mp4", "size_bytes": 2_097_152,
+        "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/media/projects/p1/m:task_a.mp4"}]})));
+    assert_eq!(block_on(core.save_job("m:task_a")).unwrap(), "projects/p1/m:task_a.mp4");
+    let requests = fake(&core).requests.borrow().clone();
+    let save = &requests[requests.len() - 2];
+    assert_eq!(save.url, "http://h/api/jobs/sora/m%3Atask_a/save");
+    assert_eq!(save.body.as_deref(), Some(r#"{"project_id":"p1","prompt":"a prompt"}"#));
+    let snap = core.snapshot();
+    assert!(snap.jobs[0].saved && !snap.jobs[0].can_save);
+    assert_eq!(stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"], "projects/p1/m:task_a.mp4");
+    assert_eq!(snap.assets_view, AssetsView::Ready);
+    let card = &snap.assets[0];
+    assert_eq!((card.title.as_str(), card.size_mb.as_str(), card.date_label.as_str()), ("a", "2.00", "21 Nov 2026"));
+    assert!(block_on(core.save_job("m:task_a")).is_err(), "saved once only");
+}
+
+#[test]
+fn a_failed_save_logs_the_body_and_shows_the_banner() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    script(&core, ok(json!({"status": "done", "preview_url": "http://h/p.mp4"})));
+    block_on(core.refresh_job("m:task_a", true)).unwrap();
+    script(&core, status(409, "Conflict"));
+    assert_eq!(block_on(core.save_job("m:task_a")).unwrap_err(), "Failed to save job: Conflict");
+    assert_eq!(core.snapshot().banner.unwrap().message, "Failed to save video to library");
+    assert!(fake(&core).logs.borrow().iter().any(|(l, m)| *l == LogLevel::Error && m.contains(r#""message":"why""#)));
+    assert!(core.snapshot().jobs[0].can_save, "still saveable");
+}
+
+#[test]
+fn assets_load_states_and_failure_banner() {
+    let core = studio();
+    core.enter_project("p1");
+    assert_eq!(core.snapshot().assets_view, AssetsView::Loading);
+    script(&core, status(401, "Unauthorized"));
+    assert_eq!(block_on(core.load_assets()).unwrap_err(), "Failed to get assets: Unauthorized");
+    let snap = core.snapshot();
+    assert_eq!(snap.assets_view, AssetsView::Empty);
+    assert_eq!(snap.banner.unwrap().message, "Failed to load assets");
+}
+
+#[test]
+fn rereading_notifies_only_when_the_stored_list_changed() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    let before = fake(&core).notified.get();
+    assert!(!core.reread_jobs());
+    assert!(!core.reread_jobs());
+    assert_eq!(fake(&core).notified.get(), before, "nothing changed, nothing told");
+    let other_tab = json!([{"sora_job_id": "m:task_z", "status": "running", "progress": 50,
+        "prompt": "from another tab", "created_at": "2026-11-21T11:00:00.000Z"}]);
+    fake(&core).storage.borrow_mut().insert("jobs:p1".into(), other_tab.to_string());
+    assert!(core.reread_jobs());
+    assert_eq!(fake(&core).notified.get(), before + 1);
+    let snap = core.snapshot();
+    assert_eq!(snap.jobs[0].badge, "RUNNING 50%");
+    assert!(snap.jobs[0].show_progress);
+}
+
+#[test]
+fn a_corrupted_job_list_loads_what_is_valid_and_keeps_the_text() {
+    let core = studio();
+    let raw = r#"[{"sora_job_id":"m:task_ok","status":"done"}, {"nope":1}, "junk"]"#;
+    fake(&core).storage.borrow_mut().insert("jobs:p1".into(), raw.into());
+    core.enter_project("p1");
+    let snap = core.snapshot();
+    assert_eq!(snap.jobs.len(), 1);
+    let banner = snap.banner.unwrap();
+    assert_eq!(banner.message, "Failed to load dashboard data");
+    assert!(banner.detail.unwrap().contains("backup:jobs:p1:"));
+    let backup = fake(&core).storage.borrow().iter().find(|(k, _)| k.starts_with("backup:jobs:p1:")).map(|(_, v)| v.clone());
+    assert_eq!(backup.as_deref(), Some(raw));
+    assert_eq!(stored(&core, "jobs:p1").unwrap().as_array().unwrap().len(), 1);
+
+    fake(&core).storage.borrow_mut().insert("jobs:p2".into(), "{not json".into());
+    core.enter_project("p2");
+    assert!(core.snapshot().jobs.is_empty());
+    assert!(fake(&core).storage.borrow().values().any(|v| v == "{not json"));
+}
+
+#[test]
+fn a_full_storage_is_reported_and_the_job_is_still_shown() {
+    let core = studio();
+    open(&core, "p1");
+    fake(&core).full.set(true);
+    script(&core, ok(json!({"sora_job_id": "m:task_a"})));
+    block_on(core.create_job(Some("x"))).unwrap();
+    let snap = core.snapshot();
+    assert_eq!(snap.jobs.len(), 1);
+    let banner = snap.banner.unwrap();
+    assert_eq!(banner.message, "Failed to create generation job");
+    assert!(banner.detail.unwrap().contains("QuotaExceededError"));
+}
+
+#[test]
+fn metadata_modal_shows_prompt_json_and_errors() {
+    let core = studio();
+    core.enter_project("p1");
+    script(&core, ok(json!({"videos": [
+        {"key": "projects/p1/m:task_a.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/m/a.mp4"},
+        {"key": "projects/p1/b.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z"}
+    ]})));
+    block_on(core.load_assets()).unwrap();
+    script(&core, ok(json!({"prompt": "a cat", "fps": 24})));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!((request.url.as_str(), request.bearer.clone()), ("http://h/m/a.json", None));
+    let modal = core.snapshot().metadata.unwrap();
+    assert_eq!(modal.prompt.as_deref(), Some("a cat"));
+    assert!(modal.details_json.unwrap().contains("\"fps\": 24"));
+    assert_eq!(modal.asset.file_name, "m:task_a.mp4");
+
+    script(&core, status(404, "Not Found"));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    let modal = core.snapshot().metadata.unwrap();
+    assert_eq!(modal.error.as_deref(), Some("Metadata not found"));
+    assert!(modal.details_json.unwrap().contains("Metadata not found"));
+
+    script(&core, status(500, "Server Error"));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    assert_eq!(core.snapshot().metadata.unwrap().error.as_deref(), Some("Failed to load metadata"));
+
+    block_on(core.open_metadata("projects/p1/b.mp4"));
+    assert_eq!(core.snapshot().metadata.unwrap().error.as_deref(), Some("Metadata not found"));
+    core.close_metadata();
+    assert!(core.snapshot().metadata.is_none());
+}
+
+#[test]
+fn the_runtime_config_is_loaded_from_json() {
+    let core = studio();
+    script(&core, ok(json!({"apiBase": "http://other/api", "token": "abc"})));
+    block_on(core.load_config("/config.json")).unwrap();
+    assert_eq!(core.config(), ApiConfig { api_base: "http://other/api".into(), token: "abc".into() });
+    script(&core, status(404, "Not Found"));
+    assert!(block_on(core.load_config("/config.json")).is_err());
+    assert_eq!(core.config().token, "abc", "a failed load changes nothing");
+}
