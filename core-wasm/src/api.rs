@@ -25,7 +25,10 @@ fn default_base() -> String {
 
 impl Default for ApiConfig {
     fn default() -> Self {
-        ApiConfig { api_base: default_base(), token: String::new() }
+        ApiConfig {
+            api_base: default_base(),
+            token: String::new(),
+        }
     }
 }
 
@@ -56,7 +59,9 @@ pub fn encode_segment(segment: &str) -> String {
     segment
         .bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -88,18 +93,28 @@ impl<'a, P: Platform> Api<'a, P> {
     }
 
     /// Sends an authorised JSON call; returns the parsed body of a success, or the failure text.
-    async fn call(&self, method: &'static str, url: String, body: Option<Value>) -> Result<Value, (String, String)> {
+    async fn call(
+        &self,
+        method: &'static str,
+        url: String,
+        body: Option<Value>,
+    ) -> Result<Value, (String, String)> {
         let request = HttpRequest {
             method,
             url,
             bearer: Some(self.config.token.clone()),
             body: body.map(|b| b.to_string()),
         };
-        let response = self.platform.fetch(request).await.map_err(|e| (e, String::new()))?;
+        let response = self
+            .platform
+            .fetch(request)
+            .await
+            .map_err(|e| (e, String::new()))?;
         if !response.ok() {
             return Err((failure_text(&response), response.body));
         }
-        serde_json::from_str(&response.body).map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
+        serde_json::from_str(&response.body)
+            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
     }
 
     pub async fn get_assets(&self, project_id: &str) -> Result<Vec<Asset>, ApiError> {
@@ -107,12 +122,17 @@ impl<'a, P: Platform> Api<'a, P> {
             .call("GET", self.url(&["projects", project_id, "assets"]), None)
             .await
             .map_err(|(text, _)| ApiError::GetAssets(text))?;
-        parse_assets(&answer).ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
+        parse_assets(&answer)
+            .ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
     }
 
     pub async fn create_job(&self, project_id: &str, prompt: &str) -> Result<Value, ApiError> {
         let answer = self
-            .call("POST", self.url(&["projects", project_id, "jobs"]), Some(json!({ "prompt": prompt })))
+            .call(
+                "POST",
+                self.url(&["projects", project_id, "jobs"]),
+                Some(json!({ "prompt": prompt })),
+            )
             .await
             .map_err(|(text, _)| ApiError::CreateJob(text))?;
         match answer.get("sora_job_id") {
@@ -133,13 +153,25 @@ impl<'a, P: Platform> Api<'a, P> {
     }
 
     /// Saves a finished job to the project library and returns its `r2_key`.
-    pub async fn save_job(&self, job_id: &str, project_id: &str, prompt: &str) -> Result<String, ApiError> {
+    pub async fn save_job(
+        &self,
+        job_id: &str,
+        project_id: &str,
+        prompt: &str,
+    ) -> Result<String, ApiError> {
         let body = json!({ "project_id": project_id, "prompt": prompt });
         let answer = self
-            .call("POST", self.url(&["jobs", "sora", job_id, "save"]), Some(body))
+            .call(
+                "POST",
+                self.url(&["jobs", "sora", job_id, "save"]),
+                Some(body),
+            )
             .await
             .map_err(|(text, body)| {
-                self.platform.log(LogLevel::Error, &format!("Save failed for {job_id}: {body}"));
+                self.platform.log(
+                    LogLevel::Error,
+                    &format!("Save failed for {job_id}: {body}"),
+                );
                 ApiError::SaveJob(text)
             })?;
         match answer.get("r2_key") {
@@ -150,8 +182,17 @@ impl<'a, P: Platform> Api<'a, P> {
 
     /// Fetches a video's companion metadata with a plain request (no credential).
     pub async fn get_metadata(&self, url: &str) -> Result<Value, MetadataError> {
-        let request = HttpRequest { method: "GET", url: url.to_owned(), bearer: None, body: None };
-        let response = self.platform.fetch(request).await.map_err(|_| MetadataError::Failed)?;
+        let request = HttpRequest {
+            method: "GET",
+            url: url.to_owned(),
+            bearer: None,
+            body: None,
+        };
+        let response = self
+            .platform
+            .fetch(request)
+            .await
+            .map_err(|_| MetadataError::Failed)?;
         match response.status {
             404 => Err(MetadataError::NotFound),
             _ if !response.ok() => Err(MetadataError::Failed),
@@ -173,17 +214,33 @@ mod tests {
 
     #[test]
     fn messages_read_as_the_spec_writes_them() {
-        assert_eq!(ApiError::GetAssets("Unauthorized".into()).to_string(), "Failed to get assets: Unauthorized");
-        assert_eq!(ApiError::CreateJob("x".into()).to_string(), "Failed to create job: x");
-        assert_eq!(ApiError::GetJobStatus("x".into()).to_string(), "Failed to get job status: x");
-        assert_eq!(ApiError::SaveJob("x".into()).to_string(), "Failed to save job: x");
+        assert_eq!(
+            ApiError::GetAssets("Unauthorized".into()).to_string(),
+            "Failed to get assets: Unauthorized"
+        );
+        assert_eq!(
+            ApiError::CreateJob("x".into()).to_string(),
+            "Failed to create job: x"
+        );
+        assert_eq!(
+            ApiError::GetJobStatus("x".into()).to_string(),
+            "Failed to get job status: x"
+        );
+        assert_eq!(
+            ApiError::SaveJob("x".into()).to_string(),
+            "Failed to save job: x"
+        );
         assert_eq!(MetadataError::NotFound.to_string(), "Metadata not found");
         assert_eq!(MetadataError::Failed.to_string(), "Failed to load metadata");
     }
 
     #[test]
     fn an_empty_status_text_falls_back_to_the_code() {
-        let r = HttpResponse { status: 502, status_text: String::new(), body: String::new() };
+        let r = HttpResponse {
+            status: 502,
+            status_text: String::new(),
+            body: String::new(),
+        };
         assert_eq!(failure_text(&r), "HTTP 502");
     }
 }

@@ -23,7 +23,10 @@ pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
         videos
             .iter()
             .filter_map(|v| serde_json::from_value::<Asset>(v.clone()).ok())
-            .map(|a| Asset { public_url: a.public_url.filter(|u| !u.is_empty()), ..a })
+            .map(|a| Asset {
+                public_url: a.public_url.filter(|u| !u.is_empty()),
+                ..a
+            })
             .collect(),
     )
 }
@@ -46,7 +49,9 @@ pub fn title(key: &str) -> String {
 }
 
 fn is_model_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
 /// Size in MB (2^20 bytes) with two decimals.
@@ -69,11 +74,17 @@ mod tests {
 
     #[test]
     fn title_drops_prefix_and_extension_and_cuts_to_twenty() {
-        assert_eq!(title("projects/p/sora-2:task_01k7yhn8abcdefghijklmnop.mp4"), "01k7yhn8abcdefghijkl");
+        assert_eq!(
+            title("projects/p/sora-2:task_01k7yhn8abcdefghijklmnop.mp4"),
+            "01k7yhn8abcdefghijkl"
+        );
         assert_eq!(title("projects/p/local-1:task_abc.mp4"), "abc");
         assert_eq!(title("projects/p/holiday.mp4"), "holiday");
         assert_eq!(title("a.mp4.mp4"), "a.mp4");
-        assert_eq!(title("x/ünïcödé-ünïcödé-ünïcödé.mp4"), "ünïcödé-ünïcödé-ünïc");
+        assert_eq!(
+            title("x/ünïcödé-ünïcödé-ünïcödé.mp4"),
+            "ünïcödé-ünïcödé-ünïc"
+        );
     }
 
     #[test]
@@ -91,8 +102,14 @@ mod tests {
 
     #[test]
     fn metadata_sits_beside_the_video() {
-        assert_eq!(metadata_url("http://h/media/p/a.mp4"), "http://h/media/p/a.json");
-        assert_eq!(metadata_url("http://h/a.mp4?sig=1"), "http://h/a.json?sig=1");
+        assert_eq!(
+            metadata_url("http://h/media/p/a.mp4"),
+            "http://h/media/p/a.json"
+        );
+        assert_eq!(
+            metadata_url("http://h/a.mp4?sig=1"),
+            "http://h/a.json?sig=1"
+        );
         assert_eq!(metadata_url("http://h/a.mp4.mp4"), "http://h/a.mp4.json");
     }
 

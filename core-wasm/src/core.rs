@@ -49,7 +49,10 @@ struct State {
 }
 
 fn banner(message: &str, detail: impl Into<Option<String>>) -> Option<Banner> {
-    Some(Banner { message: message.to_owned(), detail: detail.into() })
+    Some(Banner {
+        message: message.to_owned(),
+        detail: detail.into(),
+    })
 }
 
 fn valid_job(job: &Job) -> bool {
@@ -69,15 +72,30 @@ pub struct Core<P: Platform> {
 impl<P: Platform> Core<P> {
     /// Creates the core and reads the recent projects list.
     pub fn new(platform: P) -> Self {
-        let core = Core { platform, state: RefCell::default(), version: Cell::new(0) };
-        let (recent, problem) = match store::load::<String>(&core.platform, RECENT_KEY, valid_project) {
+        let core = Core {
+            platform,
+            state: RefCell::default(),
+            version: Cell::new(0),
+        };
+        let (recent, problem) = match store::load::<String>(
+            &core.platform,
+            RECENT_KEY,
+            valid_project,
+        ) {
             Ok(loaded) => {
                 let note = loaded
                     .backup_key
                     .map(|k| format!("The recent projects list could not be read; the original text is kept under {k}"));
                 (loaded.items, note)
             }
-            Err(e) => (store::parse(store::read_raw(&core.platform, RECENT_KEY).as_deref(), valid_project).0, Some(e.to_string())),
+            Err(e) => (
+                store::parse(
+                    store::read_raw(&core.platform, RECENT_KEY).as_deref(),
+                    valid_project,
+                )
+                .0,
+                Some(e.to_string()),
+            ),
         };
         if let Some(problem) = &problem {
             core.platform.log(LogLevel::Warn, problem);
@@ -128,12 +146,18 @@ impl<P: Platform> Core<P> {
 
     /// Loads the runtime configuration (`{apiBase, token}`) that the page is served with.
     pub async fn load_config(&self, url: &str) -> Result<ApiConfig, String> {
-        let request = crate::platform::HttpRequest { method: "GET", url: url.to_owned(), bearer: None, body: None };
+        let request = crate::platform::HttpRequest {
+            method: "GET",
+            url: url.to_owned(),
+            bearer: None,
+            body: None,
+        };
         let response = self.platform.fetch(request).await?;
         if !response.ok() {
             return Err(format!("Failed to load {url}: {}", response.status));
         }
-        let config: ApiConfig = serde_json::from_str(&response.body).map_err(|e| format!("Invalid {url}: {e}"))?;
+        let config: ApiConfig =
+            serde_json::from_str(&response.body).map_err(|e| format!("Invalid {url}: {e}"))?;
         self.configure(config.clone());
         Ok(config)
     }
@@ -151,7 +175,14 @@ impl<P: Platform> Core<P> {
             jobs: s
                 .jobs
                 .iter()
-                .map(|j| JobView::new(j, offset, s.checking.contains(&j.sora_job_id), s.saving.contains(&j.sora_job_id)))
+                .map(|j| {
+                    JobView::new(
+                        j,
+                        offset,
+                        s.checking.contains(&j.sora_job_id),
+                        s.saving.contains(&j.sora_job_id),
+                    )
+                })
                 .collect(),
             assets_view: match (s.assets_loading && !s.assets_loaded, s.assets.is_empty()) {
                 (true, _) => AssetsView::Loading,
@@ -168,8 +199,12 @@ impl<P: Platform> Core<P> {
                 Some(MetadataView {
                     asset: AssetView::new(asset, offset),
                     loading: m.loading,
-                    prompt: m.value.as_ref().and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
-                    details_json: shown.map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+                    prompt: m
+                        .value
+                        .as_ref()
+                        .and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
+                    details_json: shown
+                        .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
                     error: m.error.map(|e| e.to_string()),
                 })
             }),
@@ -212,7 +247,11 @@ impl<P: Platform> Core<P> {
     pub fn enter_project(&self, project: &str) {
         let loaded = self.load_jobs(project);
         self.update(|s| {
-            *s = State { config: s.config.clone(), recent: std::mem::take(&mut s.recent), ..State::default() };
+            *s = State {
+                config: s.config.clone(),
+                recent: std::mem::take(&mut s.recent),
+                ..State::default()
+            };
             s.project = Some(project.to_owned());
             s.assets_loading = true;
             s.banner = loaded.banner;
@@ -237,11 +276,17 @@ impl<P: Platform> Core<P> {
         let (mut jobs, raw, banner_) = match store::load(&self.platform, &key, valid_job) {
             Ok(l) => {
                 let note = l.backup_key.map(|k| {
-                    let text = format!("Some saved jobs could not be read; the original text is kept under {k}");
+                    let text = format!(
+                        "Some saved jobs could not be read; the original text is kept under {k}"
+                    );
                     self.platform.log(LogLevel::Warn, &text);
                     text
                 });
-                (l.items, l.raw, note.and_then(|n| banner(BANNER_DASHBOARD, n)))
+                (
+                    l.items,
+                    l.raw,
+                    note.and_then(|n| banner(BANNER_DASHBOARD, n)),
+                )
             }
             Err(e) => {
                 let raw = store::read_raw(&self.platform, &key);
@@ -250,7 +295,11 @@ impl<P: Platform> Core<P> {
             }
         };
         sort_newest_first(&mut jobs);
-        LoadedJobs { jobs, raw, banner: banner_ }
+        LoadedJobs {
+            jobs,
+            raw,
+            banner: banner_,
+        }
     }
 
     /// Re-reads the job list from storage; tells subscribers only when it changed.
@@ -275,7 +324,11 @@ impl<P: Platform> Core<P> {
 
     /// Reads the project's jobs from storage, applies `change` and writes them back, so that
     /// changes made meanwhile in another tab are kept.
-    fn change_jobs(&self, project: &str, change: impl FnOnce(&[Job]) -> Vec<Job>) -> Option<store::StoreError> {
+    fn change_jobs(
+        &self,
+        project: &str,
+        change: impl FnOnce(&[Job]) -> Vec<Job>,
+    ) -> Option<store::StoreError> {
         let loaded = self.load_jobs(project);
         let jobs = change(&loaded.jobs);
         let saved = store::save(&self.platform, &jobs_key(project), &jobs);
@@ -308,7 +361,8 @@ impl<P: Platform> Core<P> {
     }
 
     fn require_project(&self) -> Result<String, String> {
-        self.read(|s| s.project.clone()).ok_or_else(|| "No project is open".to_owned())
+        self.read(|s| s.project.clone())
+            .ok_or_else(|| "No project is open".to_owned())
     }
 
     /// Loads the Asset Library.
@@ -326,7 +380,10 @@ impl<P: Platform> Core<P> {
                     s.assets = assets;
                     s.assets_loading = false;
                     s.assets_loaded = true;
-                    if s.banner.as_ref().is_some_and(|b| b.message == BANNER_ASSETS) {
+                    if s.banner
+                        .as_ref()
+                        .is_some_and(|b| b.message == BANNER_ASSETS)
+                    {
                         s.banner = None;
                     }
                 });
@@ -348,7 +405,9 @@ impl<P: Platform> Core<P> {
     pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, String> {
         let project = self.require_project()?;
         let from_draft = prompt.is_none();
-        let text = prompt.map(str::to_owned).unwrap_or_else(|| self.read(|s| s.draft.clone()));
+        let text = prompt
+            .map(str::to_owned)
+            .unwrap_or_else(|| self.read(|s| s.draft.clone()));
         let text = text.trim().to_owned();
         if text.is_empty() {
             return Err("The prompt is empty".into());
@@ -362,7 +421,8 @@ impl<P: Platform> Core<P> {
         });
         let result = self.api().create_job(&project, &text).await;
         let outcome = result.map_err(|e| e.to_string()).and_then(|answer| {
-            Job::from_created(&answer, &text, &self.platform.now_iso()).ok_or_else(|| "Failed to create job: Invalid job".to_owned())
+            Job::from_created(&answer, &text, &self.platform.now_iso())
+                .ok_or_else(|| "Failed to create job: Invalid job".to_owned())
         });
         let job = match outcome {
             Ok(job) => job,
@@ -415,34 +475,52 @@ impl<P: Platform> Core<P> {
                 s.banner = None;
             }
         });
-        let result = self.api().get_job_status(id).await.map_err(|e| e.to_string());
+        let result = self
+            .api()
+            .get_job_status(id)
+            .await
+            .map_err(|e| e.to_string());
         let now = self.platform.now_iso();
         let mut merged = None;
         let outcome = result.and_then(|answer| {
             let problem = self.change_jobs(&project, |jobs| {
                 jobs.iter()
-                    .map(|j| match (j.sora_job_id == id).then(|| j.merged(&answer, &now)).flatten() {
-                        Some(m) => {
-                            merged = Some(m.clone());
-                            m
+                    .map(|j| {
+                        match (j.sora_job_id == id)
+                            .then(|| j.merged(&answer, &now))
+                            .flatten()
+                        {
+                            Some(m) => {
+                                merged = Some(m.clone());
+                                m
+                            }
+                            None => j.clone(),
                         }
-                        None => j.clone(),
                     })
                     .collect()
             });
             match (merged.take(), problem) {
                 (Some(job), None) => Ok(job),
                 (Some(_), Some(p)) => Err(p.to_string()),
-                (None, _) => Err(format!("Failed to get job status: {id} is not a stored job")),
+                (None, _) => Err(format!(
+                    "Failed to get job status: {id} is not a stored job"
+                )),
             }
         });
         if let Err(e) = &outcome {
-            let level = if manual { LogLevel::Error } else { LogLevel::Warn };
+            let level = if manual {
+                LogLevel::Error
+            } else {
+                LogLevel::Warn
+            };
             self.platform.log(level, &format!("Polling {id}: {e}"));
         }
         self.update(|s| {
             s.checking.remove(id);
-            if let (Err(e), true) = (&outcome, manual && s.project.as_deref() == Some(project.as_str())) {
+            if let (Err(e), true) = (
+                &outcome,
+                manual && s.project.as_deref() == Some(project.as_str()),
+            ) {
                 s.banner = banner(BANNER_CHECK, e.clone());
             }
         });
@@ -456,7 +534,9 @@ impl<P: Platform> Core<P> {
             .read(|s| s.jobs.iter().find(|j| j.sora_job_id == id).cloned())
             .ok_or_else(|| format!("Failed to save job: {id} is not a stored job"))?;
         if !job.can_save() {
-            return Err(format!("Failed to save job: {id} is not a finished, unsaved job"));
+            return Err(format!(
+                "Failed to save job: {id} is not a finished, unsaved job"
+            ));
         }
         if self.read(|s| s.saving.contains(id)) {
             return Err(format!("{id} is already being saved"));
@@ -465,7 +545,11 @@ impl<P: Platform> Core<P> {
             s.saving.insert(id.to_owned());
             s.banner = None;
         });
-        let result = self.api().save_job(id, &project, &job.prompt).await.map_err(|e| e.to_string());
+        let result = self
+            .api()
+            .save_job(id, &project, &job.prompt)
+            .await
+            .map_err(|e| e.to_string());
         let outcome = result.and_then(|key| {
             let now = self.platform.now_iso();
             let problem = self.change_jobs(&project, |jobs| {
@@ -499,19 +583,36 @@ impl<P: Platform> Core<P> {
         let Some(asset) = self.read(|s| s.assets.iter().find(|a| a.key == key).cloned()) else {
             return;
         };
-        self.update(|s| s.metadata = Some(Metadata { key: key.to_owned(), loading: true, ..Metadata::default() }));
+        self.update(|s| {
+            s.metadata = Some(Metadata {
+                key: key.to_owned(),
+                loading: true,
+                ..Metadata::default()
+            })
+        });
         let result = match &asset.public_url {
             Some(url) => self.api().get_metadata(&metadata_url(url)).await,
             None => Err(MetadataError::NotFound),
         };
         if let Err(e) = &result {
-            self.platform.log(LogLevel::Warn, &format!("Metadata of {key}: {e}"));
+            self.platform
+                .log(LogLevel::Warn, &format!("Metadata of {key}: {e}"));
         }
         if self.read(|s| s.metadata.as_ref().is_some_and(|m| m.key == key)) {
             self.update(|s| {
                 s.metadata = Some(match result {
-                    Ok(value) => Metadata { key: key.to_owned(), loading: false, value: Some(value), error: None },
-                    Err(e) => Metadata { key: key.to_owned(), loading: false, value: None, error: Some(e) },
+                    Ok(value) => Metadata {
+                        key: key.to_owned(),
+                        loading: false,
+                        value: Some(value),
+                        error: None,
+                    },
+                    Err(e) => Metadata {
+                        key: key.to_owned(),
+                        loading: false,
+                        value: None,
+                        error: Some(e),
+                    },
                 })
             });
         }

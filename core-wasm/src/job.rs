@@ -73,7 +73,10 @@ impl Job {
     /// The answer must carry a string `sora_job_id`.
     pub fn from_created(answer: &Value, prompt: &str, now: &str) -> Option<Job> {
         let mut fields = answer.as_object()?.clone();
-        fields.get("sora_job_id")?.as_str().filter(|id| !id.is_empty())?;
+        fields
+            .get("sora_job_id")?
+            .as_str()
+            .filter(|id| !id.is_empty())?;
         fields.insert("prompt".into(), prompt.into());
         fields.insert("progress".into(), 0.into());
         fields.insert("preview_url".into(), Value::Null);
@@ -114,7 +117,9 @@ impl Job {
 
     /// A done job with a preview and no final key can be saved.
     pub fn can_save(&self) -> bool {
-        self.status() == JobStatus::Done && self.preview_url.is_some() && self.final_r2_key.is_none()
+        self.status() == JobStatus::Done
+            && self.preview_url.is_some()
+            && self.final_r2_key.is_none()
     }
 
     /// The percentage shown, clamped to 0..=100 and rounded.
@@ -124,7 +129,11 @@ impl Job {
 
     /// The status badge: uppercase, with the percentage while running.
     pub fn badge(&self) -> String {
-        let status = if self.status.is_empty() { "unknown" } else { &self.status };
+        let status = if self.status.is_empty() {
+            "unknown"
+        } else {
+            &self.status
+        };
         match self.status() {
             JobStatus::Running => format!("{} {}%", status.to_uppercase(), self.percent()),
             _ => status.to_uppercase(),
@@ -139,7 +148,11 @@ pub fn sort_newest_first(jobs: &mut [Job]) {
 
 /// Replaces the job with the same id, or adds it; the list stays newest first.
 pub fn upsert(jobs: &[Job], job: Job) -> Vec<Job> {
-    let mut out: Vec<Job> = jobs.iter().filter(|j| j.sora_job_id != job.sora_job_id).cloned().collect();
+    let mut out: Vec<Job> = jobs
+        .iter()
+        .filter(|j| j.sora_job_id != job.sora_job_id)
+        .cloned()
+        .collect();
     out.push(job);
     sort_newest_first(&mut out);
     out
@@ -227,8 +240,13 @@ mod tests {
 
     #[test]
     fn lenient_fields_do_not_reject_a_stored_job() {
-        let job: Job = serde_json::from_value(json!({"sora_job_id": "x", "progress": "12", "preview_url": 3})).unwrap();
-        assert_eq!((job.status.as_str(), job.progress, job.preview_url), ("queued", 12.0, None));
+        let job: Job =
+            serde_json::from_value(json!({"sora_job_id": "x", "progress": "12", "preview_url": 3}))
+                .unwrap();
+        assert_eq!(
+            (job.status.as_str(), job.progress, job.preview_url),
+            ("queued", 12.0, None)
+        );
     }
 
     #[test]
@@ -239,7 +257,12 @@ mod tests {
         new.sora_job_id = "new".into();
         new.created_at = T1.into();
         let list = upsert(&[old.clone()], new.clone());
-        assert_eq!(list.iter().map(|j| j.sora_job_id.as_str()).collect::<Vec<_>>(), ["new", "old"]);
+        assert_eq!(
+            list.iter()
+                .map(|j| j.sora_job_id.as_str())
+                .collect::<Vec<_>>(),
+            ["new", "old"]
+        );
         let mut changed = old.clone();
         changed.status = "done".into();
         let list = upsert(&list, changed);

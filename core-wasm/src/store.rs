@@ -58,18 +58,30 @@ pub fn load<T: DeserializeOwned + Serialize>(
     let raw = read_raw(platform, key);
     let (items, damaged) = parse(raw.as_deref(), valid);
     if !damaged {
-        return Ok(Loaded { items, raw, backup_key: None });
+        return Ok(Loaded {
+            items,
+            raw,
+            backup_key: None,
+        });
     }
     let backup_key = format!("{BACKUP_KEY_PREFIX}{key}:{}", platform.now_iso());
     platform
         .set_item(&backup_key, raw.as_deref().unwrap_or_default())
         .map_err(StoreError)?;
     let raw = save(platform, key, &items)?;
-    Ok(Loaded { items, raw: Some(raw), backup_key: Some(backup_key) })
+    Ok(Loaded {
+        items,
+        raw: Some(raw),
+        backup_key: Some(backup_key),
+    })
 }
 
 /// Writes the list under `key` and returns the text written.
-pub fn save<T: Serialize>(platform: &impl Platform, key: &str, items: &[T]) -> Result<String, StoreError> {
+pub fn save<T: Serialize>(
+    platform: &impl Platform,
+    key: &str,
+    items: &[T],
+) -> Result<String, StoreError> {
     let raw = serde_json::to_string(items).map_err(|e| StoreError(e.to_string()))?;
     platform.set_item(key, &raw).map_err(StoreError)?;
     Ok(raw)

@@ -15,7 +15,11 @@ pub fn parse_iso_millis(s: &str) -> Option<i64> {
             .then(|| part.parse().ok())?
     };
     let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    if s.get(4..5)? != "-" || s.get(7..8)? != "-" || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+    if s.get(4..5)? != "-"
+        || s.get(7..8)? != "-"
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+    {
         return None;
     }
     let days = days_from_civil(year, month, day);
@@ -96,7 +100,14 @@ fn local(iso: &str, offset_minutes: i32) -> Option<Local> {
     let secs = ms.div_euclid(1000);
     let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
     let tod = secs.rem_euclid(86_400);
-    Some(Local { year, month, day, hour: tod / 3600, minute: tod % 3600 / 60, second: tod % 60 })
+    Some(Local {
+        year,
+        month,
+        day,
+        hour: tod / 3600,
+        minute: tod % 3600 / 60,
+        second: tod % 60,
+    })
 }
 
 /// `21 Nov 2026` in the viewer's time zone (`offset_minutes` east of UTC); the input
@@ -131,16 +142,35 @@ mod tests {
     #[test]
     fn parses_the_forms_browsers_and_servers_write() {
         assert_eq!(parse_iso_millis("1970-01-01T00:00:00.000Z"), Some(0));
-        assert_eq!(parse_iso_millis("2026-11-21T18:25:07.123Z"), Some(1_795_285_507_123));
-        assert_eq!(parse_iso_millis("2026-11-21T19:25:07.123+01:00"), Some(1_795_285_507_123));
-        assert_eq!(parse_iso_millis("2026-11-21T18:25:07Z"), Some(1_795_285_507_000));
-        assert_eq!(parse_iso_millis("2026-11-21T18:25:07.123456Z"), Some(1_795_285_507_123));
+        assert_eq!(
+            parse_iso_millis("2026-11-21T18:25:07.123Z"),
+            Some(1_795_285_507_123)
+        );
+        assert_eq!(
+            parse_iso_millis("2026-11-21T19:25:07.123+01:00"),
+            Some(1_795_285_507_123)
+        );
+        assert_eq!(
+            parse_iso_millis("2026-11-21T18:25:07Z"),
+            Some(1_795_285_507_000)
+        );
+        assert_eq!(
+            parse_iso_millis("2026-11-21T18:25:07.123456Z"),
+            Some(1_795_285_507_123)
+        );
         assert_eq!(parse_iso_millis("2026-11-21"), Some(1_795_219_200_000));
     }
 
     #[test]
     fn rejects_what_is_not_a_timestamp() {
-        for bad in ["", "yesterday", "2026-13-01", "2026-11-21T25:00Z", "2026/11/21", "2026-11-21Tab:cdZ"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01",
+            "2026-11-21T25:00Z",
+            "2026/11/21",
+            "2026-11-21Tab:cdZ",
+        ] {
             assert_eq!(parse_iso_millis(bad), None, "{bad}");
         }
     }
@@ -149,8 +179,14 @@ mod tests {
     fn formats_in_the_viewers_zone() {
         assert_eq!(format_date("2026-11-21T23:30:00Z", 0), "21 Nov 2026");
         assert_eq!(format_date("2026-11-21T23:30:00Z", 60), "22 Nov 2026");
-        assert_eq!(format_date_time("2026-11-21T18:25:07.5Z", -300), "21 Nov 2026, 13:25:07");
-        assert_eq!(format_date_time("2024-02-29T00:00:00Z", 0), "29 Feb 2024, 00:00:00");
+        assert_eq!(
+            format_date_time("2026-11-21T18:25:07.5Z", -300),
+            "21 Nov 2026, 13:25:07"
+        );
+        assert_eq!(
+            format_date_time("2024-02-29T00:00:00Z", 0),
+            "29 Feb 2024, 00:00:00"
+        );
     }
 
     #[test]

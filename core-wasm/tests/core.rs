@@ -58,7 +58,10 @@ impl Platform for Fake {
         if self.hold.get() {
             YieldOnce(false).await;
         }
-        self.answers.borrow_mut().pop_front().expect("an answer was scripted")
+        self.answers
+            .borrow_mut()
+            .pop_front()
+            .expect("an answer was scripted")
     }
     fn now_iso(&self) -> String {
         self.now.borrow().clone()
@@ -75,18 +78,29 @@ impl Platform for Fake {
 }
 
 fn ok(body: Value) -> Result<HttpResponse, String> {
-    Ok(HttpResponse { status: 200, status_text: "OK".into(), body: body.to_string() })
+    Ok(HttpResponse {
+        status: 200,
+        status_text: "OK".into(),
+        body: body.to_string(),
+    })
 }
 
 fn status(code: u16, text: &str) -> Result<HttpResponse, String> {
-    Ok(HttpResponse { status: code, status_text: text.into(), body: r#"{"error":{"code":"x","message":"why"}}"#.into() })
+    Ok(HttpResponse {
+        status: code,
+        status_text: text.into(),
+        body: r#"{"error":{"code":"x","message":"why"}}"#.into(),
+    })
 }
 
 fn studio() -> Core<Fake> {
     let fake = Fake::default();
     *fake.now.borrow_mut() = "2026-11-21T10:00:00.000Z".into();
     let core = Core::new(fake);
-    core.configure(ApiConfig { api_base: "http://h/api/".into(), token: "t0k".into() });
+    core.configure(ApiConfig {
+        api_base: "http://h/api/".into(),
+        token: "t0k".into(),
+    });
     core
 }
 
@@ -99,7 +113,11 @@ fn script(core: &Core<Fake>, answer: Result<HttpResponse, String>) {
 }
 
 fn stored(core: &Core<Fake>, key: &str) -> Option<Value> {
-    fake(core).storage.borrow().get(key).map(|s| serde_json::from_str(s).unwrap())
+    fake(core)
+        .storage
+        .borrow()
+        .get(key)
+        .map(|s| serde_json::from_str(s).unwrap())
 }
 
 fn open(core: &Core<Fake>, project: &str) {
@@ -117,7 +135,10 @@ fn create(core: &Core<Fake>, id: &str, at: &str) {
 #[test]
 fn opening_projects_cleans_and_keeps_five_recent() {
     let core = studio();
-    assert_eq!(core.open_project("My Project_1!").as_deref(), Some("my-project-1-"));
+    assert_eq!(
+        core.open_project("My Project_1!").as_deref(),
+        Some("my-project-1-")
+    );
     assert_eq!(core.open_project("   "), None);
     for p in ["b", "c", "d", "e", "f"] {
         core.open_project(p);
@@ -134,10 +155,16 @@ fn opening_projects_cleans_and_keeps_five_recent() {
 fn a_corrupted_recent_list_keeps_valid_names_and_backs_up_the_text() {
     let platform = Fake::default();
     *platform.now.borrow_mut() = "T".into();
-    platform.storage.borrow_mut().insert("recent-projects".into(), r#"["a", 3, "", "b"]"#.into());
+    platform
+        .storage
+        .borrow_mut()
+        .insert("recent-projects".into(), r#"["a", 3, "", "b"]"#.into());
     let core = Core::new(platform);
     assert_eq!(core.snapshot().recent, ["a", "b"]);
-    assert_eq!(fake(&core).get_item("backup:recent-projects:T").as_deref(), Some(r#"["a", 3, "", "b"]"#));
+    assert_eq!(
+        fake(&core).get_item("backup:recent-projects:T").as_deref(),
+        Some(r#"["a", 3, "", "b"]"#)
+    );
     assert!(core.snapshot().banner.is_some());
 }
 
@@ -149,7 +176,10 @@ fn every_call_carries_the_token_and_encodes_job_ids() {
     script(&core, ok(json!({"status": "running", "progress": 10})));
     block_on(core.refresh_job("sora-2:task_01", true)).unwrap();
     let requests = fake(&core).requests.borrow().clone();
-    let urls: Vec<_> = requests.iter().map(|r| (r.method, r.url.as_str())).collect();
+    let urls: Vec<_> = requests
+        .iter()
+        .map(|r| (r.method, r.url.as_str()))
+        .collect();
     assert_eq!(
         urls,
         [
@@ -159,7 +189,10 @@ fn every_call_carries_the_token_and_encodes_job_ids() {
         ]
     );
     assert!(requests.iter().all(|r| r.bearer.as_deref() == Some("t0k")));
-    assert_eq!(requests[1].body.as_deref(), Some(r#"{"prompt":"a prompt"}"#));
+    assert_eq!(
+        requests[1].body.as_deref(),
+        Some(r#"{"prompt":"a prompt"}"#)
+    );
 }
 
 #[test]
@@ -170,15 +203,28 @@ fn creating_stores_the_job_newest_first_and_clears_the_draft() {
     core.set_draft("  a red fox runs  ");
     assert!(core.snapshot().can_generate);
     *fake(&core).now.borrow_mut() = "2026-11-21T10:05:00.000Z".into();
-    script(&core, ok(json!({"sora_job_id": "m:task_new", "status": "queued", "extra": 1})));
+    script(
+        &core,
+        ok(json!({"sora_job_id": "m:task_new", "status": "queued", "extra": 1})),
+    );
     let job = block_on(core.create_job(None)).unwrap();
     assert_eq!(job.prompt, "a red fox runs");
-    let sent = fake(&core).requests.borrow().last().unwrap().body.clone().unwrap();
+    let sent = fake(&core)
+        .requests
+        .borrow()
+        .last()
+        .unwrap()
+        .body
+        .clone()
+        .unwrap();
     assert_eq!(sent, r#"{"prompt":"a red fox runs"}"#);
     let snap = core.snapshot();
     assert_eq!(snap.draft, "");
     assert!(!snap.can_generate);
-    assert_eq!(snap.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["m:task_new", "m:task_old"]);
+    assert_eq!(
+        snap.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        ["m:task_new", "m:task_old"]
+    );
     let stored = stored(&core, "jobs:p1").unwrap();
     assert_eq!(stored[0]["sora_job_id"], "m:task_new");
     assert_eq!(stored[0]["extra"], 1);
@@ -196,13 +242,23 @@ fn blank_prompts_and_a_second_create_in_flight_are_refused() {
     script(&core, ok(json!({"sora_job_id": "m:task_1"})));
     let mut first = Box::pin(core.create_job(None));
     let waker = futures::task::noop_waker();
-    assert!(first.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(first
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
     let snap = core.snapshot();
     assert!(snap.creating && !snap.can_generate);
-    assert_eq!(block_on(core.create_job(Some("y"))).unwrap_err(), "A job is already being created");
+    assert_eq!(
+        block_on(core.create_job(Some("y"))).unwrap_err(),
+        "A job is already being created"
+    );
     assert!(block_on(first).is_ok());
     assert!(!core.snapshot().creating);
-    assert_eq!(fake(&core).requests.borrow().len(), 2, "assets and one create");
+    assert_eq!(
+        fake(&core).requests.borrow().len(),
+        2,
+        "assets and one create"
+    );
 }
 
 #[test]
@@ -214,7 +270,10 @@ fn a_failed_create_shows_the_banner_and_keeps_the_draft() {
     let err = block_on(core.create_job(None)).unwrap_err();
     assert_eq!(err, "Failed to create job: Internal Server Error");
     let snap = core.snapshot();
-    assert_eq!(snap.banner.unwrap().message, "Failed to create generation job");
+    assert_eq!(
+        snap.banner.unwrap().message,
+        "Failed to create generation job"
+    );
     assert_eq!(snap.draft, "keep me");
     assert!(!snap.creating);
     assert!(snap.jobs.is_empty());
@@ -225,7 +284,9 @@ fn an_answer_without_a_job_id_is_a_failed_create() {
     let core = studio();
     open(&core, "p1");
     script(&core, ok(json!({"status": "queued"})));
-    assert!(block_on(core.create_job(Some("x"))).unwrap_err().starts_with("Failed to create job: "));
+    assert!(block_on(core.create_job(Some("x")))
+        .unwrap_err()
+        .starts_with("Failed to create job: "));
 }
 
 #[test]
@@ -236,14 +297,28 @@ fn polling_merges_answers_and_only_active_jobs_are_due() {
     create(&core, "m:task_b", "2026-11-21T10:01:00.000Z");
     assert_eq!(core.jobs_due_for_poll(), ["m:task_b", "m:task_a"]);
     *fake(&core).now.borrow_mut() = "2026-11-21T10:02:00.000Z".into();
-    script(&core, ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4", "fps": 24})));
+    script(
+        &core,
+        ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4", "fps": 24})),
+    );
     block_on(core.refresh_job("m:task_a", false)).unwrap();
     assert_eq!(core.jobs_due_for_poll(), ["m:task_b"]);
-    let view = core.snapshot().jobs.into_iter().find(|j| j.id == "m:task_a").unwrap();
+    let view = core
+        .snapshot()
+        .jobs
+        .into_iter()
+        .find(|j| j.id == "m:task_a")
+        .unwrap();
     assert!(view.show_player && view.can_save && !view.can_check && !view.saved);
     assert_eq!(view.badge, "DONE");
     let stored = stored(&core, "jobs:p1").unwrap();
-    let a = stored.as_array().unwrap().iter().find(|j| j["sora_job_id"] == "m:task_a").unwrap().clone();
+    let a = stored
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["sora_job_id"] == "m:task_a")
+        .unwrap()
+        .clone();
     assert_eq!(a["fps"], 24);
     assert_eq!(a["updated_at"], "2026-11-21T10:02:00.000Z");
     assert_eq!(a["created_at"], "2026-11-21T10:00:00.000Z");
@@ -257,7 +332,11 @@ fn a_failed_automatic_poll_is_only_logged_but_a_manual_check_shows_the_banner() 
     script(&core, Err("Failed to fetch".into()));
     assert!(block_on(core.refresh_job("m:task_a", false)).is_err());
     assert!(core.snapshot().banner.is_none());
-    assert!(fake(&core).logs.borrow().iter().any(|(l, m)| *l == LogLevel::Warn && m.contains("Failed to fetch")));
+    assert!(fake(&core)
+        .logs
+        .borrow()
+        .iter()
+        .any(|(l, m)| *l == LogLevel::Warn && m.contains("Failed to fetch")));
     assert_eq!(core.jobs_due_for_poll(), ["m:task_a"], "polling goes on");
     script(&core, status(404, "Not Found"));
     let err = block_on(core.refresh_job("m:task_a", true)).unwrap_err();
@@ -272,23 +351,53 @@ fn saving_stores_the_key_and_reloads_assets() {
     open(&core, "p1");
     create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
     assert!(block_on(core.save_job("m:task_a")).is_err(), "not done yet");
-    script(&core, ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4"})));
+    script(
+        &core,
+        ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4"})),
+    );
     block_on(core.refresh_job("m:task_a", true)).unwrap();
-    script(&core, ok(json!({"r2_key": "projects/p1/m:task_a.mp4", "public_url": "http://h/x.mp4"})));
-    script(&core, ok(json!({"videos": [{"key": "projects/p1/m:task_a.mp4", "size_bytes": 2_097_152,
-        "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/media/projects/p1/m:task_a.mp4"}]})));
-    assert_eq!(block_on(core.save_job("m:task_a")).unwrap(), "projects/p1/m:task_a.mp4");
+    script(
+        &core,
+        ok(json!({"r2_key": "projects/p1/m:task_a.mp4", "public_url": "http://h/x.mp4"})),
+    );
+    script(
+        &core,
+        ok(
+            json!({"videos": [{"key": "projects/p1/m:task_a.mp4", "size_bytes": 2_097_152,
+        "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/media/projects/p1/m:task_a.mp4"}]}),
+        ),
+    );
+    assert_eq!(
+        block_on(core.save_job("m:task_a")).unwrap(),
+        "projects/p1/m:task_a.mp4"
+    );
     let requests = fake(&core).requests.borrow().clone();
     let save = &requests[requests.len() - 2];
     assert_eq!(save.url, "http://h/api/jobs/sora/m%3Atask_a/save");
-    assert_eq!(save.body.as_deref(), Some(r#"{"project_id":"p1","prompt":"a prompt"}"#));
+    assert_eq!(
+        save.body.as_deref(),
+        Some(r#"{"project_id":"p1","prompt":"a prompt"}"#)
+    );
     let snap = core.snapshot();
     assert!(snap.jobs[0].saved && !snap.jobs[0].can_save);
-    assert_eq!(stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"], "projects/p1/m:task_a.mp4");
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"],
+        "projects/p1/m:task_a.mp4"
+    );
     assert_eq!(snap.assets_view, AssetsView::Ready);
     let card = &snap.assets[0];
-    assert_eq!((card.title.as_str(), card.size_mb.as_str(), card.date_label.as_str()), ("a", "2.00", "21 Nov 2026"));
-    assert!(block_on(core.save_job("m:task_a")).is_err(), "saved once only");
+    assert_eq!(
+        (
+            card.title.as_str(),
+            card.size_mb.as_str(),
+            card.date_label.as_str()
+        ),
+        ("a", "2.00", "21 Nov 2026")
+    );
+    assert!(
+        block_on(core.save_job("m:task_a")).is_err(),
+        "saved once only"
+    );
 }
 
 #[test]
@@ -296,12 +405,25 @@ fn a_failed_save_logs_the_body_and_shows_the_banner() {
     let core = studio();
     open(&core, "p1");
     create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
-    script(&core, ok(json!({"status": "done", "preview_url": "http://h/p.mp4"})));
+    script(
+        &core,
+        ok(json!({"status": "done", "preview_url": "http://h/p.mp4"})),
+    );
     block_on(core.refresh_job("m:task_a", true)).unwrap();
     script(&core, status(409, "Conflict"));
-    assert_eq!(block_on(core.save_job("m:task_a")).unwrap_err(), "Failed to save job: Conflict");
-    assert_eq!(core.snapshot().banner.unwrap().message, "Failed to save video to library");
-    assert!(fake(&core).logs.borrow().iter().any(|(l, m)| *l == LogLevel::Error && m.contains(r#""message":"why""#)));
+    assert_eq!(
+        block_on(core.save_job("m:task_a")).unwrap_err(),
+        "Failed to save job: Conflict"
+    );
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to save video to library"
+    );
+    assert!(fake(&core)
+        .logs
+        .borrow()
+        .iter()
+        .any(|(l, m)| *l == LogLevel::Error && m.contains(r#""message":"why""#)));
     assert!(core.snapshot().jobs[0].can_save, "still saveable");
 }
 
@@ -311,7 +433,10 @@ fn assets_load_states_and_failure_banner() {
     core.enter_project("p1");
     assert_eq!(core.snapshot().assets_view, AssetsView::Loading);
     script(&core, status(401, "Unauthorized"));
-    assert_eq!(block_on(core.load_assets()).unwrap_err(), "Failed to get assets: Unauthorized");
+    assert_eq!(
+        block_on(core.load_assets()).unwrap_err(),
+        "Failed to get assets: Unauthorized"
+    );
     let snap = core.snapshot();
     assert_eq!(snap.assets_view, AssetsView::Empty);
     assert_eq!(snap.banner.unwrap().message, "Failed to load assets");
@@ -325,10 +450,17 @@ fn rereading_notifies_only_when_the_stored_list_changed() {
     let before = fake(&core).notified.get();
     assert!(!core.reread_jobs());
     assert!(!core.reread_jobs());
-    assert_eq!(fake(&core).notified.get(), before, "nothing changed, nothing told");
+    assert_eq!(
+        fake(&core).notified.get(),
+        before,
+        "nothing changed, nothing told"
+    );
     let other_tab = json!([{"sora_job_id": "m:task_z", "status": "running", "progress": 50,
         "prompt": "from another tab", "created_at": "2026-11-21T11:00:00.000Z"}]);
-    fake(&core).storage.borrow_mut().insert("jobs:p1".into(), other_tab.to_string());
+    fake(&core)
+        .storage
+        .borrow_mut()
+        .insert("jobs:p1".into(), other_tab.to_string());
     assert!(core.reread_jobs());
     assert_eq!(fake(&core).notified.get(), before + 1);
     let snap = core.snapshot();
@@ -340,21 +472,39 @@ fn rereading_notifies_only_when_the_stored_list_changed() {
 fn a_corrupted_job_list_loads_what_is_valid_and_keeps_the_text() {
     let core = studio();
     let raw = r#"[{"sora_job_id":"m:task_ok","status":"done"}, {"nope":1}, "junk"]"#;
-    fake(&core).storage.borrow_mut().insert("jobs:p1".into(), raw.into());
+    fake(&core)
+        .storage
+        .borrow_mut()
+        .insert("jobs:p1".into(), raw.into());
     core.enter_project("p1");
     let snap = core.snapshot();
     assert_eq!(snap.jobs.len(), 1);
     let banner = snap.banner.unwrap();
     assert_eq!(banner.message, "Failed to load dashboard data");
     assert!(banner.detail.unwrap().contains("backup:jobs:p1:"));
-    let backup = fake(&core).storage.borrow().iter().find(|(k, _)| k.starts_with("backup:jobs:p1:")).map(|(_, v)| v.clone());
+    let backup = fake(&core)
+        .storage
+        .borrow()
+        .iter()
+        .find(|(k, _)| k.starts_with("backup:jobs:p1:"))
+        .map(|(_, v)| v.clone());
     assert_eq!(backup.as_deref(), Some(raw));
-    assert_eq!(stored(&core, "jobs:p1").unwrap().as_array().unwrap().len(), 1);
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap().as_array().unwrap().len(),
+        1
+    );
 
-    fake(&core).storage.borrow_mut().insert("jobs:p2".into(), "{not json".into());
+    fake(&core)
+        .storage
+        .borrow_mut()
+        .insert("jobs:p2".into(), "{not json".into());
     core.enter_project("p2");
     assert!(core.snapshot().jobs.is_empty());
-    assert!(fake(&core).storage.borrow().values().any(|v| v == "{not json"));
+    assert!(fake(&core)
+        .storage
+        .borrow()
+        .values()
+        .any(|v| v == "{not json"));
 }
 
 #[test]
@@ -375,15 +525,21 @@ fn a_full_storage_is_reported_and_the_job_is_still_shown() {
 fn metadata_modal_shows_prompt_json_and_errors() {
     let core = studio();
     core.enter_project("p1");
-    script(&core, ok(json!({"videos": [
-        {"key": "projects/p1/m:task_a.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/m/a.mp4"},
-        {"key": "projects/p1/b.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z"}
-    ]})));
+    script(
+        &core,
+        ok(json!({"videos": [
+            {"key": "projects/p1/m:task_a.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/m/a.mp4"},
+            {"key": "projects/p1/b.mp4", "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z"}
+        ]})),
+    );
     block_on(core.load_assets()).unwrap();
     script(&core, ok(json!({"prompt": "a cat", "fps": 24})));
     block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
     let request = fake(&core).requests.borrow().last().unwrap().clone();
-    assert_eq!((request.url.as_str(), request.bearer.clone()), ("http://h/m/a.json", None));
+    assert_eq!(
+        (request.url.as_str(), request.bearer.clone()),
+        ("http://h/m/a.json", None)
+    );
     let modal = core.snapshot().metadata.unwrap();
     assert_eq!(modal.prompt.as_deref(), Some("a cat"));
     assert!(modal.details_json.unwrap().contains("\"fps\": 24"));
@@ -397,10 +553,16 @@ fn metadata_modal_shows_prompt_json_and_errors() {
 
     script(&core, status(500, "Server Error"));
     block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
-    assert_eq!(core.snapshot().metadata.unwrap().error.as_deref(), Some("Failed to load metadata"));
+    assert_eq!(
+        core.snapshot().metadata.unwrap().error.as_deref(),
+        Some("Failed to load metadata")
+    );
 
     block_on(core.open_metadata("projects/p1/b.mp4"));
-    assert_eq!(core.snapshot().metadata.unwrap().error.as_deref(), Some("Metadata not found"));
+    assert_eq!(
+        core.snapshot().metadata.unwrap().error.as_deref(),
+        Some("Metadata not found")
+    );
     core.close_metadata();
     assert!(core.snapshot().metadata.is_none());
 }
@@ -408,9 +570,18 @@ fn metadata_modal_shows_prompt_json_and_errors() {
 #[test]
 fn the_runtime_config_is_loaded_from_json() {
     let core = studio();
-    script(&core, ok(json!({"apiBase": "http://other/api", "token": "abc"})));
+    script(
+        &core,
+        ok(json!({"apiBase": "http://other/api", "token": "abc"})),
+    );
     block_on(core.load_config("/config.json")).unwrap();
-    assert_eq!(core.config(), ApiConfig { api_base: "http://other/api".into(), token: "abc".into() });
+    assert_eq!(
+        core.config(),
+        ApiConfig {
+            api_base: "http://other/api".into(),
+            token: "abc".into()
+        }
+    );
     script(&core, status(404, "Not Found"));
     assert!(block_on(core.load_config("/config.json")).is_err());
     assert_eq!(core.config().token, "abc", "a failed load changes nothing");

@@ -34,7 +34,11 @@ fn storage() -> Option<web_sys::Storage> {
 
 /// `"Name: message"` of a thrown JS value.
 fn describe(error: &JsValue) -> String {
-    let field = |name: &str| Reflect::get(error, &name.into()).ok().and_then(|v| v.as_string());
+    let field = |name: &str| {
+        Reflect::get(error, &name.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
     match (field("name"), field("message")) {
         (Some(n), Some(m)) => format!("{n}: {m}"),
         (_, Some(m)) => m,
@@ -57,9 +61,18 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, JsValue> {
     let req = Request::new_with_str_and_init(&request.url, &init)?;
     let global = js_sys::global();
     let fetch: Function = Reflect::get(&global, &"fetch".into())?.dyn_into()?;
-    let response: Response = JsFuture::from(js_sys::Promise::from(fetch.call1(&global, &req)?)).await?.dyn_into()?;
-    let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
-    Ok(HttpResponse { status: response.status(), status_text: response.status_text(), body })
+    let response: Response = JsFuture::from(js_sys::Promise::from(fetch.call1(&global, &req)?))
+        .await?
+        .dyn_into()?;
+    let body = JsFuture::from(response.text()?)
+        .await?
+        .as_string()
+        .unwrap_or_default();
+    Ok(HttpResponse {
+        status: response.status(),
+        status_text: response.status_text(),
+        body,
+    })
 }
 
 impl Platform for BrowserPlatform {
@@ -94,10 +107,18 @@ impl Platform for BrowserPlatform {
     }
 
     fn notify(&self) {
-        let listeners: Vec<Function> = self.listeners.borrow().iter().map(|(_, f)| f.clone()).collect();
+        let listeners: Vec<Function> = self
+            .listeners
+            .borrow()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
         for listener in listeners {
             if let Err(e) = listener.call0(&JsValue::NULL) {
-                self.log(LogLevel::Error, &format!("A subscriber threw: {}", describe(&e)));
+                self.log(
+                    LogLevel::Error,
+                    &format!("A subscriber threw: {}", describe(&e)),
+                );
             }
         }
     }

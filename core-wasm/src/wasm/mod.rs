@@ -63,7 +63,8 @@ impl Studio {
 
     /// Sets the API base and bearer token: `{ apiBase: "/api", token: "..." }`.
     pub fn configure(&self, config: JsValue) -> Result<(), JsValue> {
-        let config: ApiConfig = serde_wasm_bindgen::from_value(config).map_err(|e| js_error(e.to_string()))?;
+        let config: ApiConfig =
+            serde_wasm_bindgen::from_value(config).map_err(|e| js_error(e.to_string()))?;
         self.core.configure(config);
         Ok(())
     }
@@ -76,7 +77,10 @@ impl Studio {
     /// Loads `{ apiBase, token }` from a JSON file such as `/config.json`.
     #[wasm_bindgen(js_name = loadConfig)]
     pub fn load_config(&self, url: String) -> js_sys::Promise {
-        promise(&self.core, |core| async move { core.load_config(&url).await })
+        promise(
+            &self.core,
+            |core| async move { core.load_config(&url).await },
+        )
     }
 
     /// Calls `listener()` after every state change; returns the function that unsubscribes.
@@ -152,13 +156,17 @@ impl Studio {
     /// Starts a job from `prompt`, or from the draft when omitted; resolves with the job.
     #[wasm_bindgen(js_name = createJob)]
     pub fn create_job(&self, prompt: Option<String>) -> js_sys::Promise {
-        promise(&self.core, |core| async move { core.create_job(prompt.as_deref()).await })
+        promise(&self.core, |core| async move {
+            core.create_job(prompt.as_deref()).await
+        })
     }
 
     /// Check Status: asks the server about one job now; resolves with the merged job.
     #[wasm_bindgen(js_name = checkStatus)]
     pub fn check_status(&self, id: String) -> js_sys::Promise {
-        promise(&self.core, |core| async move { core.refresh_job(&id, true).await })
+        promise(&self.core, |core| async move {
+            core.refresh_job(&id, true).await
+        })
     }
 
     /// Polls every queued or running job now, as the 20-second timer does.

@@ -1,0 +1,264 @@
+//! Draws scene frames straight into I420 (YUV 4:2:0) planes: a vertical gradient, moving
+//! shapes and the caption band. Rendering in YUV avoids a colour conversion per pixel.
+
+use font8x8::UnicodeFonts;
+
+use super::scene::{Motion, Rgb, Scene};
+
+/// BT.601 limited-range conversion.
+fn yuv(c: Rgb) -> (u8, u8, u8) {
+    let [r, g, b] = c.map(f32::from);
+    let y = 16.0 + 0.257 * r + 0.504 * g + 0.098 * b;
+    let u = 128.0 - 0.148 * r - 0.291 * g + 0.439 * b;
+    let v = 128.0 + 0.439 * r - 0.368 * g - 0.071 * b;
+    (y as u8, u as u8, v as u8)
+}
+
+fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
+    [0, 1, 2].map(|i| (f32::from(a[i]) * (1.0 - t) + f32::from(b[i]) * t) as u8)
+}
+
+/// One I420 frame.
+pub struct Frame {
+    pub width: usize,
+    pub height: usize,
+    pub data: Vec<u8>,
+}
+
+impl Frame {
+    pub fn new(width: usize, height: usize) -> Frame {
+        Frame {
+            width,
+            height,
+            data: vec![0; width * height * 3 / 2],
+        }
+    }
+
+    pub fn planes_mut(&mut self) -> (&mut [u8], &mut [u8], &mut [u8]) {
+        let luma = self.width * self.height;
+        let (y, chroma) = self.data.split_at_mut(luma);
+        let (u, v) = chroma.split_at_mut(luma / 4);
+        (y, u, v)
+    }
+
+    pub fn planes(&self) -> (&[u8], &[u8], &[u8]) {
+        let luma = self.width * self.height;
+        let (y, chroma) = self.data.split_at(luma);
+        let (u, v) = chroma.split_at(luma / 4);
+        (y, u, v)
+    }
+}
+
+struct Shape {
+    x: f32,
+    y: f32,
+    speed: f32,
+    radius: f32,
+    phase: f32,
+}
+
+/// Renders the frames of one scene.
+pub struct Renderer {
+    width: usize,
+    height: usize,
+    rows: Vec<(u8, u8, u8)>,
+    accent: (u8, u8, u8),
+    shapes: Vec<Shape>,
+    motion: Motion,
+    caption: Vec<bool>,
+    caption_size: (usize, usize),
+    band_top: usize,
+}
+
+const CAPTION_SCALE: usize = 3;
+const CAPTION_MAX_CHARS: usize = 60;
+
+impl Renderer {
+    pub fn new(scene: &Scene, width: usize, height: usize) -> Renderer {
+        let rows = (0..height)
+            .map(|y| yuv(mix(scene.top, scene.bottom, y as f32 / height as f32)))
+            .collect();
+        let mut state = scene.seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 10_000) as f32 / 10_000.0
+        };
+        let shapes = (0..14)
+            .map(|_| Shape {
+                x: next(),
+                y: next(),
+                speed: 0.05 + next() * 0.15,
+                radius: (0.02 + next() * 0.05) * height as f32,
+                phase: next() * std::f32::consts::TAU,
+            })
+            .collect();
+        let text: String = scene.caption.chars().take(CAPTION_MAX_CHARS).collect();
+        let (caption, caption_size) = rasterise(&text);
+        let band_height = caption_size.1 + 24;
+        Renderer {
+            width,
+            height,
+            rows,
+            accent: yuv(scene.accent),
+            shapes,
+            motion: scene.motion,
+            caption,
+            caption_size,
+            band_top: height.saturating_sub(band_height),
+        }
+    }
+
+    /// Draws the frame at time `t` seconds.
+    pub fn draw(&self, t: f32, frame: &mut Frame) {
+        let (w, h) = (self.width, self.height);
+        let (yp, up, vp) = frame.planes_mut();
+        for (row, &(y, _, _)) in self.rows.iter().enumerate() {
+            yp[row * w..(row + 1) * w].fill(y);
+        }
+        for row in 0..h / 2 {
+            let (_, u, v) = self.rows[row * 2];
+            up[row * w / 2..(row + 1) * w / 2].fill(u);
+            vp[row * w / 2..(row + 1) * w / 2].fill(v);
+        }
+        for shape in &self.shapes {
+            let (cx, cy, r) = self.place(shape, t);
+            self.disc(yp, up, vp, cx, cy, r);
+        }
+        self.caption_band(yp, up, vp);
+    }
+
+    fn place(&self, s: &Shape, t: f32) -> (f32, f32, f32) {
+        let (w, h) = (self.width as f32, self.height as f32);
+        let wrap = |v: f32| v.rem_euclid(1.0);
+        let (x, y, r) = match self.motion {
+            Motion::Drift => (
+                wrap(s.x + s.speed * t),
+                s.y + 0.03 * (t + s.phase).sin(),
+                s.radius,
+            ),
+            Motion::Fall => (s.x, wrap(s.y + s.speed * 2.0 * t), s.radius * 0.6),
+            Motion::Rise => (
+                s.x + 0.02 * (t * 2.0 + s.phase).sin(),
+                wrap(s.y - s.speed * 1.5 * t),
+                s.radius,
+            ),
+            Motion::Orbit => {
+                let a = s.phase + t * (0.4 + s.speed * 3.0);
+                let d = 0.1 + s.y * 0.3;
+                (0.5 + d * a.cos() * h / w, 0.45 + d * a.sin(), s.radius)
+            }
+            Motion::Bounce => (
+                wrap(s.x + s.speed * t),
+                0.8 - 0.6 * ((t * 2.0 + s.phase).sin().abs()) * s.y,
+                s.radius,
+            ),
+            Motion::Pulse => (s.x, s.y, s.radius * (1.0 + 0.6 * (t * 3.0 + s.phase).sin())),
+        };
+        (x * w, y * h, r.max(2.0))
+    }
+
+    fn disc(&self, yp: &mut [u8], up: &mut [u8], vp: &mut [u8], cx: f32, cy: f32, r: f32) {
+        let (w, h) = (self.width as i64, self.band_top as i64);
+        let y0 = ((cy - r) as i64).max(0);
+        let y1 = ((cy + r) as i64).min(h - 1);
+        let (ay, au, av) = self.accent;
+        for y in y0..=y1 {
+            let dy = y as f32 + 0.5 - cy;
+            let half = (r * r - dy * dy).max(0.0).sqrt();
+            let x0 = ((cx - half) as i64).max(0);
+            let x1 = ((cx + half) as i64).min(w - 1);
+            if x0 > x1 {
+                continue;
+            }
+            let row = (y * w) as usize;
+            yp[row + x0 as usize..=row + x1 as usize].fill(ay);
+            if y % 2 == 0 {
+                let crow = (y / 2 * w / 2) as usize;
+                let (c0, c1) = ((x0 / 2) as usize, (x1 / 2) as usize);
+                up[crow + c0..=crow + c1].fill(au);
+                vp[crow + c0..=crow + c1].fill(av);
+            }
+        }
+    }
+
+    fn caption_band(&self, yp: &mut [u8], up: &mut [u8], vp: &mut [u8]) {
+        let w = self.width;
+        yp[self.band_top * w..].fill(24);
+        up[self.band_top / 2 * w / 2..].fill(128);
+        vp[self.band_top / 2 * w / 2..].fill(128);
+        let (cw, ch) = self.caption_size;
+        let left = w.saturating_sub(cw) / 2;
+        let top = self.band_top + 12;
+        for row in 0..ch.min(self.height - top) {
+            let line = &mut yp[(top + row) * w..(top + row + 1) * w];
+            for col in 0..cw.min(w - left) {
+                if self.caption[row * cw + col] {
+                    line[left + col] = 235;
+                }
+            }
+        }
+    }
+}
+
+/// Renders text with the 8x8 font, scaled up, into a mask.
+fn rasterise(text: &str) -> (Vec<bool>, (usize, usize)) {
+    let glyphs: Vec<[u8; 8]> = text
+        .chars()
+        .map(|c| {
+            font8x8::BASIC_FONTS
+                .get(c)
+                .unwrap_or_else(|| font8x8::BASIC_FONTS.get('?').unwrap_or([0; 8]))
+        })
+        .collect();
+    let (cw, ch) = (glyphs.len() * 8 * CAPTION_SCALE, 8 * CAPTION_SCALE);
+    let mut mask = vec![false; cw * ch];
+    for (i, glyph) in glyphs.iter().enumerate() {
+        for (gy, bits) in glyph.iter().enumerate() {
+            for gx in 0..8 {
+                if bits & (1 << gx) != 0 {
+                    for sy in 0..CAPTION_SCALE {
+                        for sx in 0..CAPTION_SCALE {
+                            let x = (i * 8 + gx) * CAPTION_SCALE + sx;
+                            mask[(gy * CAPTION_SCALE + sy) * cw + x] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (mask, (cw, ch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_deterministic_and_move() {
+        let scene = Scene::from_prompt("a red ball bouncing");
+        let renderer = Renderer::new(&scene, 320, 180);
+        let (mut a, mut b, mut c) = (
+            Frame::new(320, 180),
+            Frame::new(320, 180),
+            Frame::new(320, 180),
+        );
+        renderer.draw(1.0, &mut a);
+        renderer.draw(1.0, &mut b);
+        renderer.draw(2.0, &mut c);
+        assert_eq!(a.data, b.data);
+        assert_ne!(a.data, c.data);
+    }
+
+    #[test]
+    fn the_caption_is_drawn_in_the_band() {
+        let scene = Scene::from_prompt("HELLO");
+        let renderer = Renderer::new(&scene, 320, 180);
+        let mut f = Frame::new(320, 180);
+        renderer.draw(0.0, &mut f);
+        let (y, _, _) = f.planes();
+        let band = &y[renderer.band_top * 320..];
+        assert!(band.contains(&235) && band.contains(&24));
+    }
+}

@@ -1,0 +1,44 @@
+//! The built app: static files with a fallback to index.html for `/{projectId}`, the runtime
+//! `config.json`, and the caching rules (hashed assets immutable, the rest revalidated).
+
+use std::path::Path;
+
+use axum::extract::{Request, State};
+use axum::http::header::CACHE_CONTROL;
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use tower_http::services::{ServeDir, ServeFile};
+
+use super::AppState;
+
+pub fn files(dist: &Path) -> ServeDir<ServeFile> {
+    ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))
+}
+
+/// `{ apiBase, token }`, the runtime configuration the core loads at start. Never cached.
+pub async fn config(State(state): State<AppState>) -> Response {
+    let mut response =
+        Json(json!({ "apiBase": state.client_api_base, "token": state.token })).into_response();
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Hashed files under /assets/ never change; everything else is revalidated.
+pub async fn cache_policy(request: Request, next: Next) -> Response {
+    let immutable = request.uri().path().starts_with("/assets/");
+    let mut response = next.run(request).await;
+    let value = if immutable && response.status().is_success() {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static(value));
+    response
+}

@@ -1,0 +1,109 @@
+//! One error type for every /api answer, mapped to a status code and a JSON body
+//! `{"error":{"code","message"}}`. Internal details are logged, never sent.
+
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::jobs::JobError;
+use crate::storage::StorageError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("A valid bearer token is required")]
+    Unauthorized,
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("The request body is too large")]
+    PayloadTooLarge,
+    #[error("Expected a JSON body (Content-Type: application/json)")]
+    UnsupportedMediaType,
+    #[error("Internal server error")]
+    Internal(String),
+}
+
+impl ApiError {
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ApiError::Unprocessable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+            ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
+            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
+            }
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(detail) = &self {
+            tracing::error!(error = %detail, "internal error");
+        }
+        let (status, code) = self.status_and_code();
+        let mut response = (
+            status,
+            Json(json!({ "error": { "code": code, "message": self.to_string() } })),
+        )
+            .into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                "www-authenticate",
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+        }
+        response
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        match rejection {
+            JsonRejection::JsonDataError(e) => ApiError::Unprocessable(e.body_text()),
+            JsonRejection::JsonSyntaxError(_) => ApiError::BadRequest("Malformed JSON".into()),
+            JsonRejection::MissingJsonContentType(_) => ApiError::UnsupportedMediaType,
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            other => ApiError::BadRequest(other.body_text()),
+        }
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> Self {
+        ApiError::BadRequest(rejection.body_text())
+    }
+}
+
+impl From<StorageError> for ApiError {
+    fn from(e: StorageError) -> Self {
+        match e {
+            StorageError::NotFound(key) => ApiError::NotFound(format!("{key} was not found")),
+            StorageError::InvalidKey(key) => ApiError::BadRequest(format!("invalid key {key}")),
+            StorageError::Io(e) => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<JobError> for ApiError {
+    fn from(e: JobError) -> Self {
+        match e {
+            JobError::NotFound => ApiError::NotFound("Job not found".into()),
+            JobError::NotFinished => ApiError::Conflict("The job is not finished".into()),
+            JobError::UnknownModel(m) => ApiError::Unprocessable(format!("Unknown model {m}")),
+            JobError::Storage(e) => e.into(),
+            JobError::Io(e) => ApiError::Internal(e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Extractors whose rejections are `ApiError`s, so every failure answers in the same shape.
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+
+use super::error::ApiError;
+use super::AppState;
+
+/// A JSON body; malformed JSON is 400, a wrong shape 422, too large 413.
+pub struct JsonBody<T>(pub T);
+
+impl<T, S> FromRequest<S> for JsonBody<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
+        Ok(JsonBody(value))
+    }
+}
+
+/// Path parameters; a malformed one is 400.
+pub struct ApiPath<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ApiPath<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let axum::extract::Path(value) =
+            axum::extract::Path::<T>::from_request_parts(parts, state).await?;
+        Ok(ApiPath(value))
+    }
+}
+
+/// The public base URL: configured, or taken from the request's Host.
+pub struct PublicBase(pub String);
+
+impl FromRequestParts<AppState> for PublicBase {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(base) = &state.public_url {
+            return Ok(PublicBase(base.trim_end_matches('/').to_owned()));
+        }
+        let host = parts
+            .headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| {
+                h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+            })
+            .unwrap_or("localhost");
+        Ok(PublicBase(format!("http://{host}")))
+    }
+}
+
+impl PublicBase {
+    pub fn url(&self, state: &AppState, key: &str) -> String {
+        format!("{}{}", self.0, state.jobs.storage().public_path(key))
+    }
+}

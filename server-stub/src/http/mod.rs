@@ -1,0 +1,97 @@
+//! The router: /api (bearer auth, JSON, body limit), /media (public files), /config.json and
+//! the built app, with CORS, compression and request tracing.
+
+mod app;
+mod assets;
+mod auth;
+pub mod error;
+mod extract;
+mod jobs;
+mod media;
+
+use std::path::Path;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{header, Method};
+use axum::routing::get;
+use axum::{middleware, Router};
+use tower_http::compression::CompressionLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
+
+use crate::jobs::JobService;
+use error::ApiError;
+
+/// The largest /api request body accepted.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub jobs: JobService,
+    pub token: String,
+    /// The base URL public media addresses are built on; from the request's Host when unset.
+    pub public_url: Option<String>,
+    /// The API base the app is told to use in config.json.
+    pub client_api_base: String,
+}
+
+pub fn valid_project(id: &str) -> Result<(), ApiError> {
+    if crate::jobs::record::is_valid_project(id) {
+        Ok(())
+    } else {
+        Err(ApiError::BadRequest(
+            "project id must be 1 to 64 characters of a-z, 0-9 and '-'".into(),
+        ))
+    }
+}
+
+async fn api_not_found() -> ApiError {
+    ApiError::NotFound("No such API route".into())
+}
+
+fn cors(origins: &[String]) -> CorsLayer {
+    let allow = if origins.is_empty() || origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| o.parse().ok()))
+    };
+    CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::RANGE])
+        .expose_headers([header::CONTENT_RANGE, header::CONTENT_LENGTH, header::ETAG])
+}
+
+pub fn router(state: AppState, media_root: &Path, dist: &Path, cors_origins: &[String]) -> Router {
+    let api = Router::new()
+        .route("/projects/{project_id}/assets", get(assets::list))
+        .route(
+            "/projects/{project_id}/jobs",
+            get(jobs::list).post(jobs::create),
+        )
+        .route("/jobs/sora/{job_id}", get(jobs::get))
+        .route("/jobs/sora/{job_id}/save", axum::routing::post(jobs::save))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_bearer,
+        ))
+        .fallback(api_not_found)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CompressionLayer::new());
+    let media = Router::new()
+        .fallback_service(ServeDir::new(media_root))
+        .layer(middleware::from_fn(media::etag));
+    let site = Router::new()
+        .route("/config.json", get(app::config))
+        .fallback_service(app::files(dist))
+        .layer(middleware::from_fn(app::cache_policy))
+        .layer(CompressionLayer::new());
+    Router::new()
+        .nest("/api", api)
+        .nest("/media", media)
+        .merge(site)
+        .layer(cors(cors_origins))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,51 @@
+//! Job records on disk: one JSON file per job, written atomically, so a crash never loses or
+//! half-writes a record.
+
+use std::path::{Path, PathBuf};
+
+use super::record::JobRecord;
+
+pub struct RecordDir {
+    dir: PathBuf,
+}
+
+impl RecordDir {
+    pub fn open(dir: PathBuf) -> std::io::Result<Self> {
+        std::fs::create_dir_all(&dir)?;
+        Ok(RecordDir { dir })
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    pub fn write(&self, record: &JobRecord) -> std::io::Result<()> {
+        let temp = self.dir.join(format!(".{}.tmp", record.sora_job_id));
+        std::fs::write(&temp, serde_json::to_vec_pretty(record)?)?;
+        std::fs::rename(&temp, self.path(&record.sora_job_id))
+    }
+
+    /// Every readable record. An unreadable file is renamed `*.corrupt` and reported, not lost.
+    pub fn load_all(&self) -> std::io::Result<Vec<JobRecord>> {
+        let mut records = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)? {
+            let path = entry?.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            match read(&path) {
+                Ok(record) => records.push(record),
+                Err(e) => {
+                    tracing::error!(path = %path.display(), error = %e, "unreadable job record kept aside");
+                    std::fs::rename(&path, path.with_extension("json.corrupt"))?;
+                }
+            }
+        }
+        records.sort_by(|a, b| a.sora_job_id.cmp(&b.sora_job_id));
+        Ok(records)
+    }
+}
+
+fn read(path: &Path) -> Result<JobRecord, Box<dyn std::error::Error>> {
+    Ok(serde_json::from_slice(&std::fs::read(path)?)?)
+}

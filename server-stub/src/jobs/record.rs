@@ -1,0 +1,121 @@
+//! A job as the server keeps it, and the id format `{model}:task_{ulid}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::engine::VideoSpec;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Queued,
+    Running,
+    Done,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub sora_job_id: String,
+    pub project_id: String,
+    pub prompt: String,
+    pub model: String,
+    pub provider: String,
+    pub spec: VideoSpec,
+    pub status: Status,
+    pub progress: u8,
+    pub preview_key: Option<String>,
+    pub error: Option<String>,
+    /// How many times a worker has started this job (a restart resumes it).
+    pub attempts: u32,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl JobRecord {
+    /// The job as the API answers it; `preview_url` once done, `error` once failed.
+    pub fn to_api(&self, public: impl Fn(&str) -> String) -> Value {
+        json!({
+            "sora_job_id": self.sora_job_id,
+            "object": "video",
+            "status": self.status,
+            "progress": self.progress,
+            "prompt": self.prompt,
+            "model": self.model,
+            "provider": self.provider,
+            "project_id": self.project_id,
+            "seconds": self.spec.seconds,
+            "size": self.spec.size(),
+            "fps": self.spec.fps,
+            "preview_url": self.preview_key.as_deref().filter(|_| self.status == Status::Done).map(public),
+            "error": self.error,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        })
+    }
+}
+
+/// A new, unique, time-sortable job id for `model`.
+pub fn new_id(model: &str) -> String {
+    format!(
+        "{model}:task_{}",
+        ulid::Ulid::new().to_string().to_lowercase()
+    )
+}
+
+/// Whether `id` has the job id form: a model name, `:task_`, then lowercase letters and digits.
+pub fn is_valid_id(id: &str) -> bool {
+    let Some((model, rest)) = id.split_once(":task_") else {
+        return false;
+    };
+    let model_ok = (1..=32).contains(&model.len())
+        && model
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'));
+    let rest_ok = (1..=64).contains(&rest.len())
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    model_ok && rest_ok
+}
+
+/// Project ids in the spec's cleaned form: a-z, 0-9 and '-', 1 to 64 characters.
+pub fn is_valid_project(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_sortable_and_valid() {
+        let a = new_id("local-1");
+        let b = new_id("local-1");
+        assert!(a.starts_with("local-1:task_") && a != b);
+        assert!(is_valid_id(&a), "{a}");
+        assert!(is_valid_id("sora-2:task_01k7yhn8abc"));
+        for bad in [
+            "",
+            "task_01",
+            "local-1:task_",
+            "Local:task_01",
+            "a:task_01/..",
+            "a:task_ABC",
+            "../x:task_1",
+        ] {
+            assert!(!is_valid_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn project_ids_are_in_the_cleaned_form() {
+        assert!(is_valid_project("my-project-1-"));
+        for bad in ["", "My", "a b", "a/b", "..", &"x".repeat(65)] {
+            assert!(!is_valid_project(bad), "{bad}");
+        }
+    }
+}

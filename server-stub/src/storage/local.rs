@@ -1,0 +1,163 @@
+//! Videos in a local folder, written atomically (a temporary file, then a rename).
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use async_trait::async_trait;
+use tokio::fs;
+
+use super::{check_key, Object, Storage, StorageError};
+
+pub struct LocalStorage {
+    root: PathBuf,
+    tmp: PathBuf,
+}
+
+impl LocalStorage {
+    /// Objects live under `root`; temporary files under `tmp` (same file system).
+    pub fn new(root: PathBuf, tmp: PathBuf) -> std::io::Result<Self> {
+        std::fs::create_dir_all(&root)?;
+        std::fs::create_dir_all(&tmp)?;
+        Ok(LocalStorage { root, tmp })
+    }
+
+    fn path(&self, key: &str) -> Result<PathBuf, StorageError> {
+        check_key(key)?;
+        Ok(self.root.join(key))
+    }
+
+    fn temp_path(&self) -> PathBuf {
+        self.tmp.join(format!("{}.part", ulid::Ulid::new()))
+    }
+
+    async fn commit(&self, temp: &Path, key: &str) -> Result<Object, StorageError> {
+        let path = self.path(key)?;
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).await?;
+        }
+        fs::rename(temp, &path).await?;
+        object(key, &fs::metadata(&path).await?)
+    }
+}
+
+fn object(key: &str, meta: &std::fs::Metadata) -> Result<Object, StorageError> {
+    let modified = meta
+        .modified()?
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    Ok(Object {
+        key: key.to_owned(),
+        size_bytes: meta.len(),
+        modified,
+    })
+}
+
+#[async_trait]
+impl Storage for LocalStorage {
+    async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
+        let temp = self.temp_path();
+        if fs::rename(source, &temp).await.is_err() {
+            fs::copy(source, &temp).await?;
+            fs::remove_file(source).await?;
+        }
+        self.commit(&temp, key).await
+    }
+
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
+        let temp = self.temp_path();
+        fs::write(&temp, bytes).await?;
+        self.commit(&temp, key).await
+    }
+
+    async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
+        let source = self.path(from)?;
+        let temp = self.temp_path();
+        match fs::copy(&source, &temp).await {
+            Ok(_) => self.commit(&temp, to).await,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StorageError::NotFound(from.to_owned()))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
+        match fs::metadata(self.path(key)?).await {
+            Ok(meta) if meta.is_file() => Ok(Some(object(key, &meta)?)),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+        let folder = prefix.trim_end_matches('/');
+        let dir = self.path(folder)?;
+        let mut entries = match fs::read_dir(&dir).await {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut out = Vec::new();
+        while let Some(entry) = entries.next_entry().await? {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let meta = entry.metadata().await?;
+            if meta.is_file() {
+                out.push(object(&format!("{folder}/{name}"), &meta)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn public_path(&self, key: &str) -> String {
+        format!("/media/{key}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn puts_copies_lists_and_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        store
+            .put_bytes("projects/p/a.json", b"{}".to_vec())
+            .await
+            .unwrap();
+        let src = dir.path().join("v.mp4");
+        std::fs::write(&src, b"video").unwrap();
+        let put = store.put_file("previews/a.mp4", &src).await.unwrap();
+        assert_eq!(put.size_bytes, 5);
+        assert!(!src.exists());
+        store
+            .copy("previews/a.mp4", "projects/p/a.mp4")
+            .await
+            .unwrap();
+        let mut listed: Vec<String> = store
+            .list("projects/p/")
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|o| o.key)
+            .collect();
+        listed.sort();
+        assert_eq!(listed, ["projects/p/a.json", "projects/p/a.mp4"]);
+        assert!(store.list("projects/none/").await.unwrap().is_empty());
+        assert!(matches!(
+            store.copy("previews/none.mp4", "x/y.mp4").await,
+            Err(StorageError::NotFound(_))
+        ));
+        assert!(store.put_bytes("../escape", vec![]).await.is_err());
+        assert!(store.head("projects/p/a.mp4").await.unwrap().is_some());
+        assert!(
+            std::fs::read_dir(dir.path().join("tmp"))
+                .unwrap()
+                .next()
+                .is_none(),
+            "no temporary file left"
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! Where videos and their metadata are kept. The local folder is the default backend; every
+//! backend speaks in keys such as `projects/{projectId}/{jobId}.mp4`.
+
+mod local;
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use thiserror::Error;
+
+pub use local::LocalStorage;
+
+#[derive(Debug, Error)]
+pub enum StorageError {
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("invalid key: {0}")]
+    InvalidKey(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One stored object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    pub key: String,
+    pub size_bytes: u64,
+    /// Unix seconds.
+    pub modified: i64,
+}
+
+#[async_trait]
+pub trait Storage: Send + Sync {
+    /// Moves a finished local file in under `key`, atomically: readers never see part of it.
+    async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError>;
+    /// Writes small bytes (metadata) under `key`, atomically.
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError>;
+    /// Copies one stored object to another key, streaming, atomically.
+    async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError>;
+    async fn head(&self, key: &str) -> Result<Option<Object>, StorageError>;
+    /// The objects directly under `prefix` (a folder ending in `/`).
+    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError>;
+    /// The public path of a key, relative to the server's public base URL.
+    fn public_path(&self, key: &str) -> String;
+}
+
+/// Keys are relative, made of safe segments, and never climb out of the store.
+pub fn check_key(key: &str) -> Result<(), StorageError> {
+    let ok = !key.is_empty()
+        && !key.starts_with('/')
+        && key.split('/').all(|seg| {
+            !seg.is_empty()
+                && seg != "."
+                && seg != ".."
+                && seg
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(StorageError::InvalidKey(key.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_cannot_escape() {
+        assert!(check_key("projects/p/local-1:task_01.mp4").is_ok());
+        for bad in [
+            "",
+            "/etc/passwd",
+            "a/../b",
+            "a//b",
+            "a/./b",
+            "..",
+            "a/b\\c",
+            "a/%2e%2e",
+            "a/b c",
+        ] {
+            assert!(check_key(bad).is_err(), "{bad}");
+        }
+    }
+}
