@@ -43,7 +43,10 @@ struct State {
     banner: Option<Banner>,
     draft: String,
     creating: bool,
+    /// Jobs with a Check Status request in flight (shown as busy).
     checking: BTreeSet<String>,
+    /// Jobs with an automatic poll in flight (not shown; keeps polls from piling up).
+    polling: BTreeSet<String>,
     saving: BTreeSet<String>,
     metadata: Option<Metadata>,
 }
@@ -456,7 +459,11 @@ impl<P: Platform> Core<P> {
         self.read(|s| {
             s.jobs
                 .iter()
-                .filter(|j| j.is_active() && !s.checking.contains(&j.sora_job_id))
+                .filter(|j| {
+                    j.is_active()
+                        && !s.checking.contains(&j.sora_job_id)
+                        && !s.polling.contains(&j.sora_job_id)
+                })
                 .map(|j| j.sora_job_id.clone())
                 .collect()
         })
@@ -466,11 +473,18 @@ impl<P: Platform> Core<P> {
     /// reports failure in the banner; an automatic poll only logs it.
     pub async fn refresh_job(&self, id: &str, manual: bool) -> Result<Job, String> {
         let project = self.require_project()?;
-        if self.read(|s| s.checking.contains(id)) {
+        fn in_flight(s: &mut State, manual: bool) -> &mut BTreeSet<String> {
+            if manual {
+                &mut s.checking
+            } else {
+                &mut s.polling
+            }
+        }
+        if self.read(|s| if manual { &s.checking } else { &s.polling }.contains(id)) {
             return Err(format!("{id} is already being checked"));
         }
         self.update(|s| {
-            s.checking.insert(id.to_owned());
+            in_flight(s, manual).insert(id.to_owned());
             if manual {
                 s.banner = None;
             }
@@ -516,7 +530,7 @@ impl<P: Platform> Core<P> {
             self.platform.log(level, &format!("Polling {id}: {e}"));
         }
         self.update(|s| {
-            s.checking.remove(id);
+            in_flight(s, manual).remove(id);
             if let (Err(e), true) = (
                 &outcome,
                 manual && s.project.as_deref() == Some(project.as_str()),

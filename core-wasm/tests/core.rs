@@ -32,11 +32,12 @@ struct YieldOnce(bool);
 
 impl Future for YieldOnce {
     type Output = ();
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.0 {
             Poll::Ready(())
         } else {
             self.0 = true;
+            cx.waker().wake_by_ref();
             Poll::Pending
         }
     }
@@ -585,4 +586,37 @@ fn the_runtime_config_is_loaded_from_json() {
     script(&core, status(404, "Not Found"));
     assert!(block_on(core.load_config("/config.json")).is_err());
     assert_eq!(core.config().token, "abc", "a failed load changes nothing");
+}
+
+#[test]
+fn check_status_goes_through_while_an_automatic_poll_is_in_flight() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    fake(&core).hold.set(true);
+    // Answers are taken in the order requests finish: the manual check finishes first.
+    script(&core, ok(json!({"status": "running", "progress": 20})));
+    script(&core, ok(json!({"status": "running", "progress": 10})));
+    let mut auto = Box::pin(core.refresh_job("m:task_a", false));
+    let waker = futures::task::noop_waker();
+    assert!(auto
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    assert!(
+        core.jobs_due_for_poll().is_empty(),
+        "no second automatic poll"
+    );
+    assert!(
+        !core.snapshot().jobs[0].checking,
+        "an automatic poll is not shown as busy"
+    );
+    let manual = block_on(core.refresh_job("m:task_a", true)).unwrap();
+    assert_eq!(manual.percent(), 20);
+    assert_eq!(block_on(auto).unwrap().percent(), 10);
+    assert_eq!(
+        fake(&core).requests.borrow().len(),
+        4,
+        "assets, create and both status calls"
+    );
 }

@@ -17,10 +17,17 @@ use schedule::Timers;
 
 type SharedCore = Rc<Core<BrowserPlatform>>;
 
+/// Plain JS data (objects, arrays, strings, numbers, null) through one JSON serializer.
 fn to_js<T: Serialize>(value: &T) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|text| js_sys::JSON::parse(&text).ok())
         .unwrap_or(JsValue::UNDEFINED)
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
+    let text = js_sys::JSON::stringify(value).map_err(|_| js_error("expected plain data"))?;
+    serde_json::from_str(&String::from(text)).map_err(|e| js_error(e.to_string()))
 }
 
 fn js_error(message: impl AsRef<str>) -> JsValue {
@@ -63,8 +70,7 @@ impl Studio {
 
     /// Sets the API base and bearer token: `{ apiBase: "/api", token: "..." }`.
     pub fn configure(&self, config: JsValue) -> Result<(), JsValue> {
-        let config: ApiConfig =
-            serde_wasm_bindgen::from_value(config).map_err(|e| js_error(e.to_string()))?;
+        let config: ApiConfig = from_js(&config)?;
         self.core.configure(config);
         Ok(())
     }

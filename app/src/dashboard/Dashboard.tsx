@@ -1,0 +1,45 @@
+import { useEffect, type MouseEvent } from "react";
+import { useStudio } from "../core/useStudio";
+import { navigate } from "../router";
+import { AssetLibrary } from "./AssetLibrary";
+import { ErrorBanner } from "./ErrorBanner";
+import { GenerationConsole } from "./GenerationConsole";
+import { MetadataModal } from "./MetadataModal";
+
+function toPicker(event: MouseEvent) {
+  event.preventDefault();
+  navigate("/");
+}
+
+export function Dashboard({ projectId }: { projectId: string | null }) {
+  const studio = useStudio();
+
+  useEffect(() => {
+    if (projectId === null) return;
+    studio.enterProject(projectId);
+    return () => studio.leaveProject();
+  }, [studio, projectId]);
+
+  return (
+    <div className="dashboard">
+      <header className="topbar">
+        <a className="brand" href="/" onClick={toPicker}>
+          Studio
+        </a>
+        {projectId !== null && <p className="project-line">Project: {projectId}</p>}
+      </header>
+      {projectId === null ? (
+        <main className="invalid">
+          <p>Invalid project ID</p>
+        </main>
+      ) : (
+        <main className="panels">
+          <ErrorBanner />
+          <GenerationConsole />
+          <AssetLibrary />
+          <MetadataModal />
+        </main>
+      )}
+    </div>
+  );
+}

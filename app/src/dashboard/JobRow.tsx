@@ -1,0 +1,67 @@
+import type { JobView } from "../core/types";
+import { run, useStudio } from "../core/useStudio";
+
+export function JobRow({ job }: { job: JobView }) {
+  const studio = useStudio();
+  return (
+    <li className="job" data-job-id={job.id}>
+      <div className="job-head">
+        <span className={`badge status-${job.status}`}>{job.badge}</span>
+        <time className="muted">{job.createdLabel}</time>
+      </div>
+      <p className="job-prompt">&ldquo;{job.prompt}&rdquo;</p>
+      {job.showProgress && (
+        <div className="progress">
+          <div className="progress-text">
+            <span>Generating video...</span>
+            <span>{job.percent}%</span>
+          </div>
+          <div
+            className="progress-track"
+            role="progressbar"
+            aria-label="Generation progress"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={job.percent}
+          >
+            <div className="progress-fill" style={{ transform: `scaleX(${job.percent / 100})` }} />
+          </div>
+        </div>
+      )}
+      {job.error && <p className="job-error">{job.error}</p>}
+      {job.showPlayer && job.previewUrl && (
+        <video
+          className="player"
+          controls
+          preload="metadata"
+          src={job.previewUrl}
+          onError={() => console.warn(`[studio] could not load video ${job.previewUrl}`)}
+        />
+      )}
+      <div className="job-actions">
+        {job.canSave && (
+          <button
+            type="button"
+            className="primary"
+            disabled={job.saving}
+            aria-busy={job.saving}
+            onClick={() => run(studio.saveJob(job.id))}
+          >
+            Save to Library
+          </button>
+        )}
+        {job.saved && <span className="saved">✓ Saved to library</span>}
+        {job.canCheck && (
+          <button
+            type="button"
+            disabled={job.checking}
+            aria-busy={job.checking}
+            onClick={() => run(studio.checkStatus(job.id))}
+          >
+            Check Status
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

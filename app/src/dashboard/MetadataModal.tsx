@@ -1,0 +1,77 @@
+import { useEffect, useRef } from "react";
+import { useSnapshot, useStudio } from "../core/useStudio";
+
+export function MetadataModal() {
+  const studio = useStudio();
+  const { metadata } = useSnapshot();
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const open = metadata !== null;
+
+  useEffect(() => {
+    if (!open) return;
+    const previous = document.activeElement as HTMLElement | null;
+    closeButton.current?.focus();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") studio.closeMetadata();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      previous?.focus();
+    };
+  }, [open, studio]);
+
+  if (!metadata) return null;
+  const { asset } = metadata;
+  return (
+    <div
+      className="overlay"
+      data-testid="modal-overlay"
+      onClick={(e) => e.target === e.currentTarget && studio.closeMetadata()}
+    >
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="modal-title">
+        <div className="modal-head">
+          <h2 id="modal-title">Video Metadata</h2>
+          <button
+            ref={closeButton}
+            type="button"
+            className="ghost"
+            aria-label="Close"
+            onClick={() => studio.closeMetadata()}
+          >
+            ✕
+          </button>
+        </div>
+        <section>
+          <h3>Basic Info</h3>
+          <dl className="facts">
+            <dt>File name</dt>
+            <dd>{asset.fileName}</dd>
+            <dt>Size</dt>
+            <dd>{asset.sizeMb} MB</dd>
+            <dt>Created</dt>
+            <dd>{asset.createdLabel}</dd>
+          </dl>
+        </section>
+        {metadata.loading && <p className="muted">Loading metadata...</p>}
+        {metadata.error && (
+          <p className="job-error" role="alert">
+            {metadata.error}
+          </p>
+        )}
+        {metadata.prompt && (
+          <section>
+            <h3>Prompt</h3>
+            <p className="modal-prompt">{metadata.prompt}</p>
+          </section>
+        )}
+        {metadata.detailsJson && (
+          <section>
+            <h3>Technical Details</h3>
+            <pre className="json">{metadata.detailsJson}</pre>
+          </section>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+// The two routes, based at the site root: "/" and "/{projectId}".
+import { useSyncExternalStore } from "react";
+
+export type Route = { name: "picker" } | { name: "dashboard"; projectId: string | null };
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener("popstate", onChange);
+  return () => window.removeEventListener("popstate", onChange);
+}
+
+export function routeOf(pathname: string): Route {
+  const path = pathname.replace(/^\/+/, "");
+  if (path === "") return { name: "picker" };
+  let projectId: string | null;
+  try {
+    projectId = decodeURIComponent(path.replace(/\/+$/, ""));
+  } catch {
+    projectId = null;
+  }
+  const valid = projectId !== null && projectId.trim() !== "" && !projectId.includes("/");
+  return { name: "dashboard", projectId: valid ? projectId : null };
+}
+
+export function usePathname(): string {
+  return useSyncExternalStore(subscribe, () => window.location.pathname);
+}
+
+export function navigate(to: string): void {
+  window.history.pushState(null, "", to);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export function projectPath(projectId: string): string {
+  return `/${encodeURIComponent(projectId)}`;
+}

@@ -1,0 +1,19 @@
+// Loads the real wasm core into jsdom and cleans up between tests.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { cleanup } from "@testing-library/react";
+import "@testing-library/jest-dom/vitest";
+import { afterEach } from "vitest";
+import { initSync } from "../../pkg/studio_core.js";
+
+// web_sys::window() checks `globalThis instanceof Window`, which jsdom's global is not.
+Object.defineProperty(Window, Symbol.hasInstance, {
+  value: (value: unknown) => value === globalThis || value === window,
+});
+
+initSync({ module: readFileSync(resolve(process.cwd(), "../pkg/studio_core_bg.wasm")) });
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
