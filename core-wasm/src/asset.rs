@@ -54,9 +54,11 @@ fn is_model_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
-/// Size in MB (2^20 bytes) with two decimals.
+/// Size in MB (2^20 bytes) with two decimals, rounded half up (integer arithmetic keeps
+/// the float formatter out of the wasm).
 pub fn size_mb(size_bytes: u64) -> String {
-    format!("{:.2}", size_bytes as f64 / 1_048_576.0)
+    let hundredths = (u128::from(size_bytes) * 100 + 524_288) / 1_048_576;
+    format!("{}.{:02}", hundredths / 100, hundredths % 100)
 }
 
 /// The companion metadata address: the public URL with `.mp4` replaced by `.json`.
@@ -98,6 +100,9 @@ mod tests {
         assert_eq!(size_mb(0), "0.00");
         assert_eq!(size_mb(1_048_576), "1.00");
         assert_eq!(size_mb(5_347_737), "5.10");
+        assert_eq!(size_mb(5_242), "0.00");
+        assert_eq!(size_mb(5_243), "0.01");
+        assert_eq!(size_mb(u64::MAX), "17592186044416.00");
     }
 
     #[test]

@@ -50,7 +50,7 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 fn number_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(match Value::deserialize(d)? {
         Value::Number(n) => n.as_f64().unwrap_or(0.0),
-        Value::String(s) => s.trim().parse().unwrap_or(0.0),
+        Value::String(s) => serde_json::from_str::<f64>(s.trim()).unwrap_or(0.0),
         _ => 0.0,
     })
 }
@@ -135,8 +135,8 @@ impl Job {
             &self.status
         };
         match self.status() {
-            JobStatus::Running => format!("{} {}%", status.to_uppercase(), self.percent()),
-            _ => status.to_uppercase(),
+            JobStatus::Running => format!("{} {}%", status.to_ascii_uppercase(), self.percent()),
+            _ => status.to_ascii_uppercase(),
         }
     }
 }

@@ -7,16 +7,19 @@ pub fn clean(raw: &str) -> Option<String> {
     if trimmed.is_empty() {
         return None;
     }
-    Some(
-        trimmed
-            .to_lowercase()
-            .chars()
-            .map(|c| match c {
-                'a'..='z' | '0'..='9' | '-' => c,
-                _ => '-',
-            })
-            .collect(),
-    )
+    let mut id = String::with_capacity(trimmed.len());
+    for c in trimmed.chars() {
+        match c {
+            'a'..='z' | '0'..='9' | '-' => id.push(c),
+            'A'..='Z' => id.push(c.to_ascii_lowercase()),
+            // The only characters outside ASCII whose lowercase holds an ASCII letter: full
+            // Unicode lowercasing would cost its tables in the wasm for these two.
+            '\u{212A}' => id.push('k'),
+            '\u{130}' => id.push_str("i-"),
+            _ => id.push('-'),
+        }
+    }
+    Some(id)
 }
 
 /// Whether Open Project may be pressed for this input.
@@ -34,6 +37,11 @@ mod tests {
         assert_eq!(clean("  Trailer v2  ").as_deref(), Some("trailer-v2"));
         assert_eq!(clean("a/../b").as_deref(), Some("a----b"));
         assert_eq!(clean("Été").as_deref(), Some("-t-"));
+        assert_eq!(
+            clean("\u{212A}elvin \u{130}stanbul").as_deref(),
+            Some("kelvin-i-stanbul")
+        );
+        assert_eq!(clean("🎬 Reel").as_deref(), Some("--reel"));
     }
 
     #[test]

@@ -1,0 +1,182 @@
+//! The core's browser glue in headless Chromium: localStorage, the timers, subscriptions and
+//! fetch against a real server-stub (started by scripts/test-wasm.sh, which passes its address).
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect};
+use studio_core::wasm::Studio;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const API: Option<&str> = option_env!("STUDIO_TEST_API");
+const TOKEN: Option<&str> = option_env!("STUDIO_TEST_TOKEN");
+
+fn storage() -> web_sys::Storage {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap()
+}
+
+fn config(token: &str) -> JsValue {
+    let api = API.expect("STUDIO_TEST_API names the server-stub under test");
+    js_sys::JSON::parse(&format!(r#"{{"apiBase":"{api}","token":"{token}"}}"#)).unwrap()
+}
+
+fn studio() -> Studio {
+    storage().clear().unwrap();
+    Studio::new(config(TOKEN.unwrap_or_default())).unwrap()
+}
+
+fn get(value: &JsValue, path: &[&str]) -> JsValue {
+    path.iter().fold(value.clone(), |v, key| {
+        Reflect::get(&v, &JsValue::from_str(key)).unwrap()
+    })
+}
+
+async fn sleep(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+}
+
+/// Waits until `condition` holds, checking every 50 ms, for at most `limit_ms`.
+async fn until(limit_ms: i32, condition: impl Fn() -> bool) -> bool {
+    for _ in 0..limit_ms / 50 {
+        if condition() {
+            return true;
+        }
+        sleep(50).await;
+    }
+    condition()
+}
+
+#[wasm_bindgen_test]
+fn recent_projects_live_in_local_storage() {
+    let studio = studio();
+    assert_eq!(
+        studio.open_project("My Project_1!").as_deref(),
+        Some("my-project-1-")
+    );
+    studio.open_recent("Other");
+    assert_eq!(
+        storage().get_item("recent-projects").unwrap().as_deref(),
+        Some(r#"["Other","my-project-1-"]"#)
+    );
+    let again = Studio::new(JsValue::UNDEFINED).unwrap();
+    assert_eq!(
+        js_sys::JSON::stringify(&get(&again.snapshot(), &["recent"])).unwrap(),
+        r#"["Other","my-project-1-"]"#
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_corrupted_recent_list_is_kept_aside() {
+    storage().clear().unwrap();
+    storage().set_item("recent-projects", "not json").unwrap();
+    let studio = Studio::new(JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&studio.snapshot(), &["recent", "length"]), 0);
+    let storage = storage();
+    let backup = (0..storage.length().unwrap())
+        .filter_map(|i| storage.key(i).unwrap())
+        .find(|k| k.starts_with("backup:recent-projects:"))
+        .expect("a backup key");
+    assert_eq!(
+        storage.get_item(&backup).unwrap().as_deref(),
+        Some("not json")
+    );
+}
+
+#[wasm_bindgen_test]
+fn subscribers_hear_changes_and_can_unsubscribe() {
+    let studio = studio();
+    let count = Rc::new(Cell::new(0));
+    let seen = count.clone();
+    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
+    let unsubscribe: Function = studio
+        .subscribe(listener.as_ref().unchecked_ref::<Function>().clone())
+        .into();
+    let before = studio.snapshot();
+    assert!(Reflect::get(&before, &"draft".into()).is_ok());
+    assert!(
+        js_sys::Object::is(&before, &studio.snapshot()),
+        "same object until the version changes"
+    );
+    studio.set_draft("hello");
+    assert_eq!(count.get(), 1);
+    assert!(!js_sys::Object::is(&before, &studio.snapshot()));
+    studio.set_draft("hello");
+    assert_eq!(count.get(), 1, "no change, no notification");
+    unsubscribe.call0(&JsValue::NULL).unwrap();
+    studio.set_draft("bye");
+    assert_eq!(count.get(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn creates_checks_and_lists_against_the_real_server() {
+    let studio = studio();
+    studio.enter_project("wasm-tests");
+    let created = JsFuture::from(studio.create_job(Some("a blue ball bouncing".into())))
+        .await
+        .unwrap();
+    let id = get(&created, &["sora_job_id"]).as_string().unwrap();
+    assert!(id.starts_with("local-1:task_"), "{id}");
+    let stored = storage().get_item("jobs:wasm-tests").unwrap().unwrap();
+    assert!(stored.contains(&id));
+    let checked = JsFuture::from(studio.check_status(id.clone()))
+        .await
+        .unwrap();
+    let status = get(&checked, &["status"]).as_string().unwrap();
+    assert!(
+        ["queued", "running", "done"].contains(&status.as_str()),
+        "{status}"
+    );
+    let count = JsFuture::from(studio.load_assets()).await.unwrap();
+    assert_eq!(count.as_f64(), Some(0.0));
+    studio.leave_project();
+}
+
+#[wasm_bindgen_test]
+async fn a_wrong_token_fails_with_the_status_text() {
+    storage().clear().unwrap();
+    let studio = Studio::new(config("wrong")).unwrap();
+    studio.enter_project("wasm-tests");
+    let error = JsFuture::from(studio.load_assets()).await.unwrap_err();
+    let message = get(&error, &["message"]).as_string().unwrap();
+    assert_eq!(message, "Failed to get assets: Unauthorized");
+    assert_eq!(
+        get(&studio.snapshot(), &["banner", "message"])
+            .as_string()
+            .as_deref(),
+        Some("Failed to load assets")
+    );
+    studio.leave_project();
+}
+
+#[wasm_bindgen_test]
+async fn the_one_second_reread_picks_up_another_tabs_jobs() {
+    let studio = studio();
+    studio.enter_project("reread");
+    let job = r#"[{"sora_job_id":"local-1:task_zz","status":"error","prompt":"from another tab","created_at":"2026-11-21T10:00:00Z"}]"#;
+    storage().set_item("jobs:reread", job).unwrap();
+    let seen = until(5_000, || {
+        get(&studio.snapshot(), &["jobs", "length"]).as_f64() == Some(1.0)
+    })
+    .await;
+    assert!(seen, "the timer re-read local storage");
+    assert_eq!(
+        get(&studio.snapshot(), &["jobs"])
+            .dyn_into::<js_sys::Array>()
+            .unwrap()
+            .get(0)
+            .is_object(),
+        true
+    );
+    studio.leave_project();
+}

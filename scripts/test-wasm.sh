@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The core's browser glue in headless Chromium: localStorage, timers, and fetch against a real
+# server-stub that this script starts on a free port and stops afterwards.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+data="$(mktemp -d)"
+port_file="$data/port"
+./target/release/server-stub --port 0 --data "$data" --api-token wasm-test-token --app-dir "$data/none" \
+  > "$data/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 1 100); do
+  port="$(sed -n 's#^Studio is running at http://[^:]*:\([0-9]*\)/$#\1#p' "$data/server.log")"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "${port:-}" ] || { cat "$data/server.log"; echo "server-stub did not start"; exit 1; }
+export STUDIO_TEST_API="http://127.0.0.1:$port/api"
+export STUDIO_TEST_TOKEN=wasm-test-token
+export CHROMEDRIVER=/usr/bin/chromedriver
+export WASM_BINDGEN_TEST_TIMEOUT=60
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+cargo test -p studio-core --target wasm32-unknown-unknown --test browser

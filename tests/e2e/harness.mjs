@@ -1,0 +1,117 @@
+// Starts server-stub and Chromium for the end-to-end tests, and saves screenshots.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { extname, join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+const SERVER = join(ROOT, "target/release/server-stub");
+const DIST = join(ROOT, "app/dist");
+const ARTIFACTS = join(ROOT, "tests/artifacts");
+export const TOKEN = "e2e-token";
+
+/** Starts server-stub on a free port; `data` keeps its folder across restarts. */
+export async function startServer({ data = mkdtempSync(join(tmpdir(), "studio-e2e-")), token = TOKEN, port = 0 } = {}) {
+  const child = spawn(
+    SERVER,
+    ["--port", String(port), "--data", data, "--api-token", token, "--app-dir", DIST],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
+  );
+  let log = "";
+  child.stderr.on("data", (chunk) => (log += chunk));
+  const url = await new Promise((resolvePromise, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = out.match(/running at (http:\/\/[^\s]+)\//);
+      if (match) resolvePromise(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`server-stub exited with ${code}: ${log}`)));
+  });
+  const exited = new Promise((r) => child.on("exit", r));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    data,
+    /** Graceful stop (SIGTERM) and wait for the exit. */
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+    /** A crash: SIGKILL. */
+    async kill() {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Serves app/dist as a plain static site (with an SPA fallback) and the given config.json. */
+export async function startStaticSite(config) {
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path === "/config.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify(config));
+    }
+    const file = join(DIST, path);
+    try {
+      const body = await readFile(file.startsWith(DIST) && extname(file) ? file : join(DIST, "index.html"));
+      res.writeHead(200, { "content-type": types[extname(file)] ?? "text/html" });
+      res.end(body);
+    } catch {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(await readFile(join(DIST, "index.html")));
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
+  });
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Waits for `check()` to be truthy, calling `between()` after each miss; bounded in time. */
+export async function waitUntil(check, { timeout = 60_000, interval = 250, between } = {}) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`condition not met within ${timeout} ms`);
+    if (between) await between();
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** Clicks Check Status until the job row shows DONE (the 20 s poll would get there too). */
+export async function waitForDone(page) {
+  const row = page.locator("li.job").first();
+  await waitUntil(async () => (await row.locator(".badge").textContent()) === "DONE", {
+    between: async () => {
+      const check = row.getByRole("button", { name: "Check Status" });
+      if (await check.isEnabled().catch(() => false)) await check.click().catch(() => {});
+    },
+  });
+  return row;
+}

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launch, screenshot, startServer, waitForDone, waitUntil } from "./harness.mjs";
+
+let server, browser, context, page;
+const PROJECT = "journey";
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  page = await context.newPage();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("generate, watch, play, save and inspect a video", async () => {
+  await page.goto(`${server.url}/${PROJECT}`);
+  await page.getByText("No generation jobs yet.").waitFor();
+  await page.getByText("No videos saved yet. Generate and save some videos to see them here.").waitFor();
+  const generate = page.getByRole("button", { name: "Generate" });
+  assert.equal(await generate.isDisabled(), true);
+  await screenshot(page, "dashboard-empty");
+
+  await page.getByPlaceholder("Describe the video you want to generate...").fill("A red fox running through a snowy forest at sunset");
+  await generate.click();
+  const row = page.locator("li.job").first();
+  await row.waitFor();
+  assert.equal(await row.locator(".job-prompt").textContent(), "“A red fox running through a snowy forest at sunset”");
+  assert.match(await row.locator("time").textContent(), /\d{4}, \d\d:\d\d:\d\d/);
+  assert.equal(await page.getByPlaceholder("Describe the video you want to generate...").inputValue(), "");
+  await page.getByRole("heading", { name: "Jobs (1)" }).waitFor();
+
+  await waitUntil(async () => /^(RUNNING \d+%|DONE)$/.test(await row.locator(".badge").textContent()), {
+    interval: 100,
+    between: () => row.getByRole("button", { name: "Check Status" }).click().catch(() => {}),
+  });
+  if ((await row.locator(".badge").textContent()) !== "DONE") {
+    await row.getByText("Generating video...").waitFor();
+    await screenshot(page, "job-running");
+  }
+
+  await waitForDone(page);
+  const video = row.locator("video.player");
+  await video.waitFor();
+  const playback = await video.evaluate(async (el) => {
+    el.muted = true;
+    await el.play();
+    const start = el.currentTime;
+    await new Promise((r) => setTimeout(r, 600));
+    const advanced = el.currentTime > start;
+    el.currentTime = 7.5;
+    await new Promise((r) => el.addEventListener("seeked", r, { once: true }));
+    return { readyState: el.readyState, advanced, seekedTo: el.currentTime, duration: el.duration };
+  });
+  assert.ok(playback.readyState >= 3, `readyState ${playback.readyState}`);
+  assert.ok(playback.advanced, "currentTime advances while playing");
+  assert.ok(Math.abs(playback.seekedTo - 7.5) < 0.6, `seeked to ${playback.seekedTo}`);
+  assert.ok(Math.abs(playback.duration - 10) < 0.2, `duration ${playback.duration}`);
+  await screenshot(page, "job-done");
+
+  await row.getByRole("button", { name: "Save to Library" }).click();
+  await row.getByText("✓ Saved to library").waitFor();
+  assert.equal(await row.getByRole("button", { name: "Save to Library" }).count(), 0);
+  const card = page.locator("li.asset").first();
+  await card.waitFor();
+  await page.getByRole("heading", { name: "Asset Library (1 videos)" }).waitFor();
+  const jobId = await row.getAttribute("data-job-id");
+  assert.equal(await card.locator(".asset-title").textContent(), jobId.split(":task_")[1].slice(0, 20));
+  assert.match(await card.textContent(), /\d+\.\d\d MB/);
+  assert.equal(await card.locator(".duration").textContent(), "10s");
+  await screenshot(page, "library");
+
+  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.locator(".modal-prompt").getByText("A red fox running through a snowy forest at sunset").waitFor();
+  const text = await dialog.textContent();
+  for (const part of ["Video Metadata", "Basic Info", `${jobId}.mp4`, "MB", "Technical Details", '"codec": "h264"']) {
+    assert.ok(text.includes(part), `modal shows ${part}`);
+  }
+  await screenshot(page, "modal");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await dialog.waitFor({ state: "detached" });
+  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  await page.mouse.click(5, 5);
+  await dialog.waitFor({ state: "detached" });
+  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  await dialog.waitFor();
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+
+  const [popup] = await Promise.all([context.waitForEvent("page"), card.getByRole("button", { name: "▶ Play" }).click()]);
+  await popup.waitForLoadState();
+  assert.equal(popup.url(), `${server.url}/media/projects/${PROJECT}/${jobId}.mp4`);
+  await popup.close();
+});
+
+test("jobs survive a page reload and a server restart", async () => {
+  await page.reload();
+  await page.locator("li.job").first().waitFor();
+  assert.equal(await page.locator("li.job").count(), 1);
+  await page.getByPlaceholder("Describe the video you want to generate...").fill("rain over a neon city at night");
+  await page.getByRole("button", { name: "Generate" }).click();
+  await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
+
+  const port = server.port;
+  await server.stop();
+  server = await startServer({ data: server.data, port });
+  await page.reload();
+  await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
+  await waitForDone(page);
+  await page.locator("li.asset").first().waitFor();
+});
+
+test("the browser-console API creates a job and reads the job list", async () => {
+  const result = await page.evaluate(async () => {
+    const job = await window.studio.createJob("made from the console");
+    return { id: job.sora_job_id, jobs: window.studio.jobs().map((j) => j.prompt) };
+  });
+  assert.match(result.id, /^local-1:task_[0-9a-z]{26}$/);
+  assert.equal(result.jobs[0], "made from the console");
+  await page.getByText("“made from the console”").waitFor();
+});
+
+test("a phone-sized view stacks the panels", async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await page.locator("li.job").first().waitFor();
+  const [consoleBox, libraryBox] = await Promise.all([
+    page.locator(".console").boundingBox(),
+    page.locator(".library").boundingBox(),
+  ]);
+  assert.ok(libraryBox.y >= consoleBox.y + consoleBox.height, "library below console");
+  await screenshot(page, "phone");
+});
