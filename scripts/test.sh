@@ -31,6 +31,7 @@ layer "wasm-bindgen-test (headless Chromium)" bash scripts/test-wasm.sh
 layer "app: tsc" npm run --silent -w app typecheck
 layer "app: eslint + prettier" npm run --silent -w app lint
 layer "app: vitest" npm run --silent -w app test
+layer "tests: prettier" npm run --silent -w tests lint
 layer "end-to-end (Playwright + Chromium)" npm run --silent -w tests test
 
 step "Summary"

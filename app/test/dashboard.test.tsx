@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { deferred, fakeServer, json } from "./fakeServer";
 import { API, job, renderAt, storeJobs } from "./render";
@@ -20,7 +20,11 @@ describe("dashboard", () => {
     expect(screen.getByText("No generation jobs yet.")).toBeTruthy();
     expect(screen.getByRole("heading", { name: "Asset Library (0 videos)" })).toBeTruthy();
     expect(screen.getByRole("button", { name: "Generate" })).toBeDisabled();
-    expect(calls[0]).toMatchObject({ method: "GET", url: `${API}/projects/p1/assets`, auth: "Bearer secret" });
+    expect(calls[0]).toMatchObject({
+      method: "GET",
+      url: `${API}/projects/p1/assets`,
+      auth: "Bearer secret",
+    });
   });
 
   it("says Invalid project ID when the parameter is missing", () => {
@@ -31,7 +35,9 @@ describe("dashboard", () => {
 
   it("creates a job: Creating..., then a queued row, and clears the prompt", async () => {
     const create = deferred(json({ sora_job_id: "local-1:task_new", status: "queued" }));
-    const calls = fakeServer((call) => (call.method === "POST" ? create.promise : json({ videos: [] })));
+    const calls = fakeServer((call) =>
+      call.method === "POST" ? create.promise : json({ videos: [] }),
+    );
     renderAt("/p1");
     const prompt = screen.getByPlaceholderText("Describe the video you want to generate...");
     fireEvent.change(prompt, { target: { value: "  a red fox runs  " } });
@@ -77,7 +83,9 @@ describe("dashboard", () => {
   });
 
   it("plays a done job and saves it to the library", async () => {
-    storeJobs("p1", [job({ status: "done", progress: 100, preview_url: "http://test.local/p.mp4" })]);
+    storeJobs("p1", [
+      job({ status: "done", progress: 100, preview_url: "http://test.local/p.mp4" }),
+    ]);
     let saved = false;
     const calls = fakeServer((call) => {
       if (call.url.endsWith("/save")) {
@@ -108,7 +116,7 @@ describe("dashboard", () => {
     fakeServer(() => json({ videos: [{ ...VIDEO, public_url: null }] }));
     renderAt("/p1");
     expect(await screen.findByText("Video unavailable")).toBeTruthy();
-    expect(screen.getByRole("button", { name: "▶ Play" })).toBeDisabled();
+    expect(screen.getByRole("button", { name: "Play" })).toBeDisabled();
   });
 
   it("keeps what was valid in a corrupted job list and says so", async () => {

@@ -22,7 +22,9 @@ describe("error banners", () => {
     const prompt = screen.getByLabelText("Prompt");
     fireEvent.change(prompt, { target: { value: "keep me" } });
     fireEvent.click(screen.getByRole("button", { name: "Generate" }));
-    expect((await screen.findByRole("alert")).textContent).toContain("Failed to create generation job");
+    expect((await screen.findByRole("alert")).textContent).toContain(
+      "Failed to create generation job",
+    );
     expect(prompt).toHaveProperty("value", "keep me");
   });
 
@@ -39,7 +41,9 @@ describe("error banners", () => {
     fakeServer((call) => (call.url.endsWith("/save") ? failure : json({ videos: [] })));
     renderAt("/p1");
     fireEvent.click(screen.getByRole("button", { name: "Save to Library" }));
-    expect((await screen.findByRole("alert")).textContent).toContain("Failed to save video to library");
+    expect((await screen.findByRole("alert")).textContent).toContain(
+      "Failed to save video to library",
+    );
     expect(screen.getByRole("button", { name: "Save to Library" })).toBeEnabled();
   });
 });

@@ -8,10 +8,15 @@ export interface Call {
   body: unknown;
 }
 
-type Reply = { status?: number; statusText?: string; body?: unknown } | Promise<Reply>;
+interface Answer {
+  status?: number;
+  statusText?: string;
+  body?: unknown;
+}
+type Reply = Answer | Promise<Answer>;
 type Handler = (call: Call) => Reply | undefined;
 
-export function json(body: unknown, status = 200, statusText = "OK"): Reply {
+export function json(body: unknown, status = 200, statusText = "OK"): Answer {
   return { status, statusText, body };
 }
 
@@ -38,9 +43,9 @@ export function fakeServer(handler: Handler) {
 }
 
 /** A reply that waits until `release()` is called. */
-export function deferred(reply: Reply) {
+export function deferred(reply: Answer) {
   let release!: () => void;
-  const promise = new Promise<Reply>((resolve) => {
+  const promise = new Promise<Answer>((resolve) => {
     release = () => resolve(reply);
   });
   return { promise, release };

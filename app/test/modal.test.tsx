@@ -16,7 +16,7 @@ function serve(metadata: ReturnType<typeof json>) {
 
 async function openModal() {
   renderAt("/p1");
-  fireEvent.click(await screen.findByRole("button", { name: "ⓘ Info" }));
+  fireEvent.click(await screen.findByRole("button", { name: "Info" }));
   return screen.findByRole("dialog");
 }
 
@@ -41,14 +41,14 @@ describe("Video Metadata modal", () => {
     fireEvent.click(screen.getByRole("button", { name: "Close" }));
     expect(screen.queryByRole("dialog")).toBeNull();
 
-    fireEvent.click(screen.getByRole("button", { name: "ⓘ Info" }));
+    fireEvent.click(screen.getByRole("button", { name: "Info" }));
     const dialog = await screen.findByRole("dialog");
     fireEvent.click(dialog);
     expect(screen.queryByRole("dialog")).not.toBeNull();
     fireEvent.click(screen.getByTestId("modal-overlay"));
     expect(screen.queryByRole("dialog")).toBeNull();
 
-    fireEvent.click(screen.getByRole("button", { name: "ⓘ Info" }));
+    fireEvent.click(screen.getByRole("button", { name: "Info" }));
     await screen.findByRole("dialog");
     fireEvent.keyDown(document, { key: "Escape" });
     expect(screen.queryByRole("dialog")).toBeNull();
@@ -63,6 +63,8 @@ describe("Video Metadata modal", () => {
   it("shows Failed to load metadata on any other failure", async () => {
     serve(json({}, 500, "Server Error"));
     await openModal();
-    await waitFor(() => expect(screen.getByRole("alert").textContent).toBe("Failed to load metadata"));
+    await waitFor(() =>
+      expect(screen.getByRole("alert").textContent).toBe("Failed to load metadata"),
+    );
   });
 });

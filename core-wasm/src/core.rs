@@ -62,7 +62,7 @@ fn valid_job(job: &Job) -> bool {
     !job.sora_job_id.is_empty()
 }
 
-fn valid_project(id: &String) -> bool {
+fn valid_project(id: &str) -> bool {
     !id.trim().is_empty()
 }
 
@@ -80,33 +80,16 @@ impl<P: Platform> Core<P> {
             state: RefCell::default(),
             version: Cell::new(0),
         };
-        let (recent, problem) = match store::load::<String>(
-            &core.platform,
-            RECENT_KEY,
-            valid_project,
-        ) {
-            Ok(loaded) => {
-                let note = loaded
-                    .backup_key
-                    .map(|k| format!("The recent projects list could not be read; the original text is kept under {k}"));
-                (loaded.items, note)
-            }
-            Err(e) => (
-                store::parse(
-                    store::read_raw(&core.platform, RECENT_KEY).as_deref(),
-                    valid_project,
-                )
-                .0,
-                Some(e.to_string()),
-            ),
-        };
-        if let Some(problem) = &problem {
+        let loaded = store::load::<String>(&core.platform, RECENT_KEY, "recent projects", |id| {
+            valid_project(id)
+        });
+        if let Some(problem) = &loaded.problem {
             core.platform.log(LogLevel::Warn, problem);
         }
         {
             let mut s = core.state.borrow_mut();
-            s.recent = recent;
-            s.banner = problem.and_then(|p| banner(BANNER_DASHBOARD, p));
+            s.recent = loaded.items;
+            s.banner = loaded.problem.and_then(|p| banner(BANNER_DASHBOARD, p));
         }
         core
     }
@@ -275,33 +258,16 @@ impl<P: Platform> Core<P> {
     }
 
     fn load_jobs(&self, project: &str) -> LoadedJobs {
-        let key = jobs_key(project);
-        let (mut jobs, raw, banner_) = match store::load(&self.platform, &key, valid_job) {
-            Ok(l) => {
-                let note = l.backup_key.map(|k| {
-                    let text = format!(
-                        "Some saved jobs could not be read; the original text is kept under {k}"
-                    );
-                    self.platform.log(LogLevel::Warn, &text);
-                    text
-                });
-                (
-                    l.items,
-                    l.raw,
-                    note.and_then(|n| banner(BANNER_DASHBOARD, n)),
-                )
-            }
-            Err(e) => {
-                let raw = store::read_raw(&self.platform, &key);
-                let (items, _) = store::parse(raw.as_deref(), valid_job);
-                (items, raw, banner(BANNER_DASHBOARD, e.to_string()))
-            }
-        };
+        let loaded = store::load(&self.platform, &jobs_key(project), "saved jobs", valid_job);
+        if let Some(problem) = &loaded.problem {
+            self.platform.log(LogLevel::Warn, problem);
+        }
+        let mut jobs = loaded.items;
         sort_newest_first(&mut jobs);
         LoadedJobs {
             jobs,
-            raw,
-            banner: banner_,
+            raw: loaded.raw,
+            banner: loaded.problem.and_then(|p| banner(BANNER_DASHBOARD, p)),
         }
     }
 

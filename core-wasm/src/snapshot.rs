@@ -86,6 +86,8 @@ pub struct AssetView {
     pub date_label: String,
     pub created_label: String,
     pub public_url: Option<String>,
+    /// The public URL with a media fragment, so a muted thumbnail shows a frame of the video.
+    pub thumbnail_url: Option<String>,
     pub duration_badge: &'static str,
 }
 
@@ -99,6 +101,7 @@ impl AssetView {
             date_label: format_date(&a.last_modified, offset),
             created_label: format_date_time(&a.last_modified, offset),
             public_url: a.public_url.clone(),
+            thumbnail_url: a.public_url.as_ref().map(|u| format!("{u}#t=1")),
             duration_badge: DURATION_BADGE,
         }
     }

@@ -19,8 +19,9 @@ pub struct Loaded<T> {
     pub items: Vec<T>,
     /// The raw text now stored under the key (after any repair).
     pub raw: Option<String>,
-    /// Where the unreadable original text was kept, when there was one.
-    pub backup_key: Option<String>,
+    /// What went wrong while reading, in words for the banner: where the unreadable text was
+    /// kept, or why it could not be kept.
+    pub problem: Option<String>,
 }
 
 /// Reads the raw text under `key` (cheap; used to detect changes).
@@ -49,31 +50,42 @@ pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool)
 }
 
 /// Loads the list under `key`, repairing it when damaged: the original text goes to
-/// `backup:{key}:{now}` and the key is rewritten with the valid entries.
+/// `backup:{key}:{now}` and the key is rewritten with the valid entries. Never fails: when
+/// storage refuses the repair, the valid entries still come back with the reason.
 pub fn load<T: DeserializeOwned + Serialize>(
     platform: &impl Platform,
     key: &str,
+    what: &str,
     valid: impl Fn(&T) -> bool,
-) -> Result<Loaded<T>, StoreError> {
+) -> Loaded<T> {
     let raw = read_raw(platform, key);
     let (items, damaged) = parse(raw.as_deref(), valid);
     if !damaged {
-        return Ok(Loaded {
+        return Loaded {
             items,
             raw,
-            backup_key: None,
-        });
+            problem: None,
+        };
     }
     let backup_key = format!("{BACKUP_KEY_PREFIX}{key}:{}", platform.now_iso());
-    platform
+    let repaired = platform
         .set_item(&backup_key, raw.as_deref().unwrap_or_default())
-        .map_err(StoreError)?;
-    let raw = save(platform, key, &items)?;
-    Ok(Loaded {
-        items,
-        raw: Some(raw),
-        backup_key: Some(backup_key),
-    })
+        .map_err(StoreError)
+        .and_then(|()| save(platform, key, &items));
+    match repaired {
+        Ok(repaired) => Loaded {
+            items,
+            raw: Some(repaired),
+            problem: Some(format!(
+                "Some {what} could not be read; the original text is kept under {backup_key}"
+            )),
+        },
+        Err(e) => Loaded {
+            items,
+            raw,
+            problem: Some(format!("Some {what} could not be read. {e}")),
+        },
+    }
 }
 
 /// Writes the list under `key` and returns the text written.

@@ -170,13 +170,14 @@ async fn the_one_second_reread_picks_up_another_tabs_jobs() {
     })
     .await;
     assert!(seen, "the timer re-read local storage");
+    let first = js_sys::Array::from(&get(&studio.snapshot(), &["jobs"])).get(0);
     assert_eq!(
-        get(&studio.snapshot(), &["jobs"])
-            .dyn_into::<js_sys::Array>()
-            .unwrap()
-            .get(0)
-            .is_object(),
-        true
+        get(&first, &["prompt"]).as_string().as_deref(),
+        Some("from another tab")
+    );
+    assert_eq!(
+        get(&first, &["badge"]).as_string().as_deref(),
+        Some("ERROR")
     );
     studio.leave_project();
 }

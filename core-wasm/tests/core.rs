@@ -388,6 +388,10 @@ fn saving_stores_the_key_and_reloads_assets() {
     assert_eq!(snap.assets_view, AssetsView::Ready);
     let card = &snap.assets[0];
     assert_eq!(
+        card.thumbnail_url.as_deref(),
+        Some("http://h/media/projects/p1/m:task_a.mp4#t=1")
+    );
+    assert_eq!(
         (
             card.title.as_str(),
             card.size_mb.as_str(),

@@ -20,7 +20,9 @@ after(async () => {
 const banner = () => page.getByRole("alert").first();
 
 test("a wrong token: Failed to load assets", async () => {
-  await page.route("**/config.json", (route) => route.fulfill({ json: { apiBase: "/api", token: "wrong" } }));
+  await page.route("**/config.json", (route) =>
+    route.fulfill({ json: { apiBase: "/api", token: "wrong" } }),
+  );
   await page.goto(`${server.url}/errors`);
   await banner().getByText("Failed to load assets").waitFor();
   assert.match(await banner().textContent(), /Failed to get assets: Unauthorized/);
@@ -62,14 +64,16 @@ test("saving failing: Failed to save video to library; missing metadata: Metadat
   await page.locator("li.job").first().getByRole("button", { name: "Save to Library" }).click();
   await page.locator("li.asset").first().waitFor();
   const library = join(server.data, "media/projects/errors");
-  for (const file of readdirSync(library).filter((f) => f.endsWith(".json"))) rmSync(join(library, file));
-  await page.locator("li.asset").first().getByRole("button", { name: "ⓘ Info" }).click();
+  for (const file of readdirSync(library).filter((f) => f.endsWith(".json")))
+    rmSync(join(library, file));
+  await page.locator("li.asset").first().getByRole("button", { name: "Info" }).click();
   await page.getByRole("dialog").getByText("Metadata not found").first().waitFor();
 });
 
 test("a corrupted job list: the dashboard loads what is valid and keeps the text", async () => {
   await page.goto(`${server.url}/`);
-  const raw = '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, {"broken": true';
+  const raw =
+    '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, {"broken": true';
   await page.evaluate((value) => localStorage.setItem("jobs:corrupt", value), raw);
   await page.goto(`${server.url}/corrupt`);
   await banner().getByText("Failed to load dashboard data").waitFor();
@@ -79,9 +83,16 @@ test("a corrupted job list: the dashboard loads what is valid and keeps the text
       .map((k) => localStorage.getItem(k)),
   );
   assert.deepEqual(backups, [raw]);
-  assert.equal(await page.locator("li.job").count(), 0, "the unparseable list had no readable entries");
+  assert.equal(
+    await page.locator("li.job").count(),
+    0,
+    "the unparseable list had no readable entries",
+  );
   await page.evaluate(() =>
-    localStorage.setItem("jobs:corrupt", '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, 7]'),
+    localStorage.setItem(
+      "jobs:corrupt",
+      '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, 7]',
+    ),
   );
   await page.reload();
   await page.getByText("“still here”").waitFor();

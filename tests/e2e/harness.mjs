@@ -14,7 +14,11 @@ const ARTIFACTS = join(ROOT, "tests/artifacts");
 export const TOKEN = "e2e-token";
 
 /** Starts server-stub on a free port; `data` keeps its folder across restarts. */
-export async function startServer({ data = mkdtempSync(join(tmpdir(), "studio-e2e-")), token = TOKEN, port = 0 } = {}) {
+export async function startServer({
+  data = mkdtempSync(join(tmpdir(), "studio-e2e-")),
+  token = TOKEN,
+  port = 0,
+} = {}) {
   const child = spawn(
     SERVER,
     ["--port", String(port), "--data", data, "--api-token", token, "--app-dir", DIST],
@@ -51,7 +55,12 @@ export async function startServer({ data = mkdtempSync(join(tmpdir(), "studio-e2
 
 /** Serves app/dist as a plain static site (with an SPA fallback) and the given config.json. */
 export async function startStaticSite(config) {
-  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+  const types = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".wasm": "application/wasm",
+  };
   const server = createServer(async (req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     if (path === "/config.json") {
@@ -60,7 +69,9 @@ export async function startStaticSite(config) {
     }
     const file = join(DIST, path);
     try {
-      const body = await readFile(file.startsWith(DIST) && extname(file) ? file : join(DIST, "index.html"));
+      const body = await readFile(
+        file.startsWith(DIST) && extname(file) ? file : join(DIST, "index.html"),
+      );
       res.writeHead(200, { "content-type": types[extname(file)] ?? "text/html" });
       res.end(body);
     } catch {

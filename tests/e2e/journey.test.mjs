@@ -20,24 +20,41 @@ after(async () => {
 test("generate, watch, play, save and inspect a video", async () => {
   await page.goto(`${server.url}/${PROJECT}`);
   await page.getByText("No generation jobs yet.").waitFor();
-  await page.getByText("No videos saved yet. Generate and save some videos to see them here.").waitFor();
+  await page
+    .getByText("No videos saved yet. Generate and save some videos to see them here.")
+    .waitFor();
   const generate = page.getByRole("button", { name: "Generate" });
   assert.equal(await generate.isDisabled(), true);
   await screenshot(page, "dashboard-empty");
 
-  await page.getByPlaceholder("Describe the video you want to generate...").fill("A red fox running through a snowy forest at sunset");
+  await page
+    .getByPlaceholder("Describe the video you want to generate...")
+    .fill("A red fox running through a snowy forest at sunset");
   await generate.click();
   const row = page.locator("li.job").first();
   await row.waitFor();
-  assert.equal(await row.locator(".job-prompt").textContent(), "“A red fox running through a snowy forest at sunset”");
+  assert.equal(
+    await row.locator(".job-prompt").textContent(),
+    "“A red fox running through a snowy forest at sunset”",
+  );
   assert.match(await row.locator("time").textContent(), /\d{4}, \d\d:\d\d:\d\d/);
-  assert.equal(await page.getByPlaceholder("Describe the video you want to generate...").inputValue(), "");
+  assert.equal(
+    await page.getByPlaceholder("Describe the video you want to generate...").inputValue(),
+    "",
+  );
   await page.getByRole("heading", { name: "Jobs (1)" }).waitFor();
 
-  await waitUntil(async () => /^(RUNNING \d+%|DONE)$/.test(await row.locator(".badge").textContent()), {
-    interval: 100,
-    between: () => row.getByRole("button", { name: "Check Status" }).click().catch(() => {}),
-  });
+  await waitUntil(
+    async () => /^(RUNNING \d+%|DONE)$/.test(await row.locator(".badge").textContent()),
+    {
+      interval: 100,
+      between: () =>
+        row
+          .getByRole("button", { name: "Check Status" })
+          .click()
+          .catch(() => {}),
+    },
+  );
   if ((await row.locator(".badge").textContent()) !== "DONE") {
     await row.getByText("Generating video...").waitFor();
     await screenshot(page, "job-running");
@@ -69,30 +86,46 @@ test("generate, watch, play, save and inspect a video", async () => {
   await card.waitFor();
   await page.getByRole("heading", { name: "Asset Library (1 videos)" }).waitFor();
   const jobId = await row.getAttribute("data-job-id");
-  assert.equal(await card.locator(".asset-title").textContent(), jobId.split(":task_")[1].slice(0, 20));
+  assert.equal(
+    await card.locator(".asset-title").textContent(),
+    jobId.split(":task_")[1].slice(0, 20),
+  );
   assert.match(await card.textContent(), /\d+\.\d\d MB/);
   assert.equal(await card.locator(".duration").textContent(), "10s");
   await screenshot(page, "library");
 
-  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  await card.getByRole("button", { name: "Info" }).click();
   const dialog = page.getByRole("dialog");
-  await dialog.locator(".modal-prompt").getByText("A red fox running through a snowy forest at sunset").waitFor();
+  await dialog
+    .locator(".modal-prompt")
+    .getByText("A red fox running through a snowy forest at sunset")
+    .waitFor();
   const text = await dialog.textContent();
-  for (const part of ["Video Metadata", "Basic Info", `${jobId}.mp4`, "MB", "Technical Details", '"codec": "h264"']) {
+  for (const part of [
+    "Video Metadata",
+    "Basic Info",
+    `${jobId}.mp4`,
+    "MB",
+    "Technical Details",
+    '"codec": "h264"',
+  ]) {
     assert.ok(text.includes(part), `modal shows ${part}`);
   }
   await screenshot(page, "modal");
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "detached" });
-  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  await card.getByRole("button", { name: "Info" }).click();
   await page.mouse.click(5, 5);
   await dialog.waitFor({ state: "detached" });
-  await card.getByRole("button", { name: "ⓘ Info" }).click();
+  await card.getByRole("button", { name: "Info" }).click();
   await dialog.waitFor();
   await page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
 
-  const [popup] = await Promise.all([context.waitForEvent("page"), card.getByRole("button", { name: "▶ Play" }).click()]);
+  const [popup] = await Promise.all([
+    context.waitForEvent("page"),
+    card.getByRole("button", { name: "Play" }).click(),
+  ]);
   await popup.waitForLoadState();
   assert.equal(popup.url(), `${server.url}/media/projects/${PROJECT}/${jobId}.mp4`);
   await popup.close();
@@ -102,7 +135,9 @@ test("jobs survive a page reload and a server restart", async () => {
   await page.reload();
   await page.locator("li.job").first().waitFor();
   assert.equal(await page.locator("li.job").count(), 1);
-  await page.getByPlaceholder("Describe the video you want to generate...").fill("rain over a neon city at night");
+  await page
+    .getByPlaceholder("Describe the video you want to generate...")
+    .fill("rain over a neon city at night");
   await page.getByRole("button", { name: "Generate" }).click();
   await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
 

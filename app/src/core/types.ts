@@ -31,6 +31,7 @@ export interface AssetView {
   dateLabel: string;
   createdLabel: string;
   publicUrl: string | null;
+  thumbnailUrl: string | null;
   durationBadge: string;
 }
 

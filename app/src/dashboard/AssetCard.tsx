@@ -13,7 +13,7 @@ export function AssetCard({ asset }: { asset: AssetView }) {
               muted
               playsInline
               preload="metadata"
-              src={url}
+              src={asset.thumbnailUrl ?? url}
               aria-label={`Preview of ${asset.title}`}
               onError={() => console.warn(`[studio] could not load video ${url}`)}
             />
@@ -36,10 +36,10 @@ export function AssetCard({ asset }: { asset: AssetView }) {
             disabled={!url}
             onClick={() => url && window.open(url, "_blank", "noopener,noreferrer")}
           >
-            ▶ Play
+            <span aria-hidden="true">▶ </span>Play
           </button>
           <button type="button" onClick={() => run(studio.openMetadata(asset.key))}>
-            ⓘ Info
+            Info
           </button>
         </div>
       </div>

@@ -8,7 +8,9 @@ export function AssetLibrary() {
       <h2 id="library-heading">Asset Library ({assets.length} videos)</h2>
       {assetsView === "loading" && <p className="empty">Loading assets...</p>}
       {assetsView === "empty" && (
-        <p className="empty">No videos saved yet. Generate and save some videos to see them here.</p>
+        <p className="empty">
+          No videos saved yet. Generate and save some videos to see them here.
+        </p>
       )}
       {assetsView === "ready" && (
         <ul className="asset-grid">

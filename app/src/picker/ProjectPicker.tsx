@@ -27,7 +27,9 @@ export function ProjectPicker() {
     <main className="picker">
       <header className="picker-hero">
         <h1>Studio</h1>
-        <p className="tagline">Create AI-generated videos from text prompts, one project at a time.</p>
+        <p className="tagline">
+          Create AI-generated videos from text prompts, one project at a time.
+        </p>
       </header>
 
       {banner && (

@@ -61,7 +61,7 @@ impl VideoSpec {
     pub fn parse_size(size: &str) -> Option<(u32, u32)> {
         let (w, h) = size.split_once('x')?;
         let (w, h): (u32, u32) = (w.parse().ok()?, h.parse().ok()?);
-        let ok = |v: u32| (128..=1920).contains(&v) && v % 2 == 0;
+        let ok = |v: u32| (128..=1920).contains(&v) && v.is_multiple_of(2);
         (ok(w) && ok(h)).then_some((w, h))
     }
 }
