@@ -1,17 +1,11 @@
-//! server-stub: Studio's /api with an embedded video engine and local storage, serving the app.
-
-mod config;
-mod engine;
-mod http;
-mod jobs;
-mod storage;
+//! The server-stub binary: reads the configuration, starts the job service and serves.
 
 use std::sync::Arc;
 
 use clap::Parser;
+use server_stub::config::Config;
+use server_stub::{http, jobs, storage};
 use tracing_subscriber::EnvFilter;
-
-use config::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -28,10 +28,14 @@ pub async fn config(State(state): State<AppState>) -> Response {
     response
 }
 
-/// Hashed files under /assets/ never change; everything else is revalidated.
+/// Hashed files under /assets/ never change; everything else is revalidated, unless the
+/// handler chose its own policy.
 pub async fn cache_policy(request: Request, next: Next) -> Response {
     let immutable = request.uri().path().starts_with("/assets/");
     let mut response = next.run(request).await;
+    if response.headers().contains_key(CACHE_CONTROL) {
+        return response;
+    }
     let value = if immutable && response.status().is_success() {
         "public, max-age=31536000, immutable"
     } else {

@@ -30,13 +30,20 @@ impl LocalStorage {
         self.tmp.join(format!("{}.part", ulid::Ulid::new()))
     }
 
-    async fn commit(&self, temp: &Path, key: &str) -> Result<Object, StorageError> {
-        let path = self.path(key)?;
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).await?;
+    /// Renames a finished temporary file into place; on failure the temporary file goes.
+    async fn commit(&self, temp: &Path, path: &Path, key: &str) -> Result<Object, StorageError> {
+        let moved = async {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).await?;
+            }
+            fs::rename(temp, path).await
         }
-        fs::rename(temp, &path).await?;
-        object(key, &fs::metadata(&path).await?)
+        .await;
+        if let Err(e) = moved {
+            let _ = fs::remove_file(temp).await;
+            return Err(e.into());
+        }
+        object(key, &fs::metadata(path).await?)
     }
 }
 
@@ -56,29 +63,35 @@ fn object(key: &str, meta: &std::fs::Metadata) -> Result<Object, StorageError> {
 #[async_trait]
 impl Storage for LocalStorage {
     async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
+        let path = self.path(key)?;
         let temp = self.temp_path();
         if fs::rename(source, &temp).await.is_err() {
             fs::copy(source, &temp).await?;
             fs::remove_file(source).await?;
         }
-        self.commit(&temp, key).await
+        self.commit(&temp, &path, key).await
     }
 
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
+        let path = self.path(key)?;
         let temp = self.temp_path();
         fs::write(&temp, bytes).await?;
-        self.commit(&temp, key).await
+        self.commit(&temp, &path, key).await
     }
 
     async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
         let source = self.path(from)?;
+        let path = self.path(to)?;
         let temp = self.temp_path();
         match fs::copy(&source, &temp).await {
-            Ok(_) => self.commit(&temp, to).await,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(StorageError::NotFound(from.to_owned()))
+            Ok(_) => self.commit(&temp, &path, to).await,
+            Err(e) => {
+                let _ = fs::remove_file(&temp).await;
+                match e.kind() {
+                    std::io::ErrorKind::NotFound => Err(StorageError::NotFound(from.to_owned())),
+                    _ => Err(e.into()),
+                }
             }
-            Err(e) => Err(e.into()),
         }
     }
 

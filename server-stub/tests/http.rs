@@ -1,0 +1,671 @@
+//! Every route and every error at the HTTP level, through the real router.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, HeaderMap, Request, StatusCode};
+use axum::Router;
+use serde_json::{json, Value};
+use server_stub::http::{router, AppState};
+use server_stub::jobs::record::Status;
+use server_stub::jobs::JobService;
+use server_stub::storage::LocalStorage;
+use tower::ServiceExt;
+
+const TOKEN: &str = "test-token";
+
+struct Harness {
+    app: Router,
+    jobs: JobService,
+    dir: tempfile::TempDir,
+}
+
+fn start_in(dir: tempfile::TempDir) -> Harness {
+    let data = dir.path().join("data");
+    let dist = dir.path().join("dist");
+    std::fs::create_dir_all(dist.join("assets")).unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<!doctype html><title>Studio</title>",
+    )
+    .unwrap();
+    std::fs::write(
+        dist.join("assets/app-abc123.js"),
+        "console.log(1)".repeat(200),
+    )
+    .unwrap();
+    let media = data.join("media");
+    let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
+    let jobs = JobService::start(data, storage, 1).unwrap();
+    let state = AppState {
+        jobs: jobs.clone(),
+        token: TOKEN.into(),
+        public_url: None,
+        client_api_base: "/api".into(),
+    };
+    Harness {
+        app: router(state, &media, &dist, &["*".into()]),
+        jobs,
+        dir,
+    }
+}
+
+fn start() -> Harness {
+    start_in(tempfile::tempdir().unwrap())
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|_| panic!("JSON body: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn error_code(&self) -> String {
+        self.json()["error"]["code"].as_str().unwrap().to_owned()
+    }
+}
+
+async fn send(app: &Router, request: Request<Body>) -> Reply {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap()
+        .to_vec();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn request(method: &str, uri: &str) -> axum::http::request::Builder {
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(header::HOST, "studio.test:8080")
+}
+
+async fn api(app: &Router, method: &str, uri: &str, body: Option<Value>) -> Reply {
+    let builder = request(method, uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
+    let request = match body {
+        Some(body) => builder
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string())),
+        None => builder.body(Body::empty()),
+    };
+    send(app, request.unwrap()).await
+}
+
+async fn raw_post(
+    app: &Router,
+    uri: &str,
+    content_type: Option<&str>,
+    body: impl Into<Body>,
+) -> Reply {
+    let mut builder = request("POST", uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
+    if let Some(ct) = content_type {
+        builder = builder.header(header::CONTENT_TYPE, ct);
+    }
+    send(app, builder.body(body.into()).unwrap()).await
+}
+
+const SMALL: &str = "320x180";
+
+async fn create(app: &Router, project: &str, prompt: &str) -> String {
+    let reply = api(
+        app,
+        "POST",
+        &format!("/api/projects/{project}/jobs"),
+        Some(json!({"prompt": prompt, "seconds": 1, "size": SMALL})),
+    )
+    .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()["sora_job_id"].as_str().unwrap().to_owned()
+}
+
+/// Waits until the job reaches `status`, checking every 50 ms, for at most 60 s.
+async fn wait_for(jobs: &JobService, id: &str, status: Status) {
+    for _ in 0..1200 {
+        if jobs.get(id).is_some_and(|r| r.status == status) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{id} never reached {status:?}: {:?}", jobs.get(id));
+}
+
+fn encoded(id: &str) -> String {
+    id.replace(':', "%3A")
+}
+
+#[tokio::test]
+async fn every_api_call_needs_the_bearer_token() {
+    let h = start();
+    let bare = send(
+        &h.app,
+        request("GET", "/api/projects/p1/assets")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(bare.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(bare.error_code(), "unauthorized");
+    assert_eq!(bare.headers[header::WWW_AUTHENTICATE], "Bearer");
+    for value in [
+        "Bearer wrong",
+        "Bearer ",
+        "test-token",
+        "Basic dGVzdC10b2tlbg==",
+        "Bearer test-token2",
+    ] {
+        let reply = send(
+            &h.app,
+            request("GET", "/api/projects/p1/assets")
+                .header(header::AUTHORIZATION, value)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{value}");
+    }
+    let ok = api(&h.app, "GET", "/api/projects/p1/assets", None).await;
+    assert_eq!(ok.status, StatusCode::OK);
+    assert_eq!(ok.json(), json!({"videos": []}));
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_clear_json_error() {
+    let h = start();
+    let jobs = "/api/projects/p1/jobs";
+    let cases: Vec<(Reply, StatusCode)> = vec![
+        (
+            raw_post(&h.app, jobs, Some("application/json"), "{bad").await,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            raw_post(&h.app, jobs, None, r#"{"prompt":"x"}"#).await,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            raw_post(
+                &h.app,
+                jobs,
+                Some("application/json"),
+                vec![b' '; 70 * 1024],
+            )
+            .await,
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        (
+            api(&h.app, "POST", jobs, Some(json!({"prompt": "   "}))).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x".repeat(4001)})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(&h.app, "POST", jobs, Some(json!({"prompt": 5}))).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x", "seconds": 0})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x", "seconds": "abc"})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x", "size": "99x99"})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x", "model": "sora-2"})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                jobs,
+                Some(json!({"prompt": "x", "surprise": 1})),
+            )
+            .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                "/api/projects/Upper/jobs",
+                Some(json!({"prompt": "x"})),
+            )
+            .await,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            api(
+                &h.app,
+                "GET",
+                &format!("/api/projects/{}/assets", "a".repeat(65)),
+                None,
+            )
+            .await,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            api(&h.app, "GET", "/api/projects/..%2F..%2Fetc/assets", None).await,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            api(
+                &h.app,
+                "GET",
+                "/api/jobs/sora/local-1%3Atask_01aaaaaaaaaaaaaaaaaaaaaaaa",
+                None,
+            )
+            .await,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            api(&h.app, "GET", "/api/jobs/sora/..%2F..%2Fapi-token", None).await,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            api(
+                &h.app,
+                "POST",
+                "/api/jobs/sora/local-1%3Atask_01aa/save",
+                Some(json!({"project_id": "p1"})),
+            )
+            .await,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            api(&h.app, "GET", "/api/no/such/route", None).await,
+            StatusCode::NOT_FOUND,
+        ),
+    ];
+    for (i, (reply, expected)) in cases.into_iter().enumerate() {
+        assert_eq!(
+            reply.status,
+            expected,
+            "case {i}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let body = reply.json();
+        assert!(
+            body["error"]["code"].is_string() && body["error"]["message"].is_string(),
+            "case {i}: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_job_renders_saves_once_and_is_served_with_ranges() {
+    let h = start();
+    let id = create(&h.app, "p1", "a blue ball bouncing over a green field").await;
+    assert!(
+        id.starts_with("local-1:task_") && id.len() == "local-1:task_".len() + 26,
+        "{id}"
+    );
+    let early = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "p1", "prompt": "x"})),
+    )
+    .await;
+    assert!(
+        matches!(early.status, StatusCode::CONFLICT | StatusCode::OK),
+        "{}",
+        early.status
+    );
+    wait_for(&h.jobs, &id, Status::Done).await;
+
+    let job = api(
+        &h.app,
+        "GET",
+        &format!("/api/jobs/sora/{}", encoded(&id)),
+        None,
+    )
+    .await
+    .json();
+    assert_eq!(job["status"], "done");
+    assert_eq!(job["progress"], 100);
+    assert_eq!(
+        job["preview_url"],
+        format!("http://studio.test:8080/media/previews/{id}.mp4")
+    );
+    assert_eq!(
+        (job["seconds"].clone(), job["size"].clone()),
+        (json!(1), json!(SMALL))
+    );
+
+    let save = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "p1", "prompt": "a blue ball"})),
+    )
+    .await;
+    assert_eq!(save.status, StatusCode::OK);
+    let key = format!("projects/p1/{id}.mp4");
+    assert_eq!(
+        save.json(),
+        json!({"r2_key": key, "public_url": format!("http://studio.test:8080/media/{key}")})
+    );
+    let meta_path = h
+        .dir
+        .path()
+        .join(format!("data/media/projects/p1/{id}.json"));
+    let written = std::fs::metadata(&meta_path).unwrap().modified().unwrap();
+    let again = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "p1", "prompt": "changed"})),
+    )
+    .await;
+    assert_eq!(again.json()["r2_key"], key);
+    assert_eq!(
+        std::fs::metadata(&meta_path).unwrap().modified().unwrap(),
+        written,
+        "nothing written twice"
+    );
+
+    let assets = api(&h.app, "GET", "/api/projects/p1/assets", None)
+        .await
+        .json();
+    let videos = assets["videos"].as_array().unwrap();
+    assert_eq!(videos.len(), 1);
+    assert_eq!(videos[0]["key"], key);
+    assert!(videos[0]["size_bytes"].as_u64().unwrap() > 1000);
+    assert!(videos[0]["last_modified"].as_str().unwrap().ends_with('Z'));
+
+    let listed = api(&h.app, "GET", "/api/projects/p1/jobs", None)
+        .await
+        .json();
+    assert_eq!(listed["jobs"][0]["sora_job_id"], id);
+    assert_eq!(
+        api(&h.app, "GET", "/api/projects/other/jobs", None)
+            .await
+            .json(),
+        json!({"jobs": []})
+    );
+
+    let range = send(
+        &h.app,
+        request("GET", &format!("/media/{key}"))
+            .header(header::RANGE, "bytes=0-99")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(range.status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(range.body.len(), 100);
+    assert_eq!(&range.body[4..8], b"ftyp");
+    assert_eq!(range.headers[header::CONTENT_TYPE], "video/mp4");
+    assert!(
+        range.headers.contains_key(header::ETAG)
+            && range.headers.contains_key(header::LAST_MODIFIED)
+    );
+    let full = send(
+        &h.app,
+        request("GET", &format!("/media/{key}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        full.headers[header::ETAG],
+        range.headers[header::ETAG],
+        "one ETag for the file"
+    );
+    assert!(
+        !full.headers.contains_key(header::CONTENT_ENCODING),
+        "video is not compressed"
+    );
+    check_mp4(&h.dir.path().join(format!("data/media/{key}")), 24, 1.0);
+
+    let meta = send(
+        &h.app,
+        request("GET", &format!("/media/projects/p1/{id}.json"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(meta.headers[header::CONTENT_TYPE], "application/json");
+    let meta = meta.json();
+    assert_eq!(
+        (
+            meta["prompt"].clone(),
+            meta["codec"].clone(),
+            meta["sora_job_id"].clone()
+        ),
+        (json!("a blue ball"), json!("h264"), json!(id))
+    );
+}
+
+/// The file is H.264 with the expected frames and duration, and moov comes before mdat.
+fn check_mp4(path: &Path, frames: u32, seconds: f64) {
+    let bytes = std::fs::read(path).unwrap();
+    let find = |tag: &[u8]| bytes.windows(4).position(|w| w == tag).unwrap();
+    assert!(find(b"moov") < find(b"mdat"), "fast start");
+    let Ok(out) = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-count_frames",
+            "-show_entries",
+            "stream=codec_name,nb_read_frames,duration",
+            "-of",
+            "json",
+        ])
+        .arg(path)
+        .output()
+    else {
+        eprintln!("ffprobe is not installed (scripts/setup-test.sh installs it); checked the box order only");
+        return;
+    };
+    let probe: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stream = &probe["streams"][0];
+    assert_eq!(stream["codec_name"], "h264");
+    assert_eq!(stream["nb_read_frames"], frames.to_string());
+    let duration: f64 = stream["duration"].as_str().unwrap().parse().unwrap();
+    assert!((duration - seconds).abs() < 0.05, "duration {duration}");
+}
+
+#[tokio::test]
+async fn media_paths_cannot_leave_the_media_folder() {
+    let h = start();
+    std::fs::write(h.dir.path().join("data/secret.txt"), "secret").unwrap();
+    for uri in [
+        "/media/../secret.txt",
+        "/media/%2e%2e/secret.txt",
+        "/media/..%2fsecret.txt",
+        "/media/previews/../../secret.txt",
+    ] {
+        let reply = send(&h.app, request("GET", uri).body(Body::empty()).unwrap()).await;
+        assert_ne!(reply.status, StatusCode::OK, "{uri}");
+        assert!(
+            !String::from_utf8_lossy(&reply.body).contains("secret"),
+            "{uri}"
+        );
+    }
+    let save = api(
+        &h.app,
+        "POST",
+        "/api/jobs/sora/local-1%3Atask_01aa/save",
+        Some(json!({"project_id": "../../x"})),
+    )
+    .await;
+    assert_eq!(save.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn the_app_config_and_caching() {
+    let h = start();
+    let config = send(
+        &h.app,
+        request("GET", "/config.json").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(config.json(), json!({"apiBase": "/api", "token": TOKEN}));
+    assert_eq!(config.headers[header::CACHE_CONTROL], "no-store");
+    let page = send(
+        &h.app,
+        request("GET", "/some-project").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&page.body).contains("<title>Studio</title>"));
+    assert_eq!(page.headers[header::CACHE_CONTROL], "no-cache");
+    let asset = send(
+        &h.app,
+        request("GET", "/assets/app-abc123.js")
+            .header(header::ACCEPT_ENCODING, "gzip")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        asset.headers[header::CACHE_CONTROL],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(asset.headers[header::CONTENT_ENCODING], "gzip");
+    let preflight = send(
+        &h.app,
+        request("OPTIONS", "/api/projects/p1/assets")
+            .header(header::ORIGIN, "http://elsewhere.test")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "GET")
+            .header(header::ACCESS_CONTROL_REQUEST_HEADERS, "authorization")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(preflight.status, StatusCode::OK);
+    assert_eq!(preflight.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+}
+
+fn record(id: &str, status: &str, attempts: u32) -> Value {
+    json!({
+        "sora_job_id": id, "project_id": "p1", "prompt": "resumed after a crash", "model": "local-1",
+        "provider": "local", "spec": {"width": 320, "height": 180, "fps": 12, "seconds": 1},
+        "status": status, "progress": 40, "preview_key": null, "error": null, "attempts": attempts,
+        "created_at": "2026-11-21T10:00:00Z", "updated_at": "2026-11-21T10:00:00Z"
+    })
+}
+
+#[tokio::test]
+async fn a_restart_resumes_cut_off_jobs_and_never_leaves_one_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs_dir = dir.path().join("data/jobs");
+    std::fs::create_dir_all(&jobs_dir).unwrap();
+    let cut_off = "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa1";
+    let queued = "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa2";
+    let hopeless = "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa3";
+    std::fs::write(
+        jobs_dir.join(format!("{cut_off}.json")),
+        record(cut_off, "running", 1).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        jobs_dir.join(format!("{queued}.json")),
+        record(queued, "queued", 0).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        jobs_dir.join(format!("{hopeless}.json")),
+        record(hopeless, "running", 3).to_string(),
+    )
+    .unwrap();
+    std::fs::write(jobs_dir.join("local-1:task_broken.json"), "{not json").unwrap();
+    let h = start_in(dir);
+    let failed = h.jobs.get(hopeless).unwrap();
+    assert_eq!(failed.status, Status::Error);
+    assert!(failed.error.unwrap().contains("Interrupted"));
+    wait_for(&h.jobs, cut_off, Status::Done).await;
+    wait_for(&h.jobs, queued, Status::Done).await;
+    assert!(
+        h.dir
+            .path()
+            .join("data/jobs/local-1:task_broken.json.corrupt")
+            .exists(),
+        "kept aside, not lost"
+    );
+    let on_disk: Value = serde_json::from_slice(
+        &std::fs::read(h.dir.path().join(format!("data/jobs/{cut_off}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_disk["status"], "done");
+}
+
+#[tokio::test]
+async fn a_graceful_stop_keeps_the_running_job_queued_for_the_next_start() {
+    let h = start();
+    let reply = api(
+        &h.app,
+        "POST",
+        "/api/projects/p1/jobs",
+        Some(json!({"prompt": "long", "seconds": 20, "size": "1920x1080"})),
+    )
+    .await;
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Running).await;
+    h.jobs.shutdown().await;
+    assert_eq!(h.jobs.get(&id).unwrap().status, Status::Queued);
+    let on_disk: Value = serde_json::from_slice(
+        &std::fs::read(h.dir.path().join(format!("data/jobs/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_disk["status"], "queued");
+}
