@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launch, screenshot, startServer, waitForDone, waitUntil } from "./harness.mjs";
+import { launch, screenshot, startServer, TOKEN, waitForDone, waitUntil } from "./harness.mjs";
 
 let server, browser, context, page;
 const PROJECT = "journey";
@@ -131,7 +131,7 @@ test("generate, watch, play, save and inspect a video", async () => {
   await popup.close();
 });
 
-test("jobs survive a page reload and a server restart", async () => {
+test("jobs survive a page reload and a server crash", async () => {
   await page.reload();
   await page.locator("li.job").first().waitFor();
   assert.equal(await page.locator("li.job").count(), 1);
@@ -142,7 +142,7 @@ test("jobs survive a page reload and a server restart", async () => {
   await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
 
   const port = server.port;
-  await server.stop();
+  await server.kill();
   server = await startServer({ data: server.data, port });
   await page.reload();
   await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
@@ -170,4 +170,38 @@ test("a phone-sized view stacks the panels", async () => {
   ]);
   assert.ok(libraryBox.y >= consoleBox.y + consoleBox.height, "library below console");
   await screenshot(page, "phone");
+});
+
+test("a library of six videos", async () => {
+  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+  const prompts = [
+    "sunset over the sea",
+    "neon city rain",
+    "a green forest",
+    "snow falling",
+    "fire dancing",
+    "calm blue lake",
+  ];
+  const ids = [];
+  for (const prompt of prompts) {
+    const body = JSON.stringify({ prompt, seconds: 2, size: "640x360" });
+    const job = await (
+      await fetch(`${server.url}/api/projects/six/jobs`, { method: "POST", headers, body })
+    ).json();
+    ids.push(job.sora_job_id);
+  }
+  for (const id of ids) {
+    const url = `${server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
+    await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
+    const body = JSON.stringify({ project_id: "six", prompt: "" });
+    const saved = await fetch(`${url}/save`, { method: "POST", headers, body });
+    assert.equal(saved.status, 200);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${server.url}/six`);
+  await page.getByRole("heading", { name: "Asset Library (6 videos)" }).waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll(".asset video")].every((v) => v.readyState >= 2),
+  );
+  await screenshot(page, "library-six");
 });
