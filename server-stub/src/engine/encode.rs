@@ -9,7 +9,7 @@ use std::sync::mpsc::sync_channel;
 
 use muxide::api::{MuxerBuilder, VideoCodec};
 use openh264::encoder::{
-    BitRate, Encoder, EncoderConfig, FrameRate, FrameType, IntraFramePeriod, RateControlMode,
+    Encoder, EncoderConfig, FrameRate, FrameType, IntraFramePeriod, QpRange, RateControlMode,
     UsageType,
 };
 use openh264::formats::YUVSlices;
@@ -21,12 +21,13 @@ use super::{EngineError, VideoSpec};
 /// Frames in flight between the render thread and the encoder.
 const PIPELINE_DEPTH: usize = 4;
 
+/// Constant quality: rate control off and a QP range, so no frame is ever skipped (every
+/// frame has a timestamp) and OpenH264 has no bitrate target to warn about.
 fn encoder_for(spec: &VideoSpec) -> Result<Encoder, EngineError> {
-    let pixels_per_second = (spec.width * spec.height * spec.fps) as f64;
     let config = EncoderConfig::new()
-        .bitrate(BitRate::from_bps((pixels_per_second * 0.1) as u32))
         .max_frame_rate(FrameRate::from_hz(spec.fps as f32))
-        .rate_control_mode(RateControlMode::Bitrate)
+        .rate_control_mode(RateControlMode::Off)
+        .qp(QpRange::new(20, 26))
         .skip_frames(false)
         .usage_type(UsageType::CameraVideoRealTime)
         .intra_frame_period(IntraFramePeriod::from_num_frames(spec.fps * 2))
