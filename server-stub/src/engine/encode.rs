@@ -9,8 +9,7 @@ use std::sync::mpsc::sync_channel;
 
 use muxide::api::{MuxerBuilder, VideoCodec};
 use openh264::encoder::{
-    Encoder, EncoderConfig, FrameRate, FrameType, IntraFramePeriod, QpRange, RateControlMode,
-    UsageType,
+    Encoder, EncoderConfig, FrameRate, FrameType, IntraFramePeriod, RateControlMode, UsageType,
 };
 use openh264::formats::YUVSlices;
 use openh264::OpenH264API;
@@ -21,13 +20,12 @@ use super::{EngineError, VideoSpec};
 /// Frames in flight between the render thread and the encoder.
 const PIPELINE_DEPTH: usize = 4;
 
-/// Constant quality: rate control off and a QP range, so no frame is ever skipped (every
-/// frame has a timestamp) and OpenH264 has no bitrate target to warn about.
+/// Constant quality: with rate control off OpenH264 encodes every frame at its fixed QP, so
+/// no frame is skipped (each has a timestamp) and there is no bitrate target to warn about.
 fn encoder_for(spec: &VideoSpec) -> Result<Encoder, EngineError> {
     let config = EncoderConfig::new()
         .max_frame_rate(FrameRate::from_hz(spec.fps as f32))
         .rate_control_mode(RateControlMode::Off)
-        .qp(QpRange::new(20, 26))
         .skip_frames(false)
         .usage_type(UsageType::CameraVideoRealTime)
         .intra_frame_period(IntraFramePeriod::from_num_frames(spec.fps * 2))
