@@ -1,12 +1,39 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 
 const pkg = fileURLToPath(new URL("../pkg", import.meta.url));
 
+/** Writes .br (quality 11) and .gz (level 9) beside each built asset, for the server to send. */
+function precompress(): Plugin {
+  let outDir = "dist";
+  return {
+    name: "studio-precompress",
+    apply: "build",
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    closeBundle() {
+      const assets = join(outDir, "assets");
+      for (const name of readdirSync(assets)) {
+        if (!/\.(js|css|wasm|svg)$/.test(name)) continue;
+        const file = join(assets, name);
+        const data = readFileSync(file);
+        const quality = { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY };
+        writeFileSync(`${file}.br`, brotliCompressSync(data, { params: quality }));
+        writeFileSync(`${file}.gz`, gzipSync(data, { level: 9 }));
+      }
+    },
+  };
+}
+
 export default defineConfig({
   base: "/",
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: { target: "esnext", assetsInlineLimit: 0 },
   server: {
     fs: { allow: [".", pkg] },

@@ -14,8 +14,13 @@ use tower_http::services::{ServeDir, ServeFile};
 
 use super::AppState;
 
+/// The built app; hashed assets go out as the build's precompressed .br or .gz when the
+/// browser accepts them.
 pub fn files(dist: &Path) -> ServeDir<ServeFile> {
-    ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))
+    ServeDir::new(dist)
+        .precompressed_br()
+        .precompressed_gzip()
+        .fallback(ServeFile::new(dist.join("index.html")))
 }
 
 /// `{ apiBase, token }`, the runtime configuration the core loads at start. Never cached.

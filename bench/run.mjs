@@ -1,0 +1,511 @@
+// Measures Studio's figures beside reference points taken in the same run on the same machine,
+// prints a table and writes bench/results.json. Each figure is the median of several runs.
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  openSync,
+  closeSync,
+  writeSync,
+} from "node:fs";
+import { gzipSync } from "node:zlib";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SERVER = join(ROOT, "target/release/server-stub");
+const RENDER = join(ROOT, "target/release/studio-render");
+const TOKEN = "bench-token";
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** BENCH_ONLY=engine,api,load,idle,save,list runs a subset. */
+const ONLY = process.env.BENCH_ONLY?.split(",");
+const wanted = (name) => !ONLY || ONLY.includes(name);
+const work = mkdtempSync(join(tmpdir(), "studio-bench-"));
+// nginx's workers run as nobody: they must be able to read what they serve.
+chmodSync(work, 0o755);
+const rows = [];
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const seconds = (f) => {
+  const start = process.hrtime.bigint();
+  f();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+};
+function row(figure, ours, reference, target, met, unit = "") {
+  rows.push({ figure, ours, reference, target, met });
+  console.log(
+    `  ${met ? "met " : "MISS"}  ${figure}: ${ours}${unit} (reference ${reference}; target ${target})`,
+  );
+}
+
+async function startServer(data) {
+  const child = spawn(
+    SERVER,
+    ["--port", "0", "--data", data, "--api-token", TOKEN, "--app-dir", join(ROOT, "app/dist")],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, RUST_LOG: "warn" },
+    },
+  );
+  const url = await new Promise((ok) => {
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = out.match(/running at (http:\/\/[^\s]+)\//);
+      if (m) ok(m[1]);
+    });
+  });
+  return {
+    url,
+    pid: child.pid,
+    stop: () => new Promise((r) => (child.on("exit", r), child.kill("SIGTERM"))),
+  };
+}
+
+const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+async function api(url, path, body) {
+  const res = await fetch(
+    `${url}/api${path}`,
+    body ? { method: "POST", headers: auth, body: JSON.stringify(body) } : { headers: auth },
+  );
+  return res.json();
+}
+async function until(check, ms = 120_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function startNginx(root) {
+  const prefix = join(work, "nginx");
+  mkdirSync(join(prefix, "logs"), { recursive: true });
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  writeFileSync(
+    join(prefix, "nginx.conf"),
+    `worker_processes 1; daemon off; error_log ${prefix}/logs/error.log; pid ${prefix}/nginx.pid;
+     events { worker_connections 4096; }
+     http { access_log off; sendfile on; tcp_nopush on; types { application/json json; video/mp4 mp4; }
+       server { listen 127.0.0.1:${port}; root ${root}; } }`,
+  );
+  const child = spawn("nginx", ["-p", prefix, "-c", join(prefix, "nginx.conf")], {
+    stdio: "inherit",
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((r) => (child.on("exit", r), child.kill("SIGTERM"))),
+  };
+}
+
+function wrk(url, headers = [], connections = 256) {
+  const args = [
+    "-t2",
+    `-c${connections}`,
+    "-d8s",
+    "--latency",
+    ...headers.flatMap((h) => ["-H", h]),
+    url,
+  ];
+  const out = execFileSync("wrk", args, { encoding: "utf8" });
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]);
+  const p99 = out.match(/99%\s+([\d.]+)(us|ms|s)/);
+  const p99ms = Number(p99[1]) * { us: 0.001, ms: 1, s: 1000 }[p99[2]];
+  const transfer = out.match(/Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/);
+  const mbps = Number(transfer[1]) * { B: 1e-6, KB: 1e-3, MB: 1, GB: 1000 }[transfer[2]];
+  const errors = out.match(/Non-2xx or 3xx responses: (\d+)/);
+  if (errors) throw new Error(`wrk saw ${errors[1]} failed responses at ${url}`);
+  return { rps, p99ms, mbps };
+}
+
+async function engine() {
+  console.log("\nlocal engine: 10 s 1280x720 24 fps");
+  const ours = [];
+  const ffmpeg = [];
+  for (let i = 0; i < RUNS; i++) {
+    ours.push(
+      seconds(() =>
+        execFileSync(RENDER, [
+          "a red fox running through a snowy forest at sunset",
+          join(work, "e.mp4"),
+        ]),
+      ),
+    );
+    ffmpeg.push(
+      seconds(() =>
+        execFileSync("ffmpeg", [
+          "-loglevel",
+          "error",
+          "-y",
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=1280x720:rate=24:duration=10",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "veryfast",
+          join(work, "f.mp4"),
+        ]),
+      ),
+    );
+  }
+  const ratio = median(ours) / median(ffmpeg);
+  row(
+    "local engine wall time (s)",
+    median(ours).toFixed(3),
+    `ffmpeg libx264 veryfast ${median(ffmpeg).toFixed(3)}`,
+    "ratio <= 1.0",
+    ratio <= 1.0,
+  );
+  rows.at(-1).ratio = Number(ratio.toFixed(3));
+}
+
+async function apiAndRanges(server, data) {
+  console.log("\nGET /api/jobs/sora/{id}, 256 connections; Range reads of a 50 MB mp4");
+  const job = await api(server.url, "/projects/bench/jobs", {
+    prompt: "bench",
+    seconds: 1,
+    size: "320x180",
+  });
+  const id = job.sora_job_id;
+  await until(
+    async () => (await api(server.url, `/jobs/sora/${encodeURIComponent(id)}`)).status === "done",
+  );
+  const body = JSON.stringify(await api(server.url, `/jobs/sora/${encodeURIComponent(id)}`));
+  const root = join(work, "static");
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, "job.json"), body);
+  const big = join(data, "media/projects/bench/big.mp4");
+  mkdirSync(join(data, "media/projects/bench"), { recursive: true });
+  const fd = openSync(big, "w");
+  const chunk = Buffer.alloc(1 << 20, 7);
+  for (let i = 0; i < 50; i++) writeSync(fd, chunk);
+  closeSync(fd);
+  execFileSync("cp", [big, join(root, "big.mp4")]);
+  const nginx = startNginx(root);
+  try {
+    await until(async () => (await fetch(`${nginx.url}/job.json`).catch(() => null))?.ok, 10_000);
+    await compareWithNginx(server, nginx, id);
+  } finally {
+    await nginx.stop();
+  }
+}
+
+async function compareWithNginx(server, nginx, id) {
+  const apiRuns = [];
+  const nginxRuns = [];
+  const rangeRuns = [];
+  const nginxRangeRuns = [];
+  const range = "Range: bytes=1048576-2097151";
+  for (let i = 0; i < Math.min(RUNS, 3); i++) {
+    apiRuns.push(
+      wrk(`${server.url}/api/jobs/sora/${encodeURIComponent(id)}`, [
+        `Authorization: Bearer ${TOKEN}`,
+      ]),
+    );
+    nginxRuns.push(wrk(`${nginx.url}/job.json`));
+    rangeRuns.push(wrk(`${server.url}/media/projects/bench/big.mp4`, [range], 32));
+    nginxRangeRuns.push(wrk(`${nginx.url}/big.mp4`, [range], 32));
+  }
+  const rps = median(apiRuns.map((r) => r.rps));
+  const nrps = median(nginxRuns.map((r) => r.rps));
+  const p99 = median(apiRuns.map((r) => r.p99ms));
+  const np99 = median(nginxRuns.map((r) => r.p99ms));
+  row(
+    "GET job: requests/s",
+    rps.toFixed(0),
+    `nginx static JSON ${nrps.toFixed(0)}`,
+    ">= 0.8x nginx",
+    rps >= 0.8 * nrps,
+  );
+  rows.at(-1).ratio = Number((rps / nrps).toFixed(3));
+  row(
+    "GET job: p99 latency (ms)",
+    p99.toFixed(2),
+    `nginx ${np99.toFixed(2)}`,
+    "no worse than nginx",
+    p99 <= np99,
+  );
+  const mbps = median(rangeRuns.map((r) => r.mbps));
+  const nmbps = median(nginxRangeRuns.map((r) => r.mbps));
+  row(
+    "Range reads of a 50 MB mp4 (MB/s)",
+    mbps.toFixed(0),
+    `nginx ${nmbps.toFixed(0)}`,
+    ">= 0.9x nginx",
+    mbps >= 0.9 * nmbps,
+  );
+  rows.at(-1).ratio = Number((mbps / nmbps).toFixed(3));
+}
+
+async function firstLoad(server) {
+  console.log("\nfirst load: bytes on the wire");
+  const html = await (
+    await fetch(server.url, { headers: { "accept-encoding": "br, gzip" } })
+  ).text();
+  const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  const wasm = readdirAssets()
+    .filter((f) => f.endsWith(".wasm"))
+    .map((f) => `/assets/${f}`);
+  let total = Buffer.byteLength(html);
+  for (const path of [...new Set([...assets, ...wasm])]) {
+    const out = execFileSync(
+      "curl",
+      [
+        "-s",
+        "-o",
+        "/dev/null",
+        "-H",
+        "Accept-Encoding: br, gzip",
+        "-w",
+        "%{size_download}",
+        `${server.url}${path}`,
+      ],
+      { encoding: "utf8" },
+    );
+    total += Number(out);
+  }
+  const react = [
+    "react/cjs/react.production.js",
+    "react-dom/cjs/react-dom-client.production.js",
+    "scheduler/cjs/scheduler.production.js",
+  ]
+    .map((p) => gzipSync(readFileSync(join(ROOT, "node_modules", p))).length)
+    .reduce((a, b) => a + b, 0);
+  row(
+    "first load, whole page (KB)",
+    (total / 1024).toFixed(1),
+    `React + ReactDOM alone ${(react / 1024).toFixed(1)} KB gzip`,
+    "<= 150 KB",
+    total <= 150 * 1024,
+  );
+}
+
+function readdirAssets() {
+  return execFileSync("ls", [join(ROOT, "app/dist/assets")], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+}
+
+/** Main-thread busy time, DOM mutations and React commits of a page left alone for 30 s. */
+async function idleFigures(browser, server, path, setup) {
+  const page = await browser.newPage();
+  await page.addInitScript(() => {
+    window.__commits = 0;
+    window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+      supportsFiber: true,
+      renderers: new Map(),
+      inject: () => 1,
+      onCommitFiberRoot: () => (window.__commits += 1),
+      onCommitFiberUnmount: () => {},
+      onPostCommitFiberRoot: () => {},
+      checkDCE: () => {},
+    };
+  });
+  await page.goto(`${server.url}/`);
+  await page.evaluate(setup ?? (() => {}));
+  await page.goto(path.startsWith("about:") ? path : `${server.url}${path}`);
+  await page.waitForLoadState("networkidle");
+  await new Promise((r) => setTimeout(r, 2000));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const metric = async () =>
+    Object.fromEntries(
+      (await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]),
+    );
+  await page.evaluate(() => {
+    window.__mutations = 0;
+    new MutationObserver((list) => (window.__mutations += list.length)).observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    });
+    window.__commitsAtStart = window.__commits;
+  });
+  const before = await metric();
+  await new Promise((r) => setTimeout(r, 30_000));
+  const after = await metric();
+  const counts = await page.evaluate(() => ({
+    mutations: window.__mutations,
+    commits: window.__commits - window.__commitsAtStart,
+    jobs: document.querySelectorAll("li.job").length,
+  }));
+  await page.close();
+  const cpu =
+    ((after.TaskDuration - before.TaskDuration) / (after.Timestamp - before.Timestamp)) * 100;
+  return { ...counts, cpu };
+}
+
+async function idle(server) {
+  console.log("\ndashboard idle with 200 stored jobs, 30 s in Chromium");
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  const store = () => {
+    const jobs = Array.from({ length: 200 }, (_, i) => ({
+      sora_job_id: `local-1:task_${String(i).padStart(26, "0")}`,
+      status: i % 2 ? "done" : "error",
+      progress: 100,
+      prompt: `stored job ${i}`,
+      preview_url: null,
+      final_r2_key: null,
+      created_at: new Date(Date.UTC(2026, 10, 21, 0, 0, i)).toISOString(),
+      updated_at: new Date(Date.UTC(2026, 10, 21, 0, 0, i)).toISOString(),
+    }));
+    localStorage.setItem("jobs:idle", JSON.stringify(jobs));
+  };
+  const blank = await idleFigures(browser, server, "about:blank");
+  const dashboard = await idleFigures(browser, server, "/idle", store);
+  await browser.close();
+  if (dashboard.jobs !== 200) throw new Error(`the dashboard showed ${dashboard.jobs} jobs`);
+  row(
+    "idle dashboard: React commits in 30 s",
+    dashboard.commits,
+    "nothing changed: 0",
+    "0",
+    dashboard.commits === 0,
+  );
+  row(
+    "idle dashboard: DOM mutations in 30 s",
+    dashboard.mutations,
+    "0",
+    "0",
+    dashboard.mutations === 0,
+  );
+  row(
+    "idle dashboard: main-thread CPU (%)",
+    dashboard.cpu.toFixed(3),
+    `about:blank in the same browser ${blank.cpu.toFixed(3)}; a comparable Next.js app 0.015`,
+    "<= 0.1",
+    dashboard.cpu <= 0.1,
+  );
+}
+
+function rssKb(pid, field) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
+}
+
+async function bigSave() {
+  console.log("\nsave of a 500 MB video: server-stub RSS growth");
+  const data = join(work, "save-data");
+  const id = "local-1:task_01bench0000000000000000save";
+  mkdirSync(join(data, "jobs"), { recursive: true });
+  mkdirSync(join(data, "media/previews"), { recursive: true });
+  const fd = openSync(join(data, `media/previews/${id}.mp4`), "w");
+  const chunk = Buffer.alloc(1 << 20, 3);
+  for (let i = 0; i < 500; i++) writeSync(fd, chunk);
+  closeSync(fd);
+  writeFileSync(
+    join(data, `jobs/${id}.json`),
+    JSON.stringify({
+      sora_job_id: id,
+      project_id: "bench",
+      prompt: "big",
+      model: "local-1",
+      provider: "local",
+      spec: { width: 1280, height: 720, fps: 24, seconds: 10 },
+      status: "done",
+      progress: 100,
+      preview_key: `previews/${id}.mp4`,
+      error: null,
+      attempts: 1,
+      created_at: "2026-11-21T00:00:00Z",
+      updated_at: "2026-11-21T00:00:00Z",
+    }),
+  );
+  const server = await startServer(data);
+  await api(server.url, "/projects/bench/assets");
+  const before = rssKb(server.pid, "VmRSS");
+  const started = process.hrtime.bigint();
+  const saved = await api(server.url, `/jobs/sora/${encodeURIComponent(id)}/save`, {
+    project_id: "bench",
+    prompt: "big",
+  });
+  const took = Number(process.hrtime.bigint() - started) / 1e9;
+  const peak = rssKb(server.pid, "VmHWM");
+  await server.stop();
+  if (!saved.r2_key) throw new Error(`save failed: ${JSON.stringify(saved)}`);
+  const growthMb = (peak - before) / 1024;
+  row(
+    "save of 500 MB: peak RSS growth (MB)",
+    growthMb.toFixed(1),
+    `streaming copy, ${took.toFixed(2)} s`,
+    "< 16 MB",
+    growthMb < 16,
+  );
+  rmSync(data, { recursive: true, force: true });
+}
+
+async function bigList() {
+  console.log("\nasset list of 10,000 videos (local folder)");
+  const data = join(work, "list-data");
+  const folder = join(data, "media/projects/many");
+  mkdirSync(folder, { recursive: true });
+  for (let i = 0; i < 10_000; i++)
+    writeFileSync(join(folder, `local-1:task_${String(i).padStart(26, "0")}.mp4`), "x");
+  const server = await startServer(data);
+  const times = [];
+  let count = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const start = process.hrtime.bigint();
+    count = (await api(server.url, "/projects/many/assets")).videos.length;
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  await server.stop();
+  if (count !== 10_000) throw new Error(`listed ${count}`);
+  row(
+    "asset list of 10,000 videos (ms)",
+    median(times).toFixed(1),
+    "-",
+    "< 100 ms",
+    median(times) < 100,
+  );
+  rmSync(data, { recursive: true, force: true });
+}
+
+const wasm = readFileSync(join(ROOT, "pkg/studio_core_bg.wasm"));
+const wasmGz = gzipSync(wasm, { level: 9 }).length;
+console.log(`core-wasm: ${wasm.length} bytes, ${wasmGz} gzip`);
+row(
+  "core-wasm size, gzip (KB)",
+  (wasmGz / 1024).toFixed(1),
+  `${(wasm.length / 1024).toFixed(1)} KB raw`,
+  "<= 100 KB",
+  wasmGz <= 100 * 1024,
+);
+
+const data = join(work, "data");
+const server = await startServer(data);
+try {
+  if (wanted("engine")) await engine();
+  if (wanted("api")) await apiAndRanges(server, data);
+  if (wanted("load")) await firstLoad(server);
+  if (wanted("idle")) await idle(server);
+} finally {
+  await server.stop();
+}
+if (wanted("save")) await bigSave();
+if (wanted("list")) await bigList();
+rmSync(work, { recursive: true, force: true });
+
+const machine = {
+  cores: execFileSync("nproc", { encoding: "utf8" }).trim(),
+  date: new Date().toISOString(),
+  runs: RUNS,
+};
+writeFileSync(join(ROOT, "bench/results.json"), JSON.stringify({ machine, rows }, null, 2) + "\n");
+console.log("\n| figure | ours | reference | target | met |\n| --- | --- | --- | --- | --- |");
+for (const r of rows)
+  console.log(
+    `| ${r.figure} | ${r.ours} | ${r.reference} | ${r.target} | ${r.met ? "yes" : "**no**"} |`,
+  );
+console.log("\nwritten to bench/results.json");

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `npm run bench`: builds, installs the reference tools (ffmpeg, nginx, wrk) and measures.
+source "$(dirname "$0")/lib.sh"
+bash "$ROOT/scripts/build.sh"
+bash "$ROOT/scripts/setup-test.sh"
+step "Benchmark references"
+missing=()
+have nginx || missing+=(nginx)
+have wrk || missing+=(wrk)
+if [ ${#missing[@]} -eq 0 ]; then note "nginx, wrk: present"; else apt_install "${missing[@]}"; fi
+step "Benchmarks"
+cd "$ROOT"
+node bench/run.mjs "$@"
