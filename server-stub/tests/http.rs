@@ -669,3 +669,79 @@ async fn a_graceful_stop_keeps_the_running_job_queued_for_the_next_start() {
     .unwrap();
     assert_eq!(on_disk["status"], "queued");
 }
+
+#[tokio::test]
+async fn the_openapi_document_describes_every_route_it_serves() {
+    let h = start();
+    let unauthorised = send(
+        &h.app,
+        request("GET", "/api/openapi.json")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(unauthorised.status, StatusCode::UNAUTHORIZED);
+    let doc = api(&h.app, "GET", "/api/openapi.json", None).await.json();
+    assert_eq!(doc["servers"][0]["url"], "/api");
+    let mut operations: Vec<String> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .unwrap()
+                .keys()
+                .map(move |method| format!("{} {path}", method.to_uppercase()))
+        })
+        .collect();
+    operations.sort();
+    assert_eq!(
+        operations,
+        [
+            "GET /jobs/sora/{job_id}",
+            "GET /projects/{project_id}/assets",
+            "GET /projects/{project_id}/jobs",
+            "POST /jobs/sora/{job_id}/save",
+            "POST /projects/{project_id}/jobs",
+        ]
+    );
+    // Every documented operation is served: none answers "no such route".
+    for operation in &operations {
+        let (method, path) = operation.split_once(' ').unwrap();
+        let uri = format!(
+            "/api{}",
+            path.replace("{project_id}", "p1")
+                .replace("{job_id}", "local-1%3Atask_01aa")
+        );
+        let reply = api(&h.app, method, &uri, (method == "POST").then(|| json!({}))).await;
+        assert_ne!(
+            reply.json()["error"]["message"],
+            "No such API route",
+            "{operation}"
+        );
+        assert_ne!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
+    }
+    // The documented job fields are the ones a job answer carries.
+    let id = create(&h.app, "p1", "schema check").await;
+    let job = api(
+        &h.app,
+        "GET",
+        &format!("/api/jobs/sora/{}", encoded(&id)),
+        None,
+    )
+    .await
+    .json();
+    let mut answered: Vec<&String> = job.as_object().unwrap().keys().collect();
+    let mut documented: Vec<&String> = doc["components"]["schemas"]["JobView"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    answered.sort();
+    documented.sort();
+    assert_eq!(answered, documented);
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+}

@@ -2,17 +2,47 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, PublicBase};
 use super::{valid_project, AppState};
 
+/// A saved video.
+#[derive(Serialize, ToSchema)]
+pub struct Asset {
+    /// `projects/{projectId}/{soraJobId}.mp4`; the last segment is the file name.
+    key: String,
+    size_bytes: u64,
+    /// RFC 3339.
+    last_modified: String,
+    /// The metadata is at the same address with .mp4 replaced by .json.
+    public_url: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Assets {
+    videos: Vec<Asset>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/projects/{project_id}/assets",
+    tag = "assets",
+    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    responses(
+        (status = 200, description = "The project's saved videos, newest first", body = Assets),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 401, description = "Missing or wrong bearer token", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub async fn list(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Assets>, ApiError> {
     valid_project(&project)?;
     let mut objects = state
         .jobs
@@ -21,18 +51,16 @@ pub async fn list(
         .await?;
     objects.retain(|o| o.key.ends_with(".mp4"));
     objects.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| b.key.cmp(&a.key)));
-    let videos: Vec<Value> = objects
-        .iter()
-        .map(|o| {
-            json!({
-                "key": o.key,
-                "size_bytes": o.size_bytes,
-                "last_modified": rfc3339(o.modified),
-                "public_url": base.url(&state, &o.key),
-            })
+    let videos = objects
+        .into_iter()
+        .map(|o| Asset {
+            last_modified: rfc3339(o.modified),
+            public_url: base.url(&state, &o.key),
+            size_bytes: o.size_bytes,
+            key: o.key,
         })
         .collect();
-    Ok(Json(json!({ "videos": videos })))
+    Ok(Json(Assets { videos }))
 }
 
 fn rfc3339(unix: i64) -> String {

@@ -5,7 +5,6 @@ use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use crate::jobs::JobError;
 use crate::storage::StorageError;
@@ -28,6 +27,20 @@ pub enum ApiError {
     UnsupportedMediaType,
     #[error("Internal server error")]
     Internal(String),
+}
+
+/// Every error answer: `{"error": {"code", "message"}}`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// unauthorized, not_found, bad_request, invalid, conflict, too_large,
+    /// unsupported_media_type or internal.
+    code: &'static str,
+    message: String,
 }
 
 impl ApiError {
@@ -53,11 +66,13 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %detail, "internal error");
         }
         let (status, code) = self.status_and_code();
-        let mut response = (
-            status,
-            Json(json!({ "error": { "code": code, "message": self.to_string() } })),
-        )
-            .into_response();
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: self.to_string(),
+            },
+        };
+        let mut response = (status, Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 "www-authenticate",

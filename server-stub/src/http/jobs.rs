@@ -3,44 +3,110 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::engine::VideoSpec;
-use crate::jobs::record::{is_valid_id, JobRecord};
+use crate::jobs::record::{is_valid_id, JobRecord, Status};
 use crate::jobs::NewJob;
 
 const PROMPT_MAX_CHARS: usize = 4000;
 const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
 
-#[derive(Deserialize)]
+/// A new job: the prompt, and optionally its length, size and model.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateJob {
+    /// 1 to 4000 characters after trimming.
     prompt: String,
+    /// 1 to 20 (default 10); a number or a string such as "8".
     #[serde(default)]
     seconds: Option<Seconds>,
+    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720).
     #[serde(default)]
     size: Option<String>,
+    /// The model (default local-1).
     #[serde(default)]
     model: Option<String>,
 }
 
 /// `seconds` as a number or, as the OpenAI videos API sends it, a string.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
 enum Seconds {
     Number(u32),
     Text(String),
 }
 
-#[derive(Deserialize)]
+/// Where to save a finished job, and the prompt for its metadata.
+#[derive(Deserialize, ToSchema)]
 pub struct SaveJob {
     project_id: String,
     #[serde(default)]
     prompt: String,
+}
+
+/// A job as the API answers it: `preview_url` once done, `error` once failed.
+#[derive(Serialize, ToSchema)]
+pub struct JobView {
+    /// `{model}:task_{id}`.
+    sora_job_id: String,
+    object: &'static str,
+    status: Status,
+    /// 0 to 100.
+    progress: u8,
+    prompt: String,
+    model: String,
+    provider: String,
+    project_id: String,
+    seconds: u32,
+    size: String,
+    fps: u32,
+    preview_url: Option<String>,
+    error: Option<String>,
+    created_at: String,
+    updated_at: String,
+}
+
+impl JobView {
+    fn new(state: &AppState, base: &PublicBase, r: &JobRecord) -> Self {
+        JobView {
+            sora_job_id: r.sora_job_id.clone(),
+            object: "video",
+            status: r.status,
+            progress: r.progress,
+            prompt: r.prompt.clone(),
+            model: r.model.clone(),
+            provider: r.provider.clone(),
+            project_id: r.project_id.clone(),
+            seconds: r.spec.seconds,
+            size: r.spec.size(),
+            fps: r.spec.fps,
+            preview_url: r
+                .preview_key
+                .as_deref()
+                .filter(|_| r.status == Status::Done)
+                .map(|k| base.url(state, k)),
+            error: r.error.clone(),
+            created_at: r.created_at.clone(),
+            updated_at: r.updated_at.clone(),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct JobList {
+    jobs: Vec<JobView>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Saved {
+    /// The storage key: `projects/{projectId}/{soraJobId}.mp4`.
+    r2_key: String,
+    public_url: String,
 }
 
 fn checked_prompt(prompt: &str) -> Result<String, ApiError> {
@@ -83,16 +149,27 @@ fn job_id(id: &str) -> Result<(), ApiError> {
     }
 }
 
-fn view(state: &AppState, base: &PublicBase, record: &JobRecord) -> Value {
-    record.to_api(|key| base.url(state, key))
-}
-
+#[utoipa::path(
+    post,
+    path = "/projects/{project_id}/jobs",
+    tag = "jobs",
+    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    request_body = CreateJob,
+    responses(
+        (status = 201, description = "The job, queued", body = JobView),
+        (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "Invalid prompt, seconds, size or model", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub async fn create(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
     JsonBody(body): JsonBody<CreateJob>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<JobView>), ApiError> {
     valid_project(&project)?;
     let prompt = checked_prompt(&body.prompt)?;
     let spec = spec(&body)?;
@@ -102,50 +179,91 @@ pub async fn create(
         model: body.model,
         spec,
     })?;
-    Ok((StatusCode::CREATED, Json(view(&state, &base, &record))))
+    Ok((
+        StatusCode::CREATED,
+        Json(JobView::new(&state, &base, &record)),
+    ))
 }
 
+#[utoipa::path(
+    get,
+    path = "/projects/{project_id}/jobs",
+    tag = "jobs",
+    params(("project_id" = String, Path)),
+    responses(
+        (status = 200, description = "The project's jobs, newest first", body = JobList),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub async fn list(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<JobList>, ApiError> {
     valid_project(&project)?;
-    let jobs: Vec<Value> = state
+    let jobs = state
         .jobs
         .list(&project)
         .iter()
-        .map(|r| view(&state, &base, r))
+        .map(|r| JobView::new(&state, &base, r))
         .collect();
-    Ok(Json(json!({ "jobs": jobs })))
+    Ok(Json(JobList { jobs }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/jobs/sora/{job_id}",
+    tag = "jobs",
+    params(("job_id" = String, Path, description = "`{model}:task_{id}`, percent-encoded")),
+    responses(
+        (status = 200, description = "The job", body = JobView),
+        (status = 404, description = "No such job", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub async fn get(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<JobView>, ApiError> {
     job_id(&id)?;
     let record = state
         .jobs
         .get(&id)
         .ok_or_else(|| ApiError::NotFound("Job not found".into()))?;
-    Ok(Json(view(&state, &base, &record)))
+    Ok(Json(JobView::new(&state, &base, &record)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/jobs/sora/{job_id}/save",
+    tag = "jobs",
+    params(("job_id" = String, Path)),
+    request_body = SaveJob,
+    responses(
+        (status = 200, description = "Saved (saving again returns the same key)", body = Saved),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "No such job, or its video is gone", body = ErrorBody),
+        (status = 409, description = "The job is not finished", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub async fn save(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(id): ApiPath<String>,
     JsonBody(body): JsonBody<SaveJob>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Saved>, ApiError> {
     job_id(&id)?;
     valid_project(&body.project_id)?;
     let key = state
         .jobs
         .save(&id, &body.project_id, body.prompt.trim())
         .await?;
-    Ok(Json(
-        json!({ "r2_key": key, "public_url": base.url(&state, &key) }),
-    ))
+    let public_url = base.url(&state, &key);
+    Ok(Json(Saved {
+        r2_key: key,
+        public_url,
+    }))
 }

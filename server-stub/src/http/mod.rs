@@ -8,13 +8,14 @@ pub mod error;
 mod extract;
 mod jobs;
 mod media;
+mod openapi;
 
 use std::path::Path;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{header, Method};
 use axum::routing::get;
-use axum::{middleware, Router};
+use axum::{middleware, Json, Router};
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::ServeDir;
@@ -64,14 +65,9 @@ fn cors(origins: &[String]) -> CorsLayer {
 }
 
 pub fn router(state: AppState, media_root: &Path, dist: &Path, cors_origins: &[String]) -> Router {
-    let api = Router::new()
-        .route("/projects/{project_id}/assets", get(assets::list))
-        .route(
-            "/projects/{project_id}/jobs",
-            get(jobs::list).post(jobs::create),
-        )
-        .route("/jobs/sora/{job_id}", get(jobs::get))
-        .route("/jobs/sora/{job_id}/save", axum::routing::post(jobs::save))
+    let (api, doc) = openapi::routes().split_for_parts();
+    let api = api
+        .route("/openapi.json", get(move || async move { Json(doc) }))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_bearer,

@@ -1,11 +1,10 @@
 //! A job as the server keeps it, and the id format `{model}:task_{ulid}`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::engine::VideoSpec;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Queued,
@@ -30,29 +29,6 @@ pub struct JobRecord {
     pub attempts: u32,
     pub created_at: String,
     pub updated_at: String,
-}
-
-impl JobRecord {
-    /// The job as the API answers it; `preview_url` once done, `error` once failed.
-    pub fn to_api(&self, public: impl Fn(&str) -> String) -> Value {
-        json!({
-            "sora_job_id": self.sora_job_id,
-            "object": "video",
-            "status": self.status,
-            "progress": self.progress,
-            "prompt": self.prompt,
-            "model": self.model,
-            "provider": self.provider,
-            "project_id": self.project_id,
-            "seconds": self.spec.seconds,
-            "size": self.spec.size(),
-            "fps": self.spec.fps,
-            "preview_url": self.preview_key.as_deref().filter(|_| self.status == Status::Done).map(public),
-            "error": self.error,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        })
-    }
 }
 
 /// A new, unique, time-sortable job id for `model`.
