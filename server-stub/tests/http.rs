@@ -629,6 +629,7 @@ async fn a_restart_resumes_cut_off_jobs_and_never_leaves_one_running() {
     )
     .unwrap();
     std::fs::write(jobs_dir.join("local-1:task_broken.json"), "{not json").unwrap();
+    std::fs::write(jobs_dir.join(".local-1:task_half.tmp"), "{\"half").unwrap();
     let h = start_in(dir);
     let failed = h.jobs.get(hopeless).unwrap();
     assert_eq!(failed.status, Status::Error);
@@ -641,6 +642,13 @@ async fn a_restart_resumes_cut_off_jobs_and_never_leaves_one_running() {
             .join("data/jobs/local-1:task_broken.json.corrupt")
             .exists(),
         "kept aside, not lost"
+    );
+    assert!(
+        !h.dir
+            .path()
+            .join("data/jobs/.local-1:task_half.tmp")
+            .exists(),
+        "a half-written temporary file is gone"
     );
     let on_disk: Value = serde_json::from_slice(
         &std::fs::read(h.dir.path().join(format!("data/jobs/{cut_off}.json"))).unwrap(),

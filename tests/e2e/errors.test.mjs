@@ -1,99 +1,88 @@
 import assert from "node:assert/strict";
 import { rmSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { launch, screenshot, startServer, waitForDone } from "./harness.mjs";
+import { test } from "node:test";
+import { screenshot, serverAndPage, startServer, waitForDone } from "./harness.mjs";
 
-let server, browser, page;
+const t = serverAndPage();
 
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const banner = () => page.getByRole("alert").first();
+const banner = () => t.page.getByRole("alert").first();
 
 test("a wrong token: Failed to load assets", async () => {
-  await page.route("**/config.json", (route) =>
+  await t.page.route("**/config.json", (route) =>
     route.fulfill({ json: { apiBase: "/api", token: "wrong" } }),
   );
-  await page.goto(`${server.url}/errors`);
+  await t.page.goto(`${t.server.url}/errors`);
   await banner().getByText("Failed to load assets").waitFor();
   assert.match(await banner().textContent(), /Failed to get assets: Unauthorized/);
-  await screenshot(page, "error-banner");
-  await page.unroute("**/config.json");
+  await screenshot(t.page, "error-banner");
+  await t.page.unroute("**/config.json");
 });
 
-test("a server that is down: Failed to load assets", async () => {
+test("a t.server that is down: Failed to load assets", async () => {
   const down = await startServer();
-  await page.goto(`${down.url}/errors`);
-  await page.getByText("No videos saved yet.", { exact: false }).waitFor();
+  await t.page.goto(`${down.url}/errors`);
+  await t.page.getByText("No videos saved yet.", { exact: false }).waitFor();
   await down.stop();
-  await page.evaluate(() => window.studio.loadAssets().catch(() => {}));
+  await t.page.evaluate(() => window.studio.loadAssets().catch(() => {}));
   await banner().getByText("Failed to load assets").waitFor();
 });
 
 test("creation failing: Failed to create generation job", async () => {
-  await page.goto(`${server.url}/errors`);
-  await page.getByLabel("Prompt").fill("x".repeat(4001));
-  await page.getByRole("button", { name: "Generate" }).click();
+  await t.page.goto(`${t.server.url}/errors`);
+  await t.page.getByLabel("Prompt").fill("x".repeat(4001));
+  await t.page.getByRole("button", { name: "Generate" }).click();
   await banner().getByText("Failed to create generation job").waitFor();
-  assert.equal((await page.getByLabel("Prompt").inputValue()).length, 4001, "the prompt is kept");
+  assert.equal((await t.page.getByLabel("Prompt").inputValue()).length, 4001, "the prompt is kept");
 });
 
 test("saving failing: Failed to save video to library; missing metadata: Metadata not found", async () => {
-  await page.goto(`${server.url}/errors`);
-  await page.getByLabel("Prompt").fill("a calm ocean");
-  await page.getByRole("button", { name: "Generate" }).click();
-  await waitForDone(page);
-  const previews = join(server.data, "media/previews");
+  await t.page.goto(`${t.server.url}/errors`);
+  await t.page.getByLabel("Prompt").fill("a calm ocean");
+  await t.page.getByRole("button", { name: "Generate" }).click();
+  await waitForDone(t.page);
+  const previews = join(t.server.data, "media/previews");
   for (const file of readdirSync(previews)) rmSync(join(previews, file));
-  await page.getByRole("button", { name: "Save to Library" }).click();
+  await t.page.getByRole("button", { name: "Save to Library" }).click();
   await banner().getByText("Failed to save video to library").waitFor();
 
-  await page.getByLabel("Prompt").fill("a second calm ocean");
-  await page.getByRole("button", { name: "Generate" }).click();
-  await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
-  await waitForDone(page);
-  await page.locator("li.job").first().getByRole("button", { name: "Save to Library" }).click();
-  await page.locator("li.asset").first().waitFor();
-  const library = join(server.data, "media/projects/errors");
+  await t.page.getByLabel("Prompt").fill("a second calm ocean");
+  await t.page.getByRole("button", { name: "Generate" }).click();
+  await t.page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
+  await waitForDone(t.page);
+  await t.page.locator("li.job").first().getByRole("button", { name: "Save to Library" }).click();
+  await t.page.locator("li.asset").first().waitFor();
+  const library = join(t.server.data, "media/projects/errors");
   for (const file of readdirSync(library).filter((f) => f.endsWith(".json")))
     rmSync(join(library, file));
-  await page.locator("li.asset").first().getByRole("button", { name: "Info" }).click();
-  await page.getByRole("dialog").getByText("Metadata not found").first().waitFor();
+  await t.page.locator("li.asset").first().getByRole("button", { name: "Info" }).click();
+  await t.page.getByRole("dialog").getByText("Metadata not found").first().waitFor();
 });
 
 test("a corrupted job list: the dashboard loads what is valid and keeps the text", async () => {
-  await page.goto(`${server.url}/`);
+  await t.page.goto(`${t.server.url}/`);
   const raw =
     '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, {"broken": true';
-  await page.evaluate((value) => localStorage.setItem("jobs:corrupt", value), raw);
-  await page.goto(`${server.url}/corrupt`);
+  await t.page.evaluate((value) => localStorage.setItem("jobs:corrupt", value), raw);
+  await t.page.goto(`${t.server.url}/corrupt`);
   await banner().getByText("Failed to load dashboard data").waitFor();
-  const backups = await page.evaluate(() =>
+  const backups = await t.page.evaluate(() =>
     Object.keys(localStorage)
       .filter((k) => k.startsWith("backup:jobs:corrupt:"))
       .map((k) => localStorage.getItem(k)),
   );
   assert.deepEqual(backups, [raw]);
   assert.equal(
-    await page.locator("li.job").count(),
+    await t.page.locator("li.job").count(),
     0,
     "the unparseable list had no readable entries",
   );
-  await page.evaluate(() =>
+  await t.page.evaluate(() =>
     localStorage.setItem(
       "jobs:corrupt",
       '[{"sora_job_id":"local-1:task_kept","status":"error","prompt":"still here"}, 7]',
     ),
   );
-  await page.reload();
-  await page.getByText("“still here”").waitFor();
+  await t.page.reload();
+  await t.page.getByText("“still here”").waitFor();
 });

@@ -5,6 +5,7 @@ import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -125,4 +126,20 @@ export async function waitForDone(page) {
     },
   });
   return row;
+}
+
+/** Starts a server-stub and a Chromium page before a file's tests and stops both after. */
+export function serverAndPage(viewport = { width: 1280, height: 800 }) {
+  const t = {};
+  before(async () => {
+    t.server = await startServer();
+    t.browser = await launch();
+    t.context = await t.browser.newContext({ viewport });
+    t.page = await t.context.newPage();
+  });
+  after(async () => {
+    await t.browser?.close();
+    await t.server?.stop();
+  });
+  return t;
 }

@@ -1,37 +1,32 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { launch, screenshot, startServer, TOKEN, waitForDone, waitUntil } from "./harness.mjs";
+import { test } from "node:test";
+import {
+  screenshot,
+  serverAndPage,
+  startServer,
+  TOKEN,
+  waitForDone,
+  waitUntil,
+} from "./harness.mjs";
 
-let server, browser, context, page;
 const PROJECT = "journey";
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await context.newPage();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const t = serverAndPage({ width: 1440, height: 900 });
 
 test("generate, watch, play, save and inspect a video", async () => {
-  await page.goto(`${server.url}/${PROJECT}`);
-  await page.getByText("No generation jobs yet.").waitFor();
-  await page
+  await t.page.goto(`${t.server.url}/${PROJECT}`);
+  await t.page.getByText("No generation jobs yet.").waitFor();
+  await t.page
     .getByText("No videos saved yet. Generate and save some videos to see them here.")
     .waitFor();
-  const generate = page.getByRole("button", { name: "Generate" });
+  const generate = t.page.getByRole("button", { name: "Generate" });
   assert.equal(await generate.isDisabled(), true);
-  await screenshot(page, "dashboard-empty");
+  await screenshot(t.page, "dashboard-empty");
 
-  await page
+  await t.page
     .getByPlaceholder("Describe the video you want to generate...")
     .fill("A red fox running through a snowy forest at sunset");
   await generate.click();
-  const row = page.locator("li.job").first();
+  const row = t.page.locator("li.job").first();
   await row.waitFor();
   assert.equal(
     await row.locator(".job-prompt").textContent(),
@@ -39,10 +34,10 @@ test("generate, watch, play, save and inspect a video", async () => {
   );
   assert.match(await row.locator("time").textContent(), /\d{4}, \d\d:\d\d:\d\d/);
   assert.equal(
-    await page.getByPlaceholder("Describe the video you want to generate...").inputValue(),
+    await t.page.getByPlaceholder("Describe the video you want to generate...").inputValue(),
     "",
   );
-  await page.getByRole("heading", { name: "Jobs (1)" }).waitFor();
+  await t.page.getByRole("heading", { name: "Jobs (1)" }).waitFor();
 
   await waitUntil(
     async () => /^(RUNNING \d+%|DONE)$/.test(await row.locator(".badge").textContent()),
@@ -57,10 +52,10 @@ test("generate, watch, play, save and inspect a video", async () => {
   );
   if ((await row.locator(".badge").textContent()) !== "DONE") {
     await row.getByText("Generating video...").waitFor();
-    await screenshot(page, "job-running");
+    await screenshot(t.page, "job-running");
   }
 
-  await waitForDone(page);
+  await waitForDone(t.page);
   const video = row.locator("video.player");
   await video.waitFor();
   const playback = await video.evaluate(async (el) => {
@@ -77,14 +72,14 @@ test("generate, watch, play, save and inspect a video", async () => {
   assert.ok(playback.advanced, "currentTime advances while playing");
   assert.ok(Math.abs(playback.seekedTo - 7.5) < 0.6, `seeked to ${playback.seekedTo}`);
   assert.ok(Math.abs(playback.duration - 10) < 0.2, `duration ${playback.duration}`);
-  await screenshot(page, "job-done");
+  await screenshot(t.page, "job-done");
 
   await row.getByRole("button", { name: "Save to Library" }).click();
   await row.getByText("✓ Saved to library").waitFor();
   assert.equal(await row.getByRole("button", { name: "Save to Library" }).count(), 0);
-  const card = page.locator("li.asset").first();
+  const card = t.page.locator("li.asset").first();
   await card.waitFor();
-  await page.getByRole("heading", { name: "Asset Library (1 videos)" }).waitFor();
+  await t.page.getByRole("heading", { name: "Asset Library (1 videos)" }).waitFor();
   const jobId = await row.getAttribute("data-job-id");
   assert.equal(
     await card.locator(".asset-title").textContent(),
@@ -92,10 +87,10 @@ test("generate, watch, play, save and inspect a video", async () => {
   );
   assert.match(await card.textContent(), /\d+\.\d\d MB/);
   assert.equal(await card.locator(".duration").textContent(), "10s");
-  await screenshot(page, "library");
+  await screenshot(t.page, "library");
 
   await card.getByRole("button", { name: "Info" }).click();
-  const dialog = page.getByRole("dialog");
+  const dialog = t.page.getByRole("dialog");
   await dialog
     .locator(".modal-prompt")
     .getByText("A red fox running through a snowy forest at sunset")
@@ -111,65 +106,65 @@ test("generate, watch, play, save and inspect a video", async () => {
   ]) {
     assert.ok(text.includes(part), `modal shows ${part}`);
   }
-  await screenshot(page, "modal");
+  await screenshot(t.page, "modal");
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "detached" });
   await card.getByRole("button", { name: "Info" }).click();
-  await page.mouse.click(5, 5);
+  await t.page.mouse.click(5, 5);
   await dialog.waitFor({ state: "detached" });
   await card.getByRole("button", { name: "Info" }).click();
   await dialog.waitFor();
-  await page.keyboard.press("Escape");
+  await t.page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
 
   const [popup] = await Promise.all([
-    context.waitForEvent("page"),
+    t.context.waitForEvent("page"),
     card.getByRole("button", { name: "Play" }).click(),
   ]);
   await popup.waitForLoadState();
-  assert.equal(popup.url(), `${server.url}/media/projects/${PROJECT}/${jobId}.mp4`);
+  assert.equal(popup.url(), `${t.server.url}/media/projects/${PROJECT}/${jobId}.mp4`);
   await popup.close();
 });
 
-test("jobs survive a page reload and a server crash", async () => {
-  await page.reload();
-  await page.locator("li.job").first().waitFor();
-  assert.equal(await page.locator("li.job").count(), 1);
-  await page
+test("jobs survive a t.page reload and a t.server crash", async () => {
+  await t.page.reload();
+  await t.page.locator("li.job").first().waitFor();
+  assert.equal(await t.page.locator("li.job").count(), 1);
+  await t.page
     .getByPlaceholder("Describe the video you want to generate...")
     .fill("rain over a neon city at night");
-  await page.getByRole("button", { name: "Generate" }).click();
-  await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
+  await t.page.getByRole("button", { name: "Generate" }).click();
+  await t.page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
 
-  const port = server.port;
-  await server.kill();
-  server = await startServer({ data: server.data, port });
-  await page.reload();
-  await page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
-  await waitForDone(page);
-  await page.locator("li.asset").first().waitFor();
+  const port = t.server.port;
+  await t.server.kill();
+  t.server = await startServer({ data: t.server.data, port });
+  await t.page.reload();
+  await t.page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
+  await waitForDone(t.page);
+  await t.page.locator("li.asset").first().waitFor();
 });
 
 test("the browser-console API creates a job and reads the job list", async () => {
-  const result = await page.evaluate(async () => {
+  const result = await t.page.evaluate(async () => {
     const job = await window.studio.createJob("made from the console");
     return { id: job.sora_job_id, jobs: window.studio.jobs().map((j) => j.prompt) };
   });
   assert.match(result.id, /^local-1:task_[0-9a-z]{26}$/);
   assert.equal(result.jobs[0], "made from the console");
-  await page.getByText("“made from the console”").waitFor();
+  await t.page.getByText("“made from the console”").waitFor();
 });
 
 test("a phone-sized view stacks the panels", async () => {
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.reload();
-  await page.locator("li.job").first().waitFor();
+  await t.page.setViewportSize({ width: 390, height: 844 });
+  await t.page.reload();
+  await t.page.locator("li.job").first().waitFor();
   const [consoleBox, libraryBox] = await Promise.all([
-    page.locator(".console").boundingBox(),
-    page.locator(".library").boundingBox(),
+    t.page.locator(".console").boundingBox(),
+    t.page.locator(".library").boundingBox(),
   ]);
   assert.ok(libraryBox.y >= consoleBox.y + consoleBox.height, "library below console");
-  await screenshot(page, "phone");
+  await screenshot(t.page, "phone");
 });
 
 test("a library of six videos", async () => {
@@ -186,22 +181,22 @@ test("a library of six videos", async () => {
   for (const prompt of prompts) {
     const body = JSON.stringify({ prompt, seconds: 2, size: "640x360" });
     const job = await (
-      await fetch(`${server.url}/api/projects/six/jobs`, { method: "POST", headers, body })
+      await fetch(`${t.server.url}/api/projects/six/jobs`, { method: "POST", headers, body })
     ).json();
     ids.push(job.sora_job_id);
   }
   for (const id of ids) {
-    const url = `${server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
+    const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
     await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
     const body = JSON.stringify({ project_id: "six", prompt: "" });
     const saved = await fetch(`${url}/save`, { method: "POST", headers, body });
     assert.equal(saved.status, 200);
   }
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(`${server.url}/six`);
-  await page.getByRole("heading", { name: "Asset Library (6 videos)" }).waitFor();
-  await page.waitForFunction(() =>
+  await t.page.setViewportSize({ width: 1440, height: 900 });
+  await t.page.goto(`${t.server.url}/six`);
+  await t.page.getByRole("heading", { name: "Asset Library (6 videos)" }).waitFor();
+  await t.page.waitForFunction(() =>
     [...document.querySelectorAll(".asset video")].every((v) => v.readyState >= 2),
   );
-  await screenshot(page, "library-six");
+  await screenshot(t.page, "library-six");
 });

@@ -1,6 +1,7 @@
 //! Job records on disk: one JSON file per job, written atomically, so a crash never loses or
 //! half-writes a record.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::record::JobRecord;
@@ -19,19 +20,28 @@ impl RecordDir {
         self.dir.join(format!("{id}.json"))
     }
 
+    /// Writes the record to a temporary file, flushes it to disk, then renames it into place.
     pub fn write(&self, record: &JobRecord) -> std::io::Result<()> {
         let temp = self.dir.join(format!(".{}.tmp", record.sora_job_id));
-        std::fs::write(&temp, serde_json::to_vec_pretty(record)?)?;
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(&serde_json::to_vec_pretty(record)?)?;
+        file.sync_all()?;
         std::fs::rename(&temp, self.path(&record.sora_job_id))
     }
 
-    /// Every readable record. An unreadable file is renamed `*.corrupt` and reported, not lost.
+    /// Every readable record. An unreadable file is renamed `*.corrupt` and reported, not
+    /// lost; a temporary file left by a crash mid-write is removed (its record is intact).
     pub fn load_all(&self) -> std::io::Result<Vec<JobRecord>> {
         let mut records = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let path = entry?.path();
-            if path.extension().and_then(|e| e.to_str()) != Some("json") {
-                continue;
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("json") => {}
+                Some("tmp") => {
+                    std::fs::remove_file(&path)?;
+                    continue;
+                }
+                _ => continue,
             }
             match read(&path) {
                 Ok(record) => records.push(record),
