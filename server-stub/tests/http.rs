@@ -429,6 +429,24 @@ async fn a_job_renders_saves_once_and_is_served_with_ranges() {
     assert!(videos[0]["size_bytes"].as_u64().unwrap() > 1000);
     assert!(videos[0]["last_modified"].as_str().unwrap().ends_with('Z'));
 
+    let gzip = |uri: &str| {
+        request("GET", uri)
+            .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .header(header::ACCEPT_ENCODING, "gzip")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let list = send(&h.app, gzip("/api/projects/p1/assets")).await;
+    assert_eq!(
+        list.headers[header::CONTENT_ENCODING],
+        "gzip",
+        "the asset list can be large"
+    );
+    let one = send(&h.app, gzip(&format!("/api/jobs/sora/{}", encoded(&id)))).await;
+    assert!(
+        !one.headers.contains_key(header::CONTENT_ENCODING),
+        "a job answer is small"
+    );
     let listed = api(&h.app, "GET", "/api/projects/p1/jobs", None)
         .await
         .json();
