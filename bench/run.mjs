@@ -1,7 +1,7 @@
 // Measures Studio's figures beside reference points taken in the same run on the same machine,
 // prints a table and writes bench/results.json. Each figure is the median of several runs.
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync } from "node:fs";
+import { chmodSync, readdirSync } from "node:fs";
 import {
   mkdirSync,
   mkdtempSync,
@@ -271,13 +271,18 @@ async function firstLoad(server) {
     );
     total += Number(out);
   }
-  const react = [
-    "react/cjs/react.production.js",
-    "react-dom/cjs/react-dom-client.production.js",
-    "scheduler/cjs/scheduler.production.js",
-  ]
-    .map((p) => gzipSync(readFileSync(join(ROOT, "node_modules", p))).length)
+  const react = reactAloneGzip();
+  const ownGzip = readdirAssets()
+    .filter((f) => /\.(js|css)$/.test(f))
+    .map((f) => gzipSync(readFileSync(join(ROOT, "app/dist/assets", f)), { level: 9 }).length)
     .reduce((a, b) => a + b, 0);
+  row(
+    "app's own JS + CSS beyond React + ReactDOM (KB gzip)",
+    ((ownGzip - react) / 1024).toFixed(1),
+    `our bundle ${(ownGzip / 1024).toFixed(1)} KB gzip`,
+    "<= 30 KB",
+    ownGzip - react <= 30 * 1024,
+  );
   row(
     "first load, whole page (KB)",
     (total / 1024).toFixed(1),
@@ -285,6 +290,31 @@ async function firstLoad(server) {
     "<= 150 KB",
     total <= 150 * 1024,
   );
+}
+
+/** React + ReactDOM alone: a Vite build of a page that renders one element, gzip -9. */
+function reactAloneGzip() {
+  const dir = join(ROOT, "bench/work/react-alone");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "index.html"),
+    '<div id="root"></div><script type="module" src="./main.js"></script>',
+  );
+  writeFileSync(
+    join(dir, "main.js"),
+    'import { createElement } from "react";\nimport { createRoot } from "react-dom/client";\n' +
+      'createRoot(document.getElementById("root")).render(createElement("div"));\n',
+  );
+  execFileSync(
+    join(ROOT, "node_modules/.bin/vite"),
+    ["build", "--logLevel", "error", "--outDir", "dist"],
+    { cwd: dir },
+  );
+  const assets = join(dir, "dist/assets");
+  return readdirSync(assets)
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => gzipSync(readFileSync(join(assets, f)), { level: 9 }).length)
+    .reduce((a, b) => a + b, 0);
 }
 
 function readdirAssets() {

@@ -586,7 +586,7 @@ async fn the_app_config_and_caching() {
     .await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(String::from_utf8_lossy(&page.body).contains("<title>Studio</title>"));
-    assert_eq!(page.headers[header::CACHE_CONTROL], "no-cache");
+    assert_eq!(page.headers[header::CACHE_CONTROL], "no-store");
     let asset = send(
         &h.app,
         request("GET", "/assets/app-abc123.js")

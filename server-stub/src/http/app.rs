@@ -33,8 +33,8 @@ pub async fn config(State(state): State<AppState>) -> Response {
     response
 }
 
-/// Hashed files under /assets/ never change; everything else is revalidated, unless the
-/// handler chose its own policy.
+/// Hashed files under /assets/ never change; everything else (index.html above all) is never
+/// cached, unless the handler chose its own policy.
 pub async fn cache_policy(request: Request, next: Next) -> Response {
     let immutable = request.uri().path().starts_with("/assets/");
     let mut response = next.run(request).await;
@@ -44,7 +44,7 @@ pub async fn cache_policy(request: Request, next: Next) -> Response {
     let value = if immutable && response.status().is_success() {
         "public, max-age=31536000, immutable"
     } else {
-        "no-cache"
+        "no-store"
     };
     response
         .headers_mut()
