@@ -51,6 +51,13 @@ struct State {
     metadata: Option<Metadata>,
 }
 
+impl State {
+    /// Whether the dashboard shows this project (an answer for another one changes nothing).
+    fn shows(&self, project: &str) -> bool {
+        self.project.as_deref() == Some(project)
+    }
+}
+
 fn banner(message: &str, detail: impl Into<Option<String>>) -> Option<Banner> {
     Some(Banner {
         message: message.to_owned(),
@@ -119,7 +126,7 @@ impl<P: Platform> Core<P> {
     }
 
     fn is_current(&self, project: &str) -> bool {
-        self.read(|s| s.project.as_deref() == Some(project))
+        self.read(|s| s.shows(project))
     }
 
     pub fn config(&self) -> ApiConfig {
@@ -399,7 +406,7 @@ impl<P: Platform> Core<P> {
                 self.platform.log(LogLevel::Error, &e);
                 self.update(|s| {
                     s.creating = false;
-                    if s.project.as_deref() == Some(project.as_str()) {
+                    if s.shows(&project) {
                         s.banner = banner(BANNER_CREATE, e.clone());
                     }
                 });
@@ -412,7 +419,7 @@ impl<P: Platform> Core<P> {
             if from_draft {
                 s.draft.clear();
             }
-            if let (Some(p), true) = (&problem, s.project.as_deref() == Some(project.as_str())) {
+            if let (Some(p), true) = (&problem, s.shows(&project)) {
                 s.jobs = upsert(&s.jobs, job.clone());
                 s.banner = banner(BANNER_CREATE, p.to_string());
             }
@@ -497,10 +504,7 @@ impl<P: Platform> Core<P> {
         }
         self.update(|s| {
             in_flight(s, manual).remove(id);
-            if let (Err(e), true) = (
-                &outcome,
-                manual && s.project.as_deref() == Some(project.as_str()),
-            ) {
+            if let (Err(e), true) = (&outcome, manual && s.shows(&project)) {
                 s.banner = banner(BANNER_CHECK, e.clone());
             }
         });
@@ -548,7 +552,7 @@ impl<P: Platform> Core<P> {
         });
         self.update(|s| {
             s.saving.remove(id);
-            if let (Err(e), true) = (&outcome, s.project.as_deref() == Some(project.as_str())) {
+            if let (Err(e), true) = (&outcome, s.shows(&project)) {
                 s.banner = banner(BANNER_SAVE, e.clone());
             }
         });
