@@ -62,9 +62,54 @@ impl Config {
                         .map(|_| format!("{:x}", rng.random_range(0..16u8)))
                         .collect()
                 };
-                std::fs::write(&path, &token)?;
+                write_private(&path, &token)?;
                 Ok(token)
             }
         }
+    }
+}
+
+/// Writes a secret readable by its owner only.
+fn write_private(path: &std::path::Path, secret: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(secret.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generated_token_is_kept_private_and_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::parse_from(["server-stub", "--data", dir.path().to_str().unwrap()]);
+        let token = config.token().unwrap();
+        assert_eq!(token.len(), 32);
+        assert_eq!(
+            config.token().unwrap(),
+            token,
+            "the same token at the next start"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("api-token"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let given = Config::parse_from([
+            "server-stub",
+            "--api-token",
+            "given",
+            "--data",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert_eq!(given.token().unwrap(), "given");
     }
 }

@@ -33,6 +33,7 @@ test("creation failing: Failed to create generation job", async () => {
   await t.page.getByLabel("Prompt").fill("x".repeat(4001));
   await t.page.getByRole("button", { name: "Generate" }).click();
   await banner().getByText("Failed to create generation job").waitFor();
+  await screenshot(t.page, "error-create");
   assert.equal((await t.page.getByLabel("Prompt").inputValue()).length, 4001, "the prompt is kept");
 });
 
@@ -45,6 +46,7 @@ test("saving failing: Failed to save video to library; missing metadata: Metadat
   for (const file of readdirSync(previews)) rmSync(join(previews, file));
   await t.page.getByRole("button", { name: "Save to Library" }).click();
   await banner().getByText("Failed to save video to library").waitFor();
+  await screenshot(t.page, "error-save");
 
   await t.page.getByLabel("Prompt").fill("a second calm ocean");
   await t.page.getByRole("button", { name: "Generate" }).click();
@@ -57,6 +59,7 @@ test("saving failing: Failed to save video to library; missing metadata: Metadat
     rmSync(join(library, file));
   await t.page.locator("li.asset").first().getByRole("button", { name: "Info" }).click();
   await t.page.getByRole("dialog").getByText("Metadata not found").first().waitFor();
+  await screenshot(t.page, "metadata-not-found");
 });
 
 test("a corrupted job list: the dashboard loads what is valid and keeps the text", async () => {
@@ -66,6 +69,7 @@ test("a corrupted job list: the dashboard loads what is valid and keeps the text
   await t.page.evaluate((value) => localStorage.setItem("jobs:corrupt", value), raw);
   await t.page.goto(`${t.server.url}/corrupt`);
   await banner().getByText("Failed to load dashboard data").waitFor();
+  await screenshot(t.page, "corrupt-storage");
   const backups = await t.page.evaluate(() =>
     Object.keys(localStorage)
       .filter((k) => k.startsWith("backup:jobs:corrupt:"))
