@@ -283,7 +283,7 @@ impl<P: Platform> Core<P> {
         let Some(project) = self.read(|s| s.project.clone()) else {
             return false;
         };
-        let raw = store::read_raw(&self.platform, &jobs_key(&project));
+        let raw = self.platform.get_item(&jobs_key(&project));
         if self.read(|s| s.jobs_raw == raw) {
             return false;
         }

@@ -24,11 +24,6 @@ pub struct Loaded<T> {
     pub problem: Option<String>,
 }
 
-/// Reads the raw text under `key` (cheap; used to detect changes).
-pub fn read_raw(platform: &impl Platform, key: &str) -> Option<String> {
-    platform.get_item(key)
-}
-
 /// Parses the text stored under a key into valid entries, reporting whether any were not.
 pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool) -> (Vec<T>, bool) {
     let Some(raw) = raw else {
@@ -58,7 +53,7 @@ pub fn load<T: DeserializeOwned + Serialize>(
     what: &str,
     valid: impl Fn(&T) -> bool,
 ) -> Loaded<T> {
-    let raw = read_raw(platform, key);
+    let raw = platform.get_item(key);
     let (items, damaged) = parse(raw.as_deref(), valid);
     if !damaged {
         return Loaded {
