@@ -183,6 +183,27 @@ async fn every_api_call_needs_the_bearer_token() {
         .await;
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{value}");
     }
+    // Every operation, even with a body that would be refused, answers 401 first.
+    let id = "local-1%3Atask_01aaaaaaaaaaaaaaaaaaaaaaaa";
+    for (method, uri) in [
+        ("GET", "/api/projects/p1/jobs".to_owned()),
+        ("POST", "/api/projects/p1/jobs".to_owned()),
+        ("GET", format!("/api/jobs/sora/{id}")),
+        ("POST", format!("/api/jobs/sora/{id}/save")),
+        ("GET", "/api/openapi.json".to_owned()),
+        ("GET", "/api/projects/BAD/assets".to_owned()),
+    ] {
+        let reply = send(
+            &h.app,
+            request(method, &uri)
+                .header(header::AUTHORIZATION, "Bearer wrong")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from("{bad"))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {uri}");
+    }
     let ok = api(&h.app, "GET", "/api/projects/p1/assets", None).await;
     assert_eq!(ok.status, StatusCode::OK);
     assert_eq!(ok.json(), json!({"videos": []}));

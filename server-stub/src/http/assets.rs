@@ -5,6 +5,7 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, PublicBase};
 use super::{valid_project, AppState};
@@ -39,6 +40,7 @@ pub struct Assets {
     security(("bearer" = []))
 )]
 pub async fn list(
+    _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,

@@ -6,6 +6,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
@@ -165,6 +166,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
     security(("bearer" = []))
 )]
 pub async fn create(
+    _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
@@ -197,6 +199,7 @@ pub async fn create(
     security(("bearer" = []))
 )]
 pub async fn list(
+    _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
@@ -223,6 +226,7 @@ pub async fn list(
     security(("bearer" = []))
 )]
 pub async fn get(
+    _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(id): ApiPath<String>,
@@ -250,6 +254,7 @@ pub async fn get(
     security(("bearer" = []))
 )]
 pub async fn save(
+    _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(id): ApiPath<String>,
