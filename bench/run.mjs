@@ -318,9 +318,7 @@ function reactAloneGzip() {
 }
 
 function readdirAssets() {
-  return execFileSync("ls", [join(ROOT, "app/dist/assets")], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
+  return readdirSync(join(ROOT, "app/dist/assets"));
 }
 
 /** Main-thread busy time, DOM mutations and React commits of a page left alone for 30 s. */

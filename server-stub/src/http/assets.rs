@@ -37,7 +37,6 @@ pub struct Assets {
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 401, description = "Missing or wrong bearer token", body = ErrorBody),
     ),
-    security(("bearer" = []))
 )]
 pub async fn list(
     _: Authorized,

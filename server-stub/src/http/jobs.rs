@@ -163,7 +163,6 @@ fn job_id(id: &str) -> Result<(), ApiError> {
         (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "Invalid prompt, seconds, size or model", body = ErrorBody),
     ),
-    security(("bearer" = []))
 )]
 pub async fn create(
     _: Authorized,
@@ -196,7 +195,6 @@ pub async fn create(
         (status = 200, description = "The project's jobs, newest first", body = JobList),
         (status = 400, description = "Invalid project id", body = ErrorBody),
     ),
-    security(("bearer" = []))
 )]
 pub async fn list(
     _: Authorized,
@@ -223,7 +221,6 @@ pub async fn list(
         (status = 200, description = "The job", body = JobView),
         (status = 404, description = "No such job", body = ErrorBody),
     ),
-    security(("bearer" = []))
 )]
 pub async fn get(
     _: Authorized,
@@ -251,7 +248,6 @@ pub async fn get(
         (status = 404, description = "No such job, or its video is gone", body = ErrorBody),
         (status = 409, description = "The job is not finished", body = ErrorBody),
     ),
-    security(("bearer" = []))
 )]
 pub async fn save(
     _: Authorized,

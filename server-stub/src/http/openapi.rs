@@ -14,6 +14,7 @@ use super::{assets, jobs, AppState};
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     servers((url = "/api")),
     modifiers(&BearerAuth),
+    security(("bearer" = [])),
     tags((name = "jobs"), (name = "assets"))
 )]
 struct ApiDoc;

@@ -298,7 +298,7 @@ impl JobService {
             Some(object) => object,
             None => storage.copy(&preview, &key).await?,
         };
-        let meta_key = key.replace(".mp4", ".json");
+        let meta_key = format!("{}.json", key.strip_suffix(".mp4").unwrap_or(&key));
         if storage.head(&meta_key).await?.is_none() {
             let prompt = if prompt.trim().is_empty() {
                 record.prompt.as_str()
