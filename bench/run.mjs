@@ -530,10 +530,17 @@ const machine = {
   date: new Date().toISOString(),
   runs: RUNS,
 };
-writeFileSync(join(ROOT, "bench/results.json"), JSON.stringify({ machine, rows }, null, 2) + "\n");
+// A subset (BENCH_ONLY) must not replace the full results.
+if (!ONLY)
+  writeFileSync(
+    join(ROOT, "bench/results.json"),
+    JSON.stringify({ machine, rows }, null, 2) + "\n",
+  );
 console.log("\n| figure | ours | reference | target | met |\n| --- | --- | --- | --- | --- |");
 for (const r of rows)
   console.log(
     `| ${r.figure} | ${r.ours} | ${r.reference} | ${r.target} | ${r.met ? "yes" : "**no**"} |`,
   );
-console.log("\nwritten to bench/results.json");
+console.log(
+  ONLY ? "\nBENCH_ONLY: bench/results.json left as it was" : "\nwritten to bench/results.json",
+);
