@@ -1,8 +1,23 @@
-//! Command-line flags, each with an environment variable.
+//! Command-line flags, each with an environment variable, and what they build: the model
+//! catalog (the embedded engine plus any hosted provider given a key) and the storage.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
-use clap::Parser;
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+
+use crate::providers::{Catalog, Client, ClientSettings, Fal, OpenAi, Provider, Runway};
+use crate::storage::{LocalStorage, S3Settings, S3Storage, Storage};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StorageKind {
+    /// A folder inside the data folder, served at /media.
+    Local,
+    /// An S3-compatible bucket (AWS S3, Cloudflare R2, MinIO ...).
+    S3,
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,9 +55,92 @@ pub struct Config {
         default_value = "*"
     )]
     pub cors_origins: Vec<String>,
-    /// Jobs rendered at the same time (each uses two threads).
+    /// Jobs rendered at the same time by the embedded engine (each uses two threads).
     #[arg(long, env = "STUDIO_WORKERS", default_value_t = 1)]
     pub workers: u32,
+    /// The model used when a job names none.
+    #[arg(long, env = "STUDIO_DEFAULT_MODEL", default_value = "local-1")]
+    pub default_model: String,
+
+    /// Key for an OpenAI-compatible Videos API; its models are offered when set.
+    #[arg(long, env = "STUDIO_OPENAI_API_KEY", hide_env_values = true)]
+    pub openai_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_OPENAI_BASE_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
+    pub openai_base_url: String,
+    /// Models offered through it: `name` or `name=provider-model`, comma-separated.
+    #[arg(
+        long,
+        env = "STUDIO_OPENAI_MODELS",
+        value_delimiter = ',',
+        default_value = "sora-2"
+    )]
+    pub openai_models: Vec<String>,
+
+    /// Key for Runway; its models are offered when set.
+    #[arg(long, env = "STUDIO_RUNWAY_API_KEY", hide_env_values = true)]
+    pub runway_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_RUNWAY_BASE_URL",
+        default_value = "https://api.dev.runwayml.com"
+    )]
+    pub runway_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_RUNWAY_MODELS",
+        value_delimiter = ',',
+        default_value = "gen4.5"
+    )]
+    pub runway_models: Vec<String>,
+
+    /// Key for fal.ai's queue; its models are offered when set.
+    #[arg(long, env = "STUDIO_FAL_API_KEY", hide_env_values = true)]
+    pub fal_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_FAL_BASE_URL",
+        default_value = "https://queue.fal.run"
+    )]
+    pub fal_base_url: String,
+    /// `name=endpoint`, comma-separated.
+    #[arg(
+        long,
+        env = "STUDIO_FAL_MODELS",
+        value_delimiter = ',',
+        default_value = "kling-2.1=fal-ai/kling-video/v2.1/standard/text-to-video"
+    )]
+    pub fal_models: Vec<String>,
+    /// How long a fal job typically takes, for its estimated progress.
+    #[arg(long, env = "STUDIO_FAL_TYPICAL_SECONDS", default_value_t = 120)]
+    pub fal_typical_seconds: u64,
+    /// Poll hosted providers at this pace instead of the one each advises.
+    #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
+    pub provider_poll_ms: Option<u64>,
+
+    /// Where videos are kept.
+    #[arg(long, env = "STUDIO_STORAGE", value_enum, default_value_t = StorageKind::Local)]
+    pub storage: StorageKind,
+    #[arg(long, env = "STUDIO_S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+    /// The S3 endpoint for R2, MinIO and the like (AWS when unset).
+    #[arg(long, env = "STUDIO_S3_ENDPOINT")]
+    pub s3_endpoint: Option<String>,
+    #[arg(long, env = "STUDIO_S3_REGION", default_value = "us-east-1")]
+    pub s3_region: String,
+    #[arg(long, env = "STUDIO_S3_ACCESS_KEY_ID")]
+    pub s3_access_key_id: Option<String>,
+    #[arg(long, env = "STUDIO_S3_SECRET_ACCESS_KEY", hide_env_values = true)]
+    pub s3_secret_access_key: Option<String>,
+    /// Prepended to every key, for example `studio/`.
+    #[arg(long, env = "STUDIO_S3_PREFIX", default_value = "")]
+    pub s3_prefix: String,
+    /// The bucket's public base URL (or its CDN's); public_url is this plus the key.
+    #[arg(long, env = "STUDIO_S3_PUBLIC_URL")]
+    pub s3_public_url: Option<String>,
 }
 
 impl Config {
@@ -67,6 +165,77 @@ impl Config {
             }
         }
     }
+}
+
+impl Config {
+    /// The embedded engine plus the models of every provider that has a key.
+    pub fn catalog(&self) -> anyhow::Result<Catalog> {
+        let client = Client::new(ClientSettings {
+            poll_override: self.provider_poll_ms.map(Duration::from_millis),
+            ..ClientSettings::default()
+        });
+        let mut catalog = Catalog::default();
+        let hosted: [(Option<Arc<dyn Provider>>, &[String]); 3] = [
+            (
+                key(&self.openai_api_key)
+                    .map(|k| Arc::new(OpenAi::new(client.clone(), &self.openai_base_url, k)) as _),
+                &self.openai_models,
+            ),
+            (
+                key(&self.runway_api_key)
+                    .map(|k| Arc::new(Runway::new(client.clone(), &self.runway_base_url, k)) as _),
+                &self.runway_models,
+            ),
+            (
+                key(&self.fal_api_key).map(|k| {
+                    let typical = Duration::from_secs(self.fal_typical_seconds);
+                    Arc::new(Fal::new(client.clone(), &self.fal_base_url, k, typical)) as _
+                }),
+                &self.fal_models,
+            ),
+        ];
+        for (provider, models) in hosted {
+            let Some(provider) = provider else { continue };
+            for model in models.iter().map(|m| m.trim()).filter(|m| !m.is_empty()) {
+                let (id, remote) = model.split_once('=').unwrap_or((model, model));
+                catalog.add(id.trim(), provider.clone(), remote.trim())?;
+            }
+        }
+        catalog.set_default(&self.default_model)?;
+        Ok(catalog)
+    }
+
+    /// The local folder under the data folder, or the configured bucket.
+    pub fn storage(&self) -> anyhow::Result<Arc<dyn Storage>> {
+        Ok(match self.storage {
+            StorageKind::Local => {
+                Arc::new(LocalStorage::new(self.media_root(), self.data.join("tmp"))?)
+            }
+            StorageKind::S3 => Arc::new(S3Storage::new(&S3Settings {
+                bucket: self
+                    .s3_bucket
+                    .clone()
+                    .context("--s3-bucket (STUDIO_S3_BUCKET) is required with S3 storage")?,
+                endpoint: self.s3_endpoint.clone(),
+                region: self.s3_region.clone(),
+                access_key_id: self.s3_access_key_id.clone(),
+                secret_access_key: self.s3_secret_access_key.clone(),
+                prefix: self.s3_prefix.clone(),
+                public_base_url: self.s3_public_url.clone().context(
+                    "--s3-public-url (STUDIO_S3_PUBLIC_URL) is required with S3 storage",
+                )?,
+            })?),
+        })
+    }
+
+    /// The local storage folder (served at /media).
+    pub fn media_root(&self) -> PathBuf {
+        self.data.join("media")
+    }
+}
+
+fn key(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|k| !k.is_empty())
 }
 
 /// Writes a secret readable by its owner only.
@@ -111,5 +280,53 @@ mod tests {
             dir.path().to_str().unwrap(),
         ]);
         assert_eq!(given.token().unwrap(), "given");
+    }
+
+    #[test]
+    fn providers_with_a_key_add_their_models() {
+        let alone = Config::parse_from(["server-stub"]).catalog().unwrap();
+        let ids: Vec<&str> = alone.models().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["local-1"]);
+        let all = Config::parse_from([
+            "server-stub",
+            "--openai-api-key",
+            "k1",
+            "--fal-api-key",
+            "k2",
+            "--fal-models",
+            "kling=fal-ai/kling-video/v2/master/text-to-video, wan=fal-ai/wan/v2.2",
+            "--default-model",
+            "sora-2",
+        ])
+        .catalog()
+        .unwrap();
+        let ids: Vec<&str> = all.models().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["sora-2", "local-1", "kling", "wan"]);
+        assert_eq!(all.get("kling").unwrap().provider_name(), "fal");
+        for bad in [
+            vec!["server-stub", "--default-model", "sora-2"],
+            vec![
+                "server-stub",
+                "--openai-api-key",
+                "k",
+                "--openai-models",
+                "Sora 2",
+            ],
+            vec![
+                "server-stub",
+                "--openai-api-key",
+                "k",
+                "--openai-models",
+                "local-1",
+            ],
+        ] {
+            assert!(
+                Config::parse_from(bad.clone()).catalog().is_err(),
+                "{bad:?}"
+            );
+        }
+        let s3 = Config::parse_from(["server-stub", "--storage", "s3", "--s3-bucket", "b"]);
+        let error = s3.storage().err().unwrap().to_string();
+        assert!(error.contains("--s3-public-url"), "{error}");
     }
 }

@@ -1,8 +1,9 @@
-//! server-stub: Studio's /api with an embedded video engine and local storage, serving the app.
+//! server-stub: Studio's /api with an embedded video engine or hosted providers, local or S3 storage, serving the app.
 //! The binary (`main.rs`) wires these together; the tests drive them directly.
 
 pub mod config;
 pub mod engine;
 pub mod http;
 pub mod jobs;
+pub mod providers;
 pub mod storage;

@@ -1,10 +1,8 @@
 //! The server-stub binary: reads the configuration, starts the job service and serves.
 
-use std::sync::Arc;
-
 use clap::Parser;
 use server_stub::config::Config;
-use server_stub::{http, jobs, storage};
+use server_stub::{http, jobs};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -18,19 +16,21 @@ async fn main() -> anyhow::Result<()> {
         .init();
     std::fs::create_dir_all(&config.data)?;
     let token = config.token()?;
-    let media_root = config.data.join("media");
-    let storage = Arc::new(storage::LocalStorage::new(
-        media_root.clone(),
-        config.data.join("tmp"),
-    )?);
-    let jobs = jobs::JobService::start(config.data.clone(), storage, config.workers)?;
+    let catalog = config.catalog()?;
+    let storage = config.storage()?;
+    let jobs = jobs::JobService::start(config.data.clone(), storage, catalog, config.workers)?;
     let state = http::AppState {
         jobs: jobs.clone(),
         token: token.clone(),
         public_url: config.public_url.clone(),
         client_api_base: config.client_api_base.clone(),
     };
-    let app = http::router(state, &media_root, &config.app_dir, &config.cors_origins);
+    let app = http::router(
+        state,
+        &config.media_root(),
+        &config.app_dir,
+        &config.cors_origins,
+    );
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
     let address = listener.local_addr()?;
     let shown_host = if address.ip().is_unspecified() {

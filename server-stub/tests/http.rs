@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use server_stub::http::{router, AppState};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::JobService;
+use server_stub::providers::Catalog;
 use server_stub::storage::LocalStorage;
 use tower::ServiceExt;
 
@@ -38,7 +39,7 @@ fn start_in(dir: tempfile::TempDir) -> Harness {
     .unwrap();
     let media = data.join("media");
     let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
-    let jobs = JobService::start(data, storage, 1).unwrap();
+    let jobs = JobService::start(data, storage, Catalog::default(), 1).unwrap();
     let state = AppState {
         jobs: jobs.clone(),
         token: TOKEN.into(),
@@ -598,7 +599,15 @@ async fn the_app_config_and_caching() {
         request("GET", "/config.json").body(Body::empty()).unwrap(),
     )
     .await;
-    assert_eq!(config.json(), json!({"apiBase": "/api", "token": TOKEN}));
+    assert_eq!(
+        config.json(),
+        json!({"apiBase": "/api", "token": TOKEN, "models": ["local-1"]})
+    );
+    let models = api(&h.app, "GET", "/api/models", None).await.json();
+    assert_eq!(
+        models,
+        json!({"models": [{"id": "local-1", "provider": "local", "default": true, "progress_estimated": false}]})
+    );
     assert_eq!(config.headers[header::CACHE_CONTROL], "no-store");
     let page = send(
         &h.app,
@@ -746,6 +755,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         operations,
         [
             "GET /jobs/sora/{job_id}",
+            "GET /models",
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/jobs",
             "POST /jobs/sora/{job_id}/save",

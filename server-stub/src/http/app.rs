@@ -23,10 +23,15 @@ pub fn files(dist: &Path) -> ServeDir<ServeFile> {
         .fallback(ServeFile::new(dist.join("index.html")))
 }
 
-/// `{ apiBase, token }`, the runtime configuration the core loads at start. Never cached.
+/// `{ apiBase, token, models }`, the runtime configuration the core loads at start (the models
+/// offered, the default first). Never cached.
 pub async fn config(State(state): State<AppState>) -> Response {
-    let mut response =
-        Json(json!({ "apiBase": state.client_api_base, "token": state.token })).into_response();
+    let mut response = Json(json!({
+        "apiBase": state.client_api_base,
+        "token": state.token,
+        "models": super::models::ids(&state),
+    }))
+    .into_response();
     response
         .headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));

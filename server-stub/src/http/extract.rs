@@ -64,6 +64,10 @@ impl FromRequestParts<AppState> for PublicBase {
 
 impl PublicBase {
     pub fn url(&self, state: &AppState, key: &str) -> String {
-        format!("{}{}", self.0, state.jobs.storage().public_path(key))
+        state
+            .jobs
+            .storage()
+            .public_url(key)
+            .unwrap_or_else(|| format!("{}/media/{key}", self.0))
     }
 }

@@ -26,10 +26,11 @@ pub struct CreateJob {
     /// 1 to 20 (default 10); a number or a string such as "8".
     #[serde(default)]
     seconds: Option<Seconds>,
-    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720).
+    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720). Hosted models make the nearest
+    /// length and size they offer.
     #[serde(default)]
     size: Option<String>,
-    /// The model (default local-1).
+    /// One of GET /models (the server's default model when unset).
     #[serde(default)]
     model: Option<String>,
 }
@@ -59,6 +60,8 @@ pub struct JobView {
     status: Status,
     /// 0 to 100.
     progress: u8,
+    /// Whether `progress` is estimated from elapsed time (the provider reports none).
+    progress_estimated: bool,
     prompt: String,
     model: String,
     provider: String,
@@ -79,6 +82,7 @@ impl JobView {
             object: "video",
             status: r.status,
             progress: r.progress,
+            progress_estimated: r.progress_estimated,
             prompt: r.prompt.clone(),
             model: r.model.clone(),
             provider: r.provider.clone(),

@@ -8,6 +8,7 @@ pub mod error;
 mod extract;
 mod jobs;
 mod media;
+mod models;
 mod openapi;
 
 use std::path::Path;

@@ -7,7 +7,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{assets, jobs, AppState};
+use super::{assets, jobs, models, AppState};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -15,7 +15,7 @@ use super::{assets, jobs, AppState};
     servers((url = "/api")),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"))
+    tags((name = "jobs"), (name = "assets"), (name = "models"))
 )]
 struct ApiDoc;
 
@@ -42,4 +42,5 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(jobs::list, jobs::create))
         .routes(routes!(jobs::get))
         .routes(routes!(jobs::save))
+        .routes(routes!(models::list))
 }

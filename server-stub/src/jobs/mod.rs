@@ -1,6 +1,8 @@
-//! The job service: creates jobs, runs them on a bounded pool of workers with the video
-//! engine, keeps their records on disk, and saves finished videos to a project's library.
+//! The job service: creates jobs, runs them (on a bounded pool of workers with the embedded
+//! engine, or at a hosted provider followed by one poller per job), keeps their records on
+//! disk, and saves finished videos to a project's library.
 
+mod hosted;
 mod persist;
 pub mod record;
 
@@ -13,7 +15,10 @@ use serde_json::json;
 use thiserror::Error;
 use tokio::sync::Semaphore;
 
-use crate::engine::{self, EngineError, VideoSpec, LOCAL_MODEL};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{self, EngineError, VideoSpec};
+use crate::providers::{Catalog, Maker};
 use crate::storage::{Storage, StorageError};
 use persist::RecordDir;
 use record::{JobRecord, Status};
@@ -52,10 +57,13 @@ struct Inner {
     records: Mutex<HashMap<String, JobRecord>>,
     disk: RecordDir,
     storage: Arc<dyn Storage>,
+    catalog: Catalog,
     scratch: PathBuf,
     workers: Arc<Semaphore>,
     worker_count: u32,
     stopping: AtomicBool,
+    /// Cancelled with `stopping` set: wakes pollers waiting between two polls.
+    stop: CancellationToken,
     saving: tokio::sync::Mutex<()>,
 }
 
@@ -78,6 +86,7 @@ impl JobService {
     pub fn start(
         data: PathBuf,
         storage: Arc<dyn Storage>,
+        catalog: Catalog,
         workers: u32,
     ) -> Result<JobService, JobError> {
         let disk = RecordDir::open(data.join("jobs"))?;
@@ -89,16 +98,19 @@ impl JobService {
                 records: Mutex::new(HashMap::new()),
                 disk,
                 storage,
+                catalog,
                 scratch,
                 workers: Arc::new(Semaphore::new(workers.max(1) as usize)),
                 worker_count: workers.max(1),
                 stopping: AtomicBool::new(false),
+                stop: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
             }),
         };
         let mut resume = Vec::new();
         for mut record in records {
-            if record.status == Status::Running {
+            // A hosted job keeps running at its provider: its poller simply starts again.
+            if record.status == Status::Running && record.provider_job_id.is_none() {
                 if record.attempts >= MAX_ATTEMPTS {
                     record.status = Status::Error;
                     record.error = Some(format!("Interrupted {MAX_ATTEMPTS} times; not retried"));
@@ -110,7 +122,7 @@ impl JobService {
                 record.updated_at = now();
                 service.inner.disk.write(&record)?;
             }
-            if record.status == Status::Queued {
+            if matches!(record.status, Status::Queued | Status::Running) {
                 resume.push(record.sora_job_id.clone());
             }
             service
@@ -130,22 +142,32 @@ impl JobService {
         &self.inner.storage
     }
 
+    pub fn catalog(&self) -> &Catalog {
+        &self.inner.catalog
+    }
+
     pub fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
-        let model = new.model.unwrap_or_else(|| LOCAL_MODEL.to_owned());
-        if model != LOCAL_MODEL {
-            return Err(JobError::UnknownModel(model));
-        }
+        let model = new
+            .model
+            .unwrap_or_else(|| self.inner.catalog.default_model().to_owned());
+        let maker = self
+            .inner
+            .catalog
+            .get(&model)
+            .ok_or_else(|| JobError::UnknownModel(model.clone()))?;
         let at = now();
         let record = JobRecord {
             sora_job_id: record::new_id(&model),
             project_id: new.project_id,
             prompt: new.prompt,
+            provider: maker.provider_name().into(),
+            spec: maker.fit(&new.spec),
+            progress_estimated: maker.estimates_progress(),
             model,
-            provider: "local".into(),
-            spec: new.spec,
             status: Status::Queued,
             progress: 0,
             preview_key: None,
+            provider_job_id: None,
             error: None,
             attempts: 0,
             created_at: at.clone(),
@@ -199,11 +221,19 @@ impl JobService {
 
     fn spawn(&self, id: String) {
         let service = self.clone();
+        let hosted = self
+            .get(&id)
+            .and_then(|r| self.inner.catalog.get(&r.model).cloned())
+            .filter(|maker| matches!(maker, Maker::Hosted { .. }));
+        if let Some(maker) = hosted {
+            tokio::spawn(async move { service.run_hosted(&id, maker).await });
+            return;
+        }
         tokio::spawn(async move {
             let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
                 return;
             };
-            if service.inner.stopping.load(Ordering::SeqCst) {
+            if service.stopping() {
                 return;
             }
             service.run(&id).await;
@@ -263,20 +293,14 @@ impl JobService {
                     r.preview_key = Some(object.key);
                 });
             }
-            Err(_) if self.inner.stopping.load(Ordering::SeqCst) => {
+            Err(_) if self.stopping() => {
                 tracing::info!(job = %id, "stopped; will resume at next start");
                 self.change(id, true, |r| {
                     r.status = Status::Queued;
                     r.progress = 0;
                 });
             }
-            Err(e) => {
-                tracing::error!(job = %id, error = %e, "failed");
-                self.change(id, true, |r| {
-                    r.status = Status::Error;
-                    r.error = Some(e);
-                });
-            }
+            Err(e) => self.fail(id, e),
         }
     }
 
@@ -331,9 +355,24 @@ impl JobService {
         Ok(key)
     }
 
-    /// Stops taking work; a job being rendered stops and stays queued for the next start.
+    /// Marks a job failed with `message`.
+    fn fail(&self, id: &str, message: String) {
+        tracing::error!(job = %id, error = %message, "failed");
+        self.change(id, true, |r| {
+            r.status = Status::Error;
+            r.error = Some(message);
+        });
+    }
+
+    fn stopping(&self) -> bool {
+        self.inner.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Stops taking work; a job being rendered stops and stays queued for the next start, and a
+    /// hosted job's poller stops (it starts again, without a new submission, at the next start).
     pub async fn shutdown(&self) {
         self.inner.stopping.store(true, Ordering::SeqCst);
+        self.inner.stop.cancel();
         let all = self.inner.worker_count;
         let _ = tokio::time::timeout(
             std::time::Duration::from_secs(10),

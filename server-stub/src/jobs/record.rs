@@ -24,6 +24,12 @@ pub struct JobRecord {
     pub status: Status,
     pub progress: u8,
     pub preview_key: Option<String>,
+    /// The provider's own id for the job, once a hosted provider has accepted it.
+    #[serde(default)]
+    pub provider_job_id: Option<String>,
+    /// Whether `progress` is estimated from elapsed time (the provider reports none).
+    #[serde(default)]
+    pub progress_estimated: bool,
     pub error: Option<String>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
@@ -44,15 +50,19 @@ pub fn is_valid_id(id: &str) -> bool {
     let Some((model, rest)) = id.split_once(":task_") else {
         return false;
     };
-    let model_ok = (1..=32).contains(&model.len())
-        && model
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'));
     let rest_ok = (1..=64).contains(&rest.len())
         && rest
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-    model_ok && rest_ok
+    is_valid_model(model) && rest_ok
+}
+
+/// Model names, as they appear in job ids: 1 to 32 characters of a-z, 0-9, '-' and '.'.
+pub fn is_valid_model(model: &str) -> bool {
+    (1..=32).contains(&model.len())
+        && model
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
 }
 
 /// Project ids in the spec's cleaned form: a-z, 0-9 and '-', 1 to 64 characters.

@@ -4,9 +4,11 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 use tokio::fs;
+use tokio::io::AsyncWriteExt;
 
-use super::{check_key, Object, Storage, StorageError};
+use super::{check_key, ByteStream, Object, Storage, StorageError};
 
 pub struct LocalStorage {
     root: PathBuf,
@@ -72,6 +74,24 @@ impl Storage for LocalStorage {
         self.commit(&temp, &path, key).await
     }
 
+    async fn put_stream(&self, key: &str, mut body: ByteStream) -> Result<Object, StorageError> {
+        let path = self.path(key)?;
+        let temp = self.temp_path();
+        let written = async {
+            let mut file = fs::File::create(&temp).await?;
+            while let Some(chunk) = body.next().await {
+                file.write_all(&chunk?).await?;
+            }
+            file.sync_all().await
+        }
+        .await;
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp).await;
+            return Err(e.into());
+        }
+        self.commit(&temp, &path, key).await
+    }
+
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
         let path = self.path(key)?;
         let temp = self.temp_path();
@@ -114,8 +134,8 @@ impl Storage for LocalStorage {
             .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
     }
 
-    fn public_path(&self, key: &str) -> String {
-        format!("/media/{key}")
+    fn public_url(&self, _key: &str) -> Option<String> {
+        None
     }
 }
 

@@ -1,14 +1,21 @@
-//! Where videos and their metadata are kept. The local folder is the default backend; every
-//! backend speaks in keys such as `projects/{projectId}/{jobId}.mp4`.
+//! Where videos and their metadata are kept. The local folder is the default backend, an
+//! S3-compatible bucket the other; both speak in keys such as `projects/{projectId}/{jobId}.mp4`.
 
 mod local;
+mod s3;
 
 use std::path::Path;
 
 use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::stream::BoxStream;
 use thiserror::Error;
 
 pub use local::LocalStorage;
+pub use s3::{S3Settings, S3Storage};
+
+/// A body streamed in chunks, never held whole.
+pub type ByteStream = BoxStream<'static, std::io::Result<Bytes>>;
 
 #[derive(Debug, Error)]
 pub enum StorageError {
@@ -33,6 +40,8 @@ pub struct Object {
 pub trait Storage: Send + Sync {
     /// Moves a finished local file in under `key`, atomically: readers never see part of it.
     async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError>;
+    /// Writes a streamed body under `key`, atomically, holding only a few chunks at a time.
+    async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError>;
     /// Writes small bytes (metadata) under `key`, atomically.
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError>;
     /// Copies one stored object to another key, streaming, atomically.
@@ -40,8 +49,9 @@ pub trait Storage: Send + Sync {
     async fn head(&self, key: &str) -> Result<Option<Object>, StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).
     async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError>;
-    /// The public path of a key, relative to the server's public base URL.
-    fn public_path(&self, key: &str) -> String;
+    /// The public address of a key, when the backend has its own (a bucket's public URL);
+    /// `None` when this server serves it at `/media/{key}`.
+    fn public_url(&self, key: &str) -> Option<String>;
 }
 
 /// Keys are relative, made of safe segments, and never climb out of the store.

@@ -1,0 +1,59 @@
+//! GET /api/models: the models this server offers, the default first.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::auth::Authorized;
+use super::error::ErrorBody;
+use super::AppState;
+
+#[derive(Serialize, ToSchema)]
+pub struct ModelView {
+    /// The name a job gives in `model`, and the first part of its id.
+    id: String,
+    /// `local`, `openai`, `runway` or `fal`.
+    provider: &'static str,
+    default: bool,
+    /// Whether the progress of its jobs is estimated from elapsed time.
+    progress_estimated: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Models {
+    models: Vec<ModelView>,
+}
+
+/// The model ids, the default first (also given to the app in config.json).
+pub fn ids(state: &AppState) -> Vec<String> {
+    state
+        .jobs
+        .catalog()
+        .models()
+        .map(|m| m.id.clone())
+        .collect()
+}
+
+#[utoipa::path(
+    get,
+    path = "/models",
+    tag = "models",
+    responses(
+        (status = 200, description = "The models offered, the default first", body = Models),
+        (status = 401, description = "Missing or wrong bearer token", body = ErrorBody),
+    ),
+)]
+pub async fn list(_: Authorized, State(state): State<AppState>) -> Json<Models> {
+    let catalog = state.jobs.catalog();
+    let models = catalog
+        .models()
+        .map(|m| ModelView {
+            id: m.id.clone(),
+            provider: m.maker.provider_name(),
+            default: m.id == catalog.default_model(),
+            progress_estimated: m.maker.estimates_progress(),
+        })
+        .collect();
+    Json(Models { models })
+}

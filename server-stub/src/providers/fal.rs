@@ -1,0 +1,159 @@
+//! fal.ai's queue: submit to `{base}/{endpoint}`, then status and result under
+//! `{base}/{owner}/{app}/requests/{id}` (the endpoint's subpath is not part of those).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::retry::error_message;
+use super::{nearest, portrait, Client, Poll, Provider, ProviderError, Remote};
+use crate::engine::VideoSpec;
+
+const POLL: Duration = Duration::from_secs(3);
+const SECONDS: [u32; 2] = [5, 10];
+
+pub struct Fal {
+    client: Client,
+    base: String,
+    key: String,
+    typical: Duration,
+}
+
+impl Fal {
+    pub fn new(client: Client, base: &str, key: &str, typical: Duration) -> Fal {
+        Fal {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            key: key.to_owned(),
+            typical,
+        }
+    }
+
+    fn request(&self, method: reqwest::Method, url: &str) -> reqwest::RequestBuilder {
+        self.client
+            .http()
+            .request(method, url)
+            .header("Authorization", format!("Key {}", self.key))
+    }
+
+    /// `{base}/{owner}/{app}/requests/{id}` for an endpoint `owner/app[/subpath]`.
+    fn request_url(&self, endpoint: &str, id: &str) -> Result<String, ProviderError> {
+        let mut parts = endpoint.split('/');
+        let (Some(owner), Some(app)) = (parts.next(), parts.next()) else {
+            return Err(ProviderError::Malformed(format!("endpoint {endpoint:?}")));
+        };
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(ProviderError::Malformed(format!("request id {id:?}")));
+        }
+        Ok(format!("{}/{owner}/{app}/requests/{id}", self.base))
+    }
+}
+
+#[derive(Deserialize)]
+struct Submitted {
+    request_id: String,
+}
+
+#[derive(Deserialize)]
+struct Status {
+    status: String,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Output {
+    video: File,
+}
+
+#[derive(Deserialize)]
+struct File {
+    url: String,
+}
+
+#[async_trait]
+impl Provider for Fal {
+    fn name(&self) -> &'static str {
+        "fal"
+    }
+
+    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+        let (width, height) = if portrait(spec) {
+            (720, 1280)
+        } else {
+            (1280, 720)
+        };
+        VideoSpec {
+            width,
+            height,
+            fps: spec.fps,
+            seconds: nearest(&SECONDS, spec.seconds),
+        }
+    }
+
+    fn typical_duration(&self) -> Option<Duration> {
+        Some(self.typical)
+    }
+
+    async fn submit(
+        &self,
+        model: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+    ) -> Result<String, ProviderError> {
+        let body = json!({
+            "prompt": prompt,
+            "duration": spec.seconds.to_string(),
+            "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
+        });
+        let url = format!("{}/{model}", self.base);
+        let submitted = self
+            .client
+            .call(|| self.request(reqwest::Method::POST, &url).json(&body))
+            .await?
+            .json::<Submitted>()
+            .await
+            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+        Ok(submitted.request_id)
+    }
+
+    async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError> {
+        let url = format!("{}/status", self.request_url(model, id)?);
+        let status = self
+            .client
+            .call(|| self.request(reqwest::Method::GET, &url))
+            .await?
+            .json::<Status>()
+            .await
+            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+        let remote = match (status.status.as_str(), status.error) {
+            ("IN_QUEUE" | "IN_PROGRESS", _) => Remote::Pending(None),
+            ("COMPLETED", None | Some(serde_json::Value::Null)) => Remote::Done,
+            ("COMPLETED", Some(error)) => Remote::Failed(
+                error_message(&json!({ "error": error }).to_string())
+                    .unwrap_or_else(|| "The provider reported the request as failed".into()),
+            ),
+            (other, _) => return Err(ProviderError::Malformed(format!("status {other:?}"))),
+        };
+        Ok(Poll {
+            remote,
+            next: self.client.pace(POLL),
+        })
+    }
+
+    async fn download(&self, model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        let url = self.request_url(model, id)?;
+        let output = self
+            .client
+            .call(|| self.request(reqwest::Method::GET, &url))
+            .await?
+            .json::<Output>()
+            .await
+            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+        self.client
+            .send(|| self.client.http().get(&output.video.url))
+            .await
+    }
+}

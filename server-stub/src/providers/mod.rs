@@ -1,0 +1,108 @@
+//! Hosted video providers. Each maps Studio's job (prompt, seconds, size, model) onto its own
+//! API and maps back status, progress and the finished video, through one retrying client.
+
+mod catalog;
+mod fal;
+mod openai;
+mod retry;
+mod runway;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use thiserror::Error;
+
+use crate::engine::VideoSpec;
+pub use catalog::{Catalog, CatalogError, Maker, Model};
+pub use fal::Fal;
+pub use openai::OpenAi;
+pub use retry::{Client, ClientSettings};
+pub use runway::Runway;
+
+#[derive(Debug, Error)]
+pub enum ProviderError {
+    /// The provider refused the request for good (4xx other than the retried ones), or the job
+    /// failed; the message is the provider's own.
+    #[error("{0}")]
+    Rejected(String),
+    /// The provider could not be reached or kept answering 408/409/429/5xx after every retry.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The provider answered something that does not follow its contract.
+    #[error("unexpected answer from the provider: {0}")]
+    Malformed(String),
+}
+
+/// Where a provider job stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Remote {
+    /// Queued or running; the percentage when the provider reports one.
+    Pending(Option<u8>),
+    Done,
+    /// Failed, moderated or cancelled, with the provider's message.
+    Failed(String),
+}
+
+/// One status reading, and when the provider advises asking again.
+#[derive(Debug, Clone)]
+pub struct Poll {
+    pub remote: Remote,
+    pub next: Duration,
+}
+
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// The name kept in job records and metadata: `openai`, `runway` or `fal`.
+    fn name(&self) -> &'static str;
+    /// The job as this provider can make it (its allowed lengths and sizes).
+    fn fit(&self, spec: &VideoSpec) -> VideoSpec;
+    /// For providers that report no percentage, how long a job typically takes.
+    fn typical_duration(&self) -> Option<Duration> {
+        None
+    }
+    /// Starts a job; answers the provider's id for it.
+    async fn submit(
+        &self,
+        model: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+    ) -> Result<String, ProviderError>;
+    async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError>;
+    /// The finished video's bytes, as a response whose body is streamed.
+    async fn download(&self, model: &str, id: &str) -> Result<reqwest::Response, ProviderError>;
+}
+
+/// The closest of `allowed` to `seconds` (the larger one on a tie).
+fn nearest(allowed: &[u32], seconds: u32) -> u32 {
+    allowed
+        .iter()
+        .copied()
+        .min_by_key(|&a| (a.abs_diff(seconds), std::cmp::Reverse(a)))
+        .unwrap_or(seconds)
+}
+
+/// Whether the job is portrait (taller than wide).
+fn portrait(spec: &VideoSpec) -> bool {
+    spec.height > spec.width
+}
+
+/// `(progress as a fraction 0..1)` to a percentage that stays below 100 until the job is done.
+fn percent(fraction: f64) -> u8 {
+    (fraction.clamp(0.0, 1.0) * 100.0).floor().min(99.0) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_snap_to_the_nearest_allowed() {
+        assert_eq!(nearest(&[4, 8, 12], 10), 12);
+        assert_eq!(nearest(&[4, 8, 12], 1), 4);
+        assert_eq!(nearest(&[4, 8, 12], 7), 8);
+        assert_eq!(nearest(&[5, 10], 20), 10);
+        assert_eq!(percent(0.426), 42);
+        assert_eq!(percent(1.0), 99);
+        assert_eq!(percent(-3.0), 0);
+    }
+}

@@ -1,0 +1,160 @@
+//! OpenAI-compatible Videos API (`POST /videos`, `GET /videos/{id}`, `GET /videos/{id}/content`),
+//! as served by gateways and proxies since OpenAI's own endpoint closed.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{nearest, percent, portrait, Client, Poll, Provider, ProviderError, Remote};
+use crate::engine::VideoSpec;
+
+/// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
+const POLL: Duration = Duration::from_secs(10);
+const SECONDS: [u32; 3] = [4, 8, 12];
+
+pub struct OpenAi {
+    client: Client,
+    base: String,
+    key: String,
+}
+
+impl OpenAi {
+    pub fn new(client: Client, base: &str, key: &str) -> OpenAi {
+        OpenAi {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            key: key.to_owned(),
+        }
+    }
+
+    fn video_url(&self, id: &str) -> Result<String, ProviderError> {
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(ProviderError::Malformed(format!("video id {id:?}")));
+        }
+        Ok(format!("{}/videos/{id}", self.base))
+    }
+}
+
+#[derive(Deserialize)]
+struct Video {
+    id: String,
+    status: String,
+    #[serde(default)]
+    progress: Option<f64>,
+    #[serde(default)]
+    error: Option<VideoError>,
+}
+
+#[derive(Deserialize)]
+struct VideoError {
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+async fn video(response: reqwest::Response) -> Result<(Video, Option<Duration>), ProviderError> {
+    let advised = response
+        .headers()
+        .get("openai-poll-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis);
+    let video = response
+        .json::<Video>()
+        .await
+        .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+    Ok((video, advised))
+}
+
+#[async_trait]
+impl Provider for OpenAi {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+        let (width, height) = if portrait(spec) {
+            (720, 1280)
+        } else {
+            (1280, 720)
+        };
+        VideoSpec {
+            width,
+            height,
+            fps: spec.fps,
+            seconds: nearest(&SECONDS, spec.seconds),
+        }
+    }
+
+    async fn submit(
+        &self,
+        model: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+    ) -> Result<String, ProviderError> {
+        let body = json!({
+            "model": model,
+            "prompt": prompt,
+            "seconds": spec.seconds.to_string(),
+            "size": spec.size(),
+        });
+        let url = format!("{}/videos", self.base);
+        let response = self
+            .client
+            .call(|| {
+                self.client
+                    .http()
+                    .post(&url)
+                    .bearer_auth(&self.key)
+                    .json(&body)
+            })
+            .await?;
+        Ok(video(response).await?.0.id)
+    }
+
+    async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
+        let url = self.video_url(id)?;
+        let response = self
+            .client
+            .call(|| self.client.http().get(&url).bearer_auth(&self.key))
+            .await?;
+        let (video, advised) = video(response).await?;
+        let remote = match video.status.as_str() {
+            "queued" | "in_progress" => {
+                Remote::Pending(Some(percent(video.progress.unwrap_or(0.0) / 100.0)))
+            }
+            "completed" => Remote::Done,
+            "failed" => {
+                let error = video.error.unwrap_or(VideoError {
+                    code: None,
+                    message: None,
+                });
+                Remote::Failed(
+                    error
+                        .message
+                        .or(error.code)
+                        .unwrap_or_else(|| "The provider reported the video as failed".into()),
+                )
+            }
+            other => return Err(ProviderError::Malformed(format!("status {other:?}"))),
+        };
+        Ok(Poll {
+            remote,
+            next: self.client.pace(advised.unwrap_or(POLL)),
+        })
+    }
+
+    async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        let url = format!("{}/content?variant=video", self.video_url(id)?);
+        self.client
+            .send(|| self.client.http().get(&url).bearer_auth(&self.key))
+            .await
+    }
+}

@@ -1,0 +1,238 @@
+//! The HTTP client every provider uses: a timeout on every call, and retries of 408, 409, 429,
+//! 5xx and network failures with exponential backoff and jitter, honouring Retry-After.
+
+use std::time::{Duration, SystemTime};
+
+use rand::Rng;
+use reqwest::header::HeaderMap;
+use reqwest::{RequestBuilder, Response, StatusCode};
+
+use super::ProviderError;
+
+/// Longest wait a Retry-After may ask for; longer ones are cut to this.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+const BACKOFF_FIRST: Duration = Duration::from_millis(500);
+const BACKOFF_MAX: Duration = Duration::from_secs(8);
+
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// Limit for one API call (not for streaming a video, which has `read_timeout`).
+    pub call_timeout: Duration,
+    /// Limit between two reads of a streamed body.
+    pub read_timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Poll at this pace instead of the provider's advice (tests, or a stricter budget).
+    pub poll_override: Option<Duration>,
+}
+
+impl Default for ClientSettings {
+    fn default() -> Self {
+        ClientSettings {
+            retries: 4,
+            call_timeout: Duration::from_secs(60),
+            read_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            poll_override: None,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    pub settings: ClientSettings,
+}
+
+impl Client {
+    pub fn new(settings: ClientSettings) -> Client {
+        let http = reqwest::Client::builder()
+            .connect_timeout(settings.connect_timeout)
+            .read_timeout(settings.read_timeout)
+            .user_agent(concat!("studio-server-stub/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
+        Client { http, settings }
+    }
+
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// The provider's advice, unless the settings override it.
+    pub fn pace(&self, advised: Duration) -> Duration {
+        self.settings.poll_override.unwrap_or(advised)
+    }
+
+    /// Sends an API call (bounded by `call_timeout`), retrying what is worth retrying; a final
+    /// error status becomes an error carrying the provider's message.
+    pub async fn call(
+        &self,
+        request: impl Fn() -> RequestBuilder,
+    ) -> Result<Response, ProviderError> {
+        let timeout = self.settings.call_timeout;
+        self.send(|| request().timeout(timeout)).await
+    }
+
+    /// Sends a request whose body will be streamed (no overall time limit, only between reads).
+    pub async fn send(
+        &self,
+        request: impl Fn() -> RequestBuilder,
+    ) -> Result<Response, ProviderError> {
+        let mut attempt = 0;
+        loop {
+            let result = request().send().await;
+            let wait = match &result {
+                Ok(response) if retryable(response.status()) => {
+                    Some(retry_after(response.headers()).unwrap_or_else(|| backoff(attempt)))
+                }
+                Ok(_) => None,
+                Err(e) if e.is_builder() => None,
+                Err(_) => Some(backoff(attempt)),
+            };
+            match wait {
+                Some(wait) if attempt < self.settings.retries => {
+                    let status = result.as_ref().map(|r| r.status().as_u16()).ok();
+                    tracing::warn!(
+                        ?status,
+                        attempt,
+                        wait_ms = wait.as_millis() as u64,
+                        "provider call will be retried"
+                    );
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                _ => return finish(result).await,
+            }
+        }
+    }
+}
+
+fn retryable(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error()
+}
+
+/// 0.5 s, 1 s, 2 s ... up to 8 s, each less a random quarter.
+fn backoff(attempt: u32) -> Duration {
+    let full = BACKOFF_FIRST
+        .saturating_mul(1 << attempt.min(5))
+        .min(BACKOFF_MAX);
+    full.mul_f64(1.0 - rand::rng().random_range(0.0..0.25))
+}
+
+/// `retry-after-ms`, or `retry-after` in seconds or as an HTTP date; at most two minutes.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let wait = if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        Duration::try_from_secs_f64(ms / 1000.0).ok()?
+    } else {
+        let value = text("retry-after")?;
+        match value.parse::<f64>() {
+            Ok(seconds) => Duration::try_from_secs_f64(seconds).ok()?,
+            Err(_) => httpdate::parse_http_date(value)
+                .ok()?
+                .duration_since(SystemTime::now())
+                .unwrap_or_default(),
+        }
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
+}
+
+async fn finish(result: reqwest::Result<Response>) -> Result<Response, ProviderError> {
+    let response =
+        result.map_err(|e| ProviderError::Unavailable(format!("provider unreachable: {e}")))?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let body = response.text().await.unwrap_or_default();
+    let message = error_message(&body).unwrap_or_else(|| format!("provider answered {status}"));
+    if retryable(status) {
+        Err(ProviderError::Unavailable(message))
+    } else {
+        Err(ProviderError::Rejected(message))
+    }
+}
+
+/// The message in the error bodies providers send: `{"error":{"message"}}` (OpenAI),
+/// `{"error": "..."}` (Runway), `{"detail": ...}` (fal).
+pub fn error_message(body: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(body).ok()?;
+    let found = value
+        .pointer("/error/message")
+        .or_else(|| value.get("error"))
+        .or_else(|| value.get("detail"))
+        .or_else(|| value.get("message"))?;
+    match found {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_in_each_form() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert("retry-after", HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(3)));
+        headers.insert("retry-after", HeaderValue::from_static("100000"));
+        assert_eq!(retry_after(&headers), Some(MAX_RETRY_AFTER));
+        let soon = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(30));
+        headers.insert("retry-after", HeaderValue::from_str(&soon).unwrap());
+        let wait = retry_after(&headers).unwrap();
+        assert!(
+            wait > Duration::from_secs(27) && wait <= Duration::from_secs(30),
+            "{wait:?}"
+        );
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn backoff_grows_to_a_cap_with_jitter() {
+        for attempt in 0..10 {
+            let full = BACKOFF_FIRST
+                .saturating_mul(1 << attempt.min(5))
+                .min(BACKOFF_MAX);
+            let wait = backoff(attempt);
+            assert!(
+                wait <= full && wait >= full.mul_f64(0.75),
+                "{attempt}: {wait:?}"
+            );
+        }
+        assert!(retryable(StatusCode::TOO_MANY_REQUESTS) && retryable(StatusCode::BAD_GATEWAY));
+        assert!(!retryable(StatusCode::BAD_REQUEST) && !retryable(StatusCode::NOT_FOUND));
+    }
+
+    #[test]
+    fn provider_error_messages() {
+        assert_eq!(
+            error_message(
+                r#"{"error":{"message":"Your request was blocked","code":"moderation_blocked"}}"#
+            )
+            .as_deref(),
+            Some("Your request was blocked")
+        );
+        assert_eq!(
+            error_message(r#"{"error":"Invalid ratio"}"#).as_deref(),
+            Some("Invalid ratio")
+        );
+        assert_eq!(
+            error_message(r#"{"detail":"Not enough credits"}"#).as_deref(),
+            Some("Not enough credits")
+        );
+        assert_eq!(error_message("<html>"), None);
+    }
+}
