@@ -13,3 +13,4 @@ else
   note "installing ${missing[*]} through apt"
   apt_install "${missing[@]}"
 fi
+bash "$ROOT/scripts/setup-py.sh"

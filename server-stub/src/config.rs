@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
-use crate::providers::{Catalog, Client, ClientSettings, Fal, OpenAi, Provider, Runway};
+use crate::providers::{
+    Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway,
+};
 use crate::storage::{LocalStorage, S3Settings, S3Storage, Storage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -165,9 +167,7 @@ impl Config {
             }
         }
     }
-}
 
-impl Config {
     /// The embedded engine plus the models of every provider that has a key.
     pub fn catalog(&self) -> anyhow::Result<Catalog> {
         let client = Client::new(ClientSettings {
@@ -175,31 +175,18 @@ impl Config {
             ..ClientSettings::default()
         });
         let mut catalog = Catalog::default();
-        let hosted: [(Option<Arc<dyn Provider>>, &[String]); 3] = [
-            (
-                key(&self.openai_api_key)
-                    .map(|k| Arc::new(OpenAi::new(client.clone(), &self.openai_base_url, k)) as _),
-                &self.openai_models,
-            ),
-            (
-                key(&self.runway_api_key)
-                    .map(|k| Arc::new(Runway::new(client.clone(), &self.runway_base_url, k)) as _),
-                &self.runway_models,
-            ),
-            (
-                key(&self.fal_api_key).map(|k| {
-                    let typical = Duration::from_secs(self.fal_typical_seconds);
-                    Arc::new(Fal::new(client.clone(), &self.fal_base_url, k, typical)) as _
-                }),
-                &self.fal_models,
-            ),
-        ];
-        for (provider, models) in hosted {
-            let Some(provider) = provider else { continue };
-            for model in models.iter().map(|m| m.trim()).filter(|m| !m.is_empty()) {
-                let (id, remote) = model.split_once('=').unwrap_or((model, model));
-                catalog.add(id.trim(), provider.clone(), remote.trim())?;
-            }
+        if let Some(key) = key(&self.openai_api_key) {
+            let provider = OpenAi::new(client.clone(), &self.openai_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.openai_models)?;
+        }
+        if let Some(key) = key(&self.runway_api_key) {
+            let provider = Runway::new(client.clone(), &self.runway_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.runway_models)?;
+        }
+        if let Some(key) = key(&self.fal_api_key) {
+            let typical = Duration::from_secs(self.fal_typical_seconds);
+            let provider = Fal::new(client.clone(), &self.fal_base_url, key, typical);
+            add_models(&mut catalog, Arc::new(provider), &self.fal_models)?;
         }
         catalog.set_default(&self.default_model)?;
         Ok(catalog)
@@ -232,6 +219,19 @@ impl Config {
     pub fn media_root(&self) -> PathBuf {
         self.data.join("media")
     }
+}
+
+/// Adds each of `models` (`name`, or `name=provider-model`) as made by `provider`.
+fn add_models(
+    catalog: &mut Catalog,
+    provider: Arc<dyn Provider>,
+    models: &[String],
+) -> Result<(), CatalogError> {
+    for model in models.iter().map(|m| m.trim()).filter(|m| !m.is_empty()) {
+        let (id, remote) = model.split_once('=').unwrap_or((model, model));
+        catalog.add(id.trim(), provider.clone(), remote.trim())?;
+    }
+    Ok(())
 }
 
 fn key(value: &Option<String>) -> Option<&str> {

@@ -1,0 +1,321 @@
+//! Hosted providers end to end through the job service, against the local fakes: every
+//! provider's video lands in the holding area and the library, failures carry the provider's
+//! message, 429 and 5xx are retried, one poller serves every reader, a restart resumes polling
+//! without a second submission, and expired provider content loses nothing.
+
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use provider_fakes::{byte_at, Fakes, Settings};
+use server_stub::config::Config;
+use server_stub::engine::VideoSpec;
+use server_stub::jobs::record::{JobRecord, Status};
+use server_stub::jobs::{JobService, NewJob};
+use server_stub::providers::{Client, ClientSettings, OpenAi, Provider, ProviderError};
+
+struct Setup {
+    fakes: Fakes,
+    base: String,
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    async fn new(settings: Settings) -> Setup {
+        let fakes = Fakes::new(settings);
+        let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+        Setup {
+            fakes,
+            base: format!("http://{address}"),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn config(&self) -> Config {
+        let data = self.dir.path().join("data");
+        Config::parse_from([
+            "server-stub".to_owned(),
+            format!("--data={}", data.display()),
+            "--openai-api-key=fake-key".into(),
+            format!("--openai-base-url={}/openai/v1", self.base),
+            "--runway-api-key=fake-key".into(),
+            format!("--runway-base-url={}/runway", self.base),
+            "--fal-api-key=fake-key".into(),
+            format!("--fal-base-url={}/fal", self.base),
+            "--fal-models=kling=fal-ai/kling-video/v2/master/text-to-video".into(),
+            "--fal-typical-seconds=1".into(),
+            "--provider-poll-ms=20".into(),
+        ])
+    }
+
+    fn service(&self) -> JobService {
+        let config = self.config();
+        JobService::start(
+            config.data.clone(),
+            config.storage().unwrap(),
+            config.catalog().unwrap(),
+            1,
+        )
+        .unwrap()
+    }
+
+    fn media(&self, key: &str) -> Vec<u8> {
+        std::fs::read(self.dir.path().join("data/media").join(key)).unwrap()
+    }
+}
+
+fn job(model: &str, prompt: &str) -> NewJob {
+    NewJob {
+        project_id: "hosted".into(),
+        prompt: prompt.into(),
+        model: Some(model.into()),
+        spec: VideoSpec::default(),
+    }
+}
+
+/// Waits until the job has left queued and running.
+async fn finished(jobs: &JobService, id: &str) -> JobRecord {
+    loop {
+        let record = jobs.get(id).unwrap();
+        if matches!(record.status, Status::Done | Status::Error) {
+            return record;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn assert_fake_video(bytes: &[u8], len: u64) {
+    assert_eq!(bytes.len() as u64, len);
+    assert!(
+        bytes
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b == byte_at(i as u64)),
+        "the copied video differs from what the provider served"
+    );
+}
+
+#[tokio::test]
+async fn every_provider_makes_a_video_that_is_copied_then_saved() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    let size = setup.fakes.settings().content_bytes;
+    for (model, provider, seconds) in [
+        ("sora-2", "openai", 12),
+        ("gen4.5", "runway", 10),
+        ("kling", "fal", 10),
+    ] {
+        let created = jobs
+            .create(job(model, "A paper boat on a rainy street"))
+            .unwrap();
+        assert!(created.sora_job_id.starts_with(&format!("{model}:task_")));
+        assert_eq!(
+            (created.provider.as_str(), created.spec.seconds),
+            (provider, seconds),
+            "fitted to the provider"
+        );
+        assert_eq!(created.progress_estimated, provider == "fal");
+        let done = finished(&jobs, &created.sora_job_id).await;
+        assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
+        assert_eq!(done.progress, 100);
+        assert!(done.provider_job_id.is_some());
+        assert_fake_video(&setup.media(done.preview_key.as_deref().unwrap()), size);
+        let key = jobs.save(&done.sora_job_id, "hosted", "").await.unwrap();
+        assert_fake_video(&setup.media(&key), size);
+        let metadata: serde_json::Value =
+            serde_json::from_slice(&setup.media(&key.replace(".mp4", ".json"))).unwrap();
+        assert_eq!(
+            (metadata["model"].as_str(), metadata["provider"].as_str()),
+            (Some(model), Some(provider))
+        );
+    }
+    assert_eq!(setup.fakes.count("openai.create"), 1);
+    assert_eq!(setup.fakes.count("runway.create"), 1);
+    assert_eq!(setup.fakes.count("fal.submit"), 1);
+}
+
+#[tokio::test]
+async fn failed_and_moderated_jobs_carry_the_providers_message() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    for (model, moderated, failed) in [
+        (
+            "sora-2",
+            "blocked by our moderation system",
+            "Video generation failed",
+        ),
+        (
+            "gen4.5",
+            "flagged by content moderation",
+            "An unexpected error occurred",
+        ),
+        (
+            "kling",
+            "flagged by the safety checker",
+            "Internal error while generating",
+        ),
+    ] {
+        for (prompt, message) in [
+            ("a moderated scene", moderated),
+            ("a scene that fails", failed),
+        ] {
+            let id = jobs.create(job(model, prompt)).unwrap().sora_job_id;
+            let record = finished(&jobs, &id).await;
+            assert_eq!(record.status, Status::Error);
+            let error = record.error.unwrap();
+            assert!(error.contains(message), "{model}: {error}");
+        }
+    }
+    // A refusal at submission (an invalid request) fails the job at once, unretried.
+    let mut settings = setup.fakes.settings();
+    settings.key = "another-key".into();
+    setup.fakes.set_settings(settings);
+    let id = jobs
+        .create(job("sora-2", "a calm sea"))
+        .unwrap()
+        .sora_job_id;
+    let record = finished(&jobs, &id).await;
+    assert_eq!(record.error.as_deref(), Some("Incorrect API key provided."));
+    assert_eq!(setup.fakes.count("openai.create"), 3);
+}
+
+#[tokio::test]
+async fn rate_limits_and_server_errors_are_retried() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    setup.fakes.fail_next("openai", 2, 429, Some("0"));
+    setup.fakes.fail_next("runway", 2, 503, None);
+    setup.fakes.fail_next("fal", 1, 502, None);
+    setup.fakes.fail_next("content", 2, 500, None);
+    for model in ["sora-2", "gen4.5", "kling"] {
+        let id = jobs
+            .create(job(model, "a kite over dunes"))
+            .unwrap()
+            .sora_job_id;
+        let record = finished(&jobs, &id).await;
+        assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
+    }
+    for kind in ["openai.fault", "runway.fault"] {
+        assert_eq!(setup.fakes.count(kind), 2, "{kind}");
+    }
+    assert_eq!(setup.fakes.count("fal.fault"), 1);
+    assert_eq!(setup.fakes.count("content.fault"), 2);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_and_retries_end() {
+    let setup = Setup::new(Settings::default()).await;
+    let client = Client::new(ClientSettings {
+        retries: 2,
+        ..ClientSettings::default()
+    });
+    let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
+    let spec = openai.fit(&VideoSpec::default());
+    let id = openai.submit("sora-2", "a calm sea", &spec).await.unwrap();
+    setup.fakes.fail_next("openai", 1, 429, Some("1"));
+    let start = Instant::now();
+    openai.poll("sora-2", &id).await.unwrap();
+    assert!(
+        start.elapsed() >= Duration::from_millis(950),
+        "waited {:?}",
+        start.elapsed()
+    );
+    setup.fakes.fail_next("openai", 3, 503, Some("0"));
+    let error = openai.poll("sora-2", &id).await.unwrap_err();
+    assert!(matches!(error, ProviderError::Unavailable(_)), "{error:?}");
+    assert_eq!(
+        setup.fakes.count("openai.fault"),
+        4,
+        "the first try and two retries"
+    );
+}
+
+#[tokio::test]
+async fn one_poller_per_job_however_many_readers() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_millis(500),
+        ..Settings::default()
+    })
+    .await;
+    let jobs = setup.service();
+    let id = jobs
+        .create(job("sora-2", "a quiet forest"))
+        .unwrap()
+        .sora_job_id;
+    let mut reads = 0;
+    while jobs.get(&id).unwrap().status != Status::Done {
+        let readers: Vec<_> = (0..20)
+            .map(|_| {
+                let (jobs, id) = (jobs.clone(), id.clone());
+                tokio::spawn(async move { jobs.get(&id).map(|r| r.progress) })
+            })
+            .collect();
+        for reader in readers {
+            reader.await.unwrap();
+            reads += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let polls = setup.fakes.count("openai.poll");
+    // 500 ms at one poll per 20 ms, whatever the number of reads.
+    assert!(reads > 10 * polls, "{reads} reads, {polls} polls");
+    assert!((5..=40).contains(&polls), "{polls} polls");
+}
+
+#[tokio::test]
+async fn a_restart_resumes_polling_without_a_second_submission() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_millis(800),
+        ..Settings::default()
+    })
+    .await;
+    let first = setup.service();
+    let id = first
+        .create(job("gen4.5", "a lantern festival"))
+        .unwrap()
+        .sora_job_id;
+    while first.get(&id).unwrap().provider_job_id.is_none() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.shutdown().await;
+    let second = setup.service();
+    let record = finished(&second, &id).await;
+    assert_eq!(record.status, Status::Done, "{:?}", record.error);
+    assert_eq!(
+        setup.fakes.count("runway.create"),
+        1,
+        "never submitted twice"
+    );
+}
+
+#[tokio::test]
+async fn content_that_expires_at_the_provider_is_still_saved() {
+    let setup = Setup::new(Settings {
+        content_ttl: Duration::from_millis(300),
+        ..Settings::default()
+    })
+    .await;
+    let jobs = setup.service();
+    let record = jobs.create(job("sora-2", "a glacier calving")).unwrap();
+    let done = finished(&jobs, &record.sora_job_id).await;
+    assert_eq!(done.status, Status::Done, "{:?}", done.error);
+    // Wait until the provider's copy is gone.
+    let url = format!(
+        "{}/openai/v1/videos/{}/content",
+        setup.base,
+        done.provider_job_id.as_deref().unwrap()
+    );
+    let http = reqwest::Client::new();
+    while http
+        .get(&url)
+        .bearer_auth("fake-key")
+        .send()
+        .await
+        .unwrap()
+        .status()
+        != 404
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let key = jobs.save(&done.sora_job_id, "hosted", "").await.unwrap();
+    assert_fake_video(&setup.media(&key), setup.fakes.settings().content_bytes);
+}

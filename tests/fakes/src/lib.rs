@@ -1,0 +1,39 @@
+//! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
+//! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway) and `/fal` (fal.ai's queue).
+//! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
+//! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
+//! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
+
+mod content;
+mod fal;
+mod openai;
+mod runway;
+mod state;
+
+use std::net::SocketAddr;
+
+use axum::Router;
+
+pub use content::byte_at;
+pub use state::{Fakes, Settings};
+
+/// The router serving every fake.
+pub fn router(fakes: Fakes) -> Router {
+    Router::new()
+        .nest("/openai/v1", openai::router(&fakes))
+        .nest("/runway", runway::router(&fakes))
+        .nest("/fal", fal::router(&fakes))
+        .merge(content::router(&fakes))
+        .merge(state::control_router())
+        .with_state(fakes)
+}
+
+/// Serves the fakes on `127.0.0.1:port` (0 picks one) in the background; answers the address.
+pub async fn serve(fakes: Fakes, port: u16) -> std::io::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router(fakes)).await;
+    });
+    Ok(address)
+}

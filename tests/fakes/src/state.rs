@@ -1,0 +1,286 @@
+//! What the fakes share: settings, jobs, injected faults and request counts.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How long a job takes from submission to completion.
+    pub job_time: Duration,
+    /// The size of every finished video.
+    pub content_bytes: u64,
+    /// How long content can be downloaded after completion (URLs and `/content`).
+    pub content_ttl: Duration,
+    /// The OpenAI fake's advice in `openai-poll-after-ms`.
+    pub poll_after: Duration,
+    /// The API key every fake expects.
+    pub key: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            job_time: Duration::from_millis(600),
+            content_bytes: 64 * 1024,
+            content_ttl: Duration::from_secs(3600),
+            poll_after: Duration::from_millis(50),
+            key: "fake-key".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Succeeds,
+    Moderated,
+    Fails,
+}
+
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: String,
+    pub model: String,
+    pub prompt: String,
+    pub seconds: String,
+    pub size: String,
+    pub created: Instant,
+    pub created_unix: u64,
+    pub outcome: Outcome,
+}
+
+impl Job {
+    pub fn new(id: String, model: &str, prompt: &str, seconds: String, size: String) -> Job {
+        let outcome = if prompt.contains("moderated") {
+            Outcome::Moderated
+        } else if prompt.contains("fails") {
+            Outcome::Fails
+        } else {
+            Outcome::Succeeds
+        };
+        Job {
+            id,
+            model: model.into(),
+            prompt: prompt.into(),
+            seconds,
+            size,
+            created: Instant::now(),
+            created_unix: unix_now(),
+            outcome,
+        }
+    }
+
+    /// How far along the job is, 0 to 1 (failures stop half way).
+    pub fn fraction(&self, settings: &Settings) -> f64 {
+        let f = self.created.elapsed().as_secs_f64() / settings.job_time.as_secs_f64().max(0.001);
+        match self.outcome {
+            Outcome::Succeeds => f.min(1.0),
+            _ => f.min(0.5),
+        }
+    }
+
+    /// Finished (done, or failed once half way).
+    pub fn finished(&self, settings: &Settings) -> bool {
+        let f = self.created.elapsed().as_secs_f64() / settings.job_time.as_secs_f64().max(0.001);
+        match self.outcome {
+            Outcome::Succeeds => f >= 1.0,
+            _ => f >= 0.5,
+        }
+    }
+
+    pub fn completed_unix(&self, settings: &Settings) -> u64 {
+        self.created_unix + settings.job_time.as_secs()
+    }
+
+    /// When the content stops being downloadable.
+    pub fn expires(&self, settings: &Settings) -> Instant {
+        self.created + settings.job_time + settings.content_ttl
+    }
+}
+
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[derive(Debug, Clone)]
+struct Fault {
+    provider: String,
+    remaining: u32,
+    status: u16,
+    retry_after: Option<String>,
+}
+
+/// The fakes' shared state; cheap to clone.
+#[derive(Clone)]
+pub struct Fakes {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: Mutex<Settings>,
+    jobs: Mutex<HashMap<String, Job>>,
+    faults: Mutex<Vec<Fault>>,
+    counts: Mutex<HashMap<String, u32>>,
+}
+
+impl Fakes {
+    pub fn new(settings: Settings) -> Fakes {
+        Fakes {
+            inner: Arc::new(Inner {
+                settings: Mutex::new(settings),
+                jobs: Mutex::default(),
+                faults: Mutex::default(),
+                counts: Mutex::default(),
+            }),
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.inner.settings.lock().unwrap().clone()
+    }
+
+    pub fn set_settings(&self, settings: Settings) {
+        *self.inner.settings.lock().unwrap() = settings;
+    }
+
+    /// The next `count` requests to `provider` (`openai`, `runway`, `fal` or `content`) answer
+    /// `status`, with `retry_after` as the Retry-After header when given.
+    pub fn fail_next(&self, provider: &str, count: u32, status: u16, retry_after: Option<&str>) {
+        self.inner.faults.lock().unwrap().push(Fault {
+            provider: provider.into(),
+            remaining: count,
+            status,
+            retry_after: retry_after.map(Into::into),
+        });
+    }
+
+    /// How many requests of a kind (`openai.create`, `runway.poll`, `content` ...) were answered.
+    pub fn count(&self, kind: &str) -> u32 {
+        self.inner
+            .counts
+            .lock()
+            .unwrap()
+            .get(kind)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn counted(&self, kind: &str) {
+        *self
+            .inner
+            .counts
+            .lock()
+            .unwrap()
+            .entry(kind.into())
+            .or_default() += 1;
+    }
+
+    pub fn insert(&self, job: Job) {
+        self.inner.jobs.lock().unwrap().insert(job.id.clone(), job);
+    }
+
+    pub fn job(&self, id: &str) -> Option<Job> {
+        self.inner.jobs.lock().unwrap().get(id).cloned()
+    }
+
+    fn take_fault(&self, provider: &str) -> Option<Fault> {
+        let mut faults = self.inner.faults.lock().unwrap();
+        let fault = faults
+            .iter_mut()
+            .find(|f| f.provider == provider && f.remaining > 0)?;
+        fault.remaining -= 1;
+        Some(fault.clone())
+    }
+}
+
+/// `router` with `provider`'s injected faults answered before its routes.
+pub fn with_faults(router: Router<Fakes>, fakes: &Fakes, provider: &'static str) -> Router<Fakes> {
+    router.layer(middleware::from_fn_with_state(
+        fakes.clone(),
+        move |State(fakes): State<Fakes>, request: Request, next: Next| {
+            faults(provider, fakes, request, next)
+        },
+    ))
+}
+
+/// Answers an injected fault instead of the route, in the provider's error shape.
+async fn faults(provider: &'static str, fakes: Fakes, request: Request, next: Next) -> Response {
+    let Some(fault) = fakes.take_fault(provider) else {
+        return next.run(request).await;
+    };
+    fakes.counted(&format!("{provider}.fault"));
+    let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let message = if status == StatusCode::TOO_MANY_REQUESTS {
+        "Rate limit reached"
+    } else {
+        "The server had an error while processing your request"
+    };
+    let body = match provider {
+        "openai" => {
+            json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}})
+        }
+        "fal" => json!({"detail": message}),
+        _ => json!({"error": message}),
+    };
+    let mut response = (status, Json(body)).into_response();
+    if let Some(value) = fault
+        .retry_after
+        .and_then(|v| HeaderValue::from_str(&v).ok())
+    {
+        response.headers_mut().insert("retry-after", value);
+    }
+    response
+}
+
+#[derive(Deserialize)]
+struct FaultRequest {
+    provider: String,
+    count: u32,
+    status: u16,
+    retry_after: Option<String>,
+}
+
+/// `POST /_fake/fail {provider, count, status, retry_after}`: `fail_next` for tests that drive
+/// the fakes from another process.
+pub fn control_router() -> Router<Fakes> {
+    Router::new().route(
+        "/_fake/fail",
+        post(
+            |State(fakes): State<Fakes>, Json(f): Json<FaultRequest>| async move {
+                fakes.fail_next(&f.provider, f.count, f.status, f.retry_after.as_deref());
+                StatusCode::NO_CONTENT
+            },
+        ),
+    )
+}
+
+/// Whether `header` carries the expected key after `scheme` (`Bearer` or `Key`).
+pub fn authorised(headers: &axum::http::HeaderMap, scheme: &str, key: &str) -> bool {
+    headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix(scheme))
+        .map(str::trim)
+        == Some(key)
+}
+
+/// A random lowercase hex string of `len` characters.
+pub fn hex(len: usize) -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..len)
+        .map(|_| format!("{:x}", rng.random_range(0..16u8)))
+        .collect()
+}
