@@ -1,0 +1,280 @@
+//! The S3 backend against a real S3-compatible server, moto's server mode (installed by
+//! scripts/setup-py.sh), which each test starts itself: multipart uploads, listings across
+//! pages, copies, public URLs, and a whole hosted job kept in a bucket.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Request, StatusCode};
+use bytes::Bytes;
+use clap::Parser;
+use futures_util::{stream, StreamExt};
+use provider_fakes::{byte_at, Fakes, Settings};
+use server_stub::config::Config;
+use server_stub::engine::VideoSpec;
+use server_stub::http::{router, AppState};
+use server_stub::jobs::record::Status;
+use server_stub::jobs::{JobService, NewJob};
+use server_stub::storage::{S3Settings, S3Storage, Storage, StorageError};
+use tower::ServiceExt;
+
+const BUCKET: &str = "studio-test";
+
+/// A moto server on a free port, stopped when dropped.
+struct Moto {
+    child: Child,
+    url: String,
+}
+
+impl Moto {
+    async fn start() -> Moto {
+        let binary = std::env::var("MOTO_SERVER").unwrap_or_else(|_| {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../target/py/bin/moto_server").to_owned()
+        });
+        assert!(
+            std::path::Path::new(&binary).exists(),
+            "{binary} is missing: run scripts/setup-py.sh (npm test does)"
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(binary)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let moto = Moto {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let http = reqwest::Client::new();
+        let bucket = format!("{}/{BUCKET}", moto.url);
+        // Wait until it answers, then make the bucket.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while http.put(&bucket).send().await.is_err() {
+            assert!(std::time::Instant::now() < deadline, "moto did not start");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Public reads, as a bucket behind a public URL has.
+        let policy = serde_json::json!({
+            "Version": "2012-10-17",
+            "Statement": [{
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "s3:GetObject",
+                "Resource": format!("arn:aws:s3:::{BUCKET}/*"),
+            }],
+        });
+        let made = http
+            .put(format!("{bucket}?policy"))
+            .header("content-type", "application/json")
+            .body(policy.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert!(made.status().is_success(), "{}", made.status());
+        moto
+    }
+
+    fn settings(&self) -> S3Settings {
+        S3Settings {
+            bucket: BUCKET.into(),
+            endpoint: Some(self.url.clone()),
+            region: "us-east-1".into(),
+            access_key_id: Some("test".into()),
+            secret_access_key: Some("test".into()),
+            prefix: "studio/".into(),
+            public_base_url: format!("{}/{BUCKET}", self.url),
+        }
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len as u64).map(byte_at).collect()
+}
+
+#[tokio::test]
+async fn the_bucket_keeps_streams_copies_and_long_listings() {
+    let moto = Moto::start().await;
+    let store = S3Storage::new(&moto.settings()).unwrap();
+    // 12 MiB in 1 MiB chunks: three parts of a multipart upload.
+    let video = pattern(12 * 1024 * 1024);
+    let chunks: Vec<std::io::Result<Bytes>> = video
+        .chunks(1024 * 1024)
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    let put = store
+        .put_stream("previews/m:task_1.mp4", stream::iter(chunks).boxed())
+        .await
+        .unwrap();
+    assert_eq!(put.size_bytes, video.len() as u64);
+    let copied = store
+        .copy("previews/m:task_1.mp4", "projects/p/m:task_1.mp4")
+        .await
+        .unwrap();
+    assert_eq!(copied.size_bytes, video.len() as u64);
+    store
+        .put_bytes("projects/p/m:task_1.json", b"{\"prompt\":\"x\"}".to_vec())
+        .await
+        .unwrap();
+    store
+        .put_bytes("projects/p/deeper/ignored.json", b"{}".to_vec())
+        .await
+        .unwrap();
+
+    let url = store.public_url("projects/p/m:task_1.mp4").unwrap();
+    assert_eq!(
+        url,
+        format!("{}/{BUCKET}/studio/projects/p/m:task_1.mp4", moto.url)
+    );
+    let served = reqwest::get(&url).await.unwrap();
+    assert_eq!(served.headers()["content-type"], "video/mp4");
+    assert!(
+        served.bytes().await.unwrap() == video,
+        "the public URL serves the video"
+    );
+
+    let mut keys: Vec<String> = store
+        .list("projects/p/")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.key)
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["projects/p/m:task_1.json", "projects/p/m:task_1.mp4"]
+    );
+
+    // More keys than one page of a listing holds (1,000 at S3 and moto).
+    let store = Arc::new(store);
+    stream::iter(0..1010)
+        .map(|i| {
+            let store = store.clone();
+            async move {
+                store
+                    .put_bytes(&format!("projects/many/{i:04}.json"), b"{}".to_vec())
+                    .await
+                    .unwrap()
+            }
+        })
+        .buffer_unordered(32)
+        .collect::<Vec<_>>()
+        .await;
+    assert_eq!(store.list("projects/many/").await.unwrap().len(), 1010);
+
+    assert!(store.head("projects/p/none.mp4").await.unwrap().is_none());
+    assert!(matches!(
+        store.copy("previews/none.mp4", "projects/p/x.mp4").await,
+        Err(StorageError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.put_bytes("../escape", vec![]).await,
+        Err(StorageError::InvalidKey(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
+    let moto = Moto::start().await;
+    let fakes = Fakes::new(Settings {
+        content_bytes: 7 * 1024 * 1024,
+        ..Settings::default()
+    });
+    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s3 = moto.settings();
+    let config = Config::parse_from([
+        "server-stub".to_owned(),
+        format!("--data={}", dir.path().display()),
+        "--openai-api-key=fake-key".into(),
+        format!("--openai-base-url=http://{address}/openai/v1"),
+        "--provider-poll-ms=20".into(),
+        "--storage=s3".into(),
+        format!("--s3-bucket={}", s3.bucket),
+        format!("--s3-endpoint={}", moto.url),
+        "--s3-access-key-id=test".into(),
+        "--s3-secret-access-key=test".into(),
+        "--s3-prefix=studio".into(),
+        format!("--s3-public-url={}", s3.public_base_url),
+    ]);
+    let storage = config.storage().unwrap();
+    let jobs = JobService::start(
+        config.data.clone(),
+        storage.clone(),
+        config.catalog().unwrap(),
+        1,
+    )
+    .unwrap();
+    let id = jobs
+        .create(NewJob {
+            project_id: "bucket".into(),
+            prompt: "A heron in the reeds".into(),
+            model: Some("sora-2".into()),
+            spec: VideoSpec::default(),
+        })
+        .unwrap()
+        .sora_job_id;
+    let record = loop {
+        let record = jobs.get(&id).unwrap();
+        if matches!(record.status, Status::Done | Status::Error) {
+            break record;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(record.status, Status::Done, "{:?}", record.error);
+    let preview = storage
+        .head(record.preview_key.as_deref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(preview.unwrap().size_bytes, 7 * 1024 * 1024);
+    let key = jobs.save(&id, "bucket", "").await.unwrap();
+    assert!(storage
+        .head(&key.replace(".mp4", ".json"))
+        .await
+        .unwrap()
+        .is_some());
+
+    let state = AppState {
+        jobs,
+        token: "t".into(),
+        public_url: None,
+        client_api_base: "/api".into(),
+    };
+    let app = router(state, dir.path(), dir.path(), &["*".into()]);
+    let response = app
+        .oneshot(
+            Request::get("/api/projects/bucket/assets")
+                .header(header::AUTHORIZATION, "Bearer t")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: serde_json::Value =
+        serde_json::from_slice(&to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+    let video = &body["videos"][0];
+    assert_eq!(video["key"], key);
+    let url = video["public_url"].as_str().unwrap();
+    assert_eq!(url, format!("{}/studio/{key}", s3.public_base_url));
+    let served = reqwest::get(url).await.unwrap().bytes().await.unwrap();
+    assert_eq!(served.len(), 7 * 1024 * 1024);
+    assert!(served
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == byte_at(i as u64)));
+}
