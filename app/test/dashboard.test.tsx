@@ -55,6 +55,28 @@ describe("dashboard", () => {
     expect(stored[0]).toMatchObject({ sora_job_id: "local-1:task_new", final_r2_key: null });
   });
 
+  it("offers a model choice only when the server offers several models", async () => {
+    const calls = fakeServer((call) =>
+      call.method === "POST" ? json({ sora_job_id: "sora-2:task_m" }) : json({ videos: [] }),
+    );
+    const { studio } = renderAt("/p1");
+    expect(screen.queryByRole("combobox", { name: "Model" })).toBeNull();
+    act(() => studio.configure({ apiBase: API, token: "secret", models: ["local-1", "sora-2"] }));
+    const choice = screen.getByRole("combobox", { name: "Model" });
+    expect(choice).toHaveProperty("value", "local-1");
+    fireEvent.change(choice, { target: { value: "sora-2" } });
+    expect(choice).toHaveProperty("value", "sora-2");
+    fireEvent.change(screen.getByPlaceholderText("Describe the video you want to generate..."), {
+      target: { value: "a heron" },
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Generate" }));
+    await screen.findByText("“a heron”");
+    expect(calls.find((c) => c.method === "POST")?.body).toEqual({
+      prompt: "a heron",
+      model: "sora-2",
+    });
+  });
+
   it("generates with Ctrl+Enter", async () => {
     const calls = fakeServer((call) =>
       call.method === "POST" ? json({ sora_job_id: "local-1:task_k" }) : json({ videos: [] }),

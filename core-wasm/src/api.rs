@@ -17,6 +17,10 @@ pub struct ApiConfig {
     pub api_base: String,
     #[serde(default)]
     pub token: String,
+    /// The models the server offers, its default first (a choice is shown when there are two
+    /// or more).
+    #[serde(default)]
+    pub models: Vec<String>,
 }
 
 fn default_base() -> String {
@@ -28,6 +32,7 @@ impl Default for ApiConfig {
         ApiConfig {
             api_base: default_base(),
             token: String::new(),
+            models: Vec::new(),
         }
     }
 }
@@ -126,12 +131,22 @@ impl<'a, P: Platform> Api<'a, P> {
             .ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
     }
 
-    pub async fn create_job(&self, project_id: &str, prompt: &str) -> Result<Value, ApiError> {
+    /// Creates a job; `model` names one of the server's models, or leaves the choice to it.
+    pub async fn create_job(
+        &self,
+        project_id: &str,
+        prompt: &str,
+        model: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let mut body = json!({ "prompt": prompt });
+        if let Some(model) = model {
+            body["model"] = json!(model);
+        }
         let answer = self
             .call(
                 "POST",
                 self.url(&["projects", project_id, "jobs"]),
-                Some(json!({ "prompt": prompt })),
+                Some(body),
             )
             .await
             .map_err(|(text, _)| ApiError::CreateJob(text))?;

@@ -42,6 +42,8 @@ struct State {
     assets_loaded: bool,
     banner: Option<Banner>,
     draft: String,
+    /// The model chosen for new jobs (the server's default when unset).
+    model: Option<String>,
     creating: bool,
     /// Jobs with a Check Status request in flight (shown as busy).
     checking: BTreeSet<String>,
@@ -163,6 +165,12 @@ impl<P: Platform> Core<P> {
             project_id: s.project.clone(),
             banner: s.banner.clone(),
             draft: s.draft.clone(),
+            models: s.config.models.clone(),
+            model: s
+                .model
+                .clone()
+                .or_else(|| s.config.models.first().cloned())
+                .unwrap_or_default(),
             can_generate: !s.draft.trim().is_empty() && !s.creating,
             creating: s.creating,
             jobs: s
@@ -330,6 +338,15 @@ impl<P: Platform> Core<P> {
         }
     }
 
+    /// Chooses the model for new jobs: one of those the server offers.
+    pub fn set_model(&self, model: &str) -> Result<(), String> {
+        if !self.read(|s| s.config.models.iter().any(|m| m == model)) {
+            return Err(format!("Unknown model {model}"));
+        }
+        self.update(|s| s.model = Some(model.to_owned()));
+        Ok(())
+    }
+
     pub fn dismiss_banner(&self) {
         if self.read(|s| s.banner.is_some()) {
             self.update(|s| s.banner = None);
@@ -395,7 +412,11 @@ impl<P: Platform> Core<P> {
             s.creating = true;
             s.banner = None;
         });
-        let result = self.api().create_job(&project, &text).await;
+        let model = self.read(|s| s.model.clone());
+        let result = self
+            .api()
+            .create_job(&project, &text, model.as_deref())
+            .await;
         let outcome = result.map_err(|e| e.to_string()).and_then(|answer| {
             Job::from_created(&answer, &text, &self.platform.now_iso())
                 .ok_or_else(|| "Failed to create job: Invalid job".to_owned())

@@ -128,6 +128,10 @@ pub struct Snapshot {
     pub project_id: Option<String>,
     pub banner: Option<Banner>,
     pub draft: String,
+    /// The models offered, the default first.
+    pub models: Vec<String>,
+    /// The model new jobs use.
+    pub model: String,
     pub can_generate: bool,
     pub creating: bool,
     pub jobs: Vec<JobView>,

@@ -101,6 +101,7 @@ fn studio() -> Core<Fake> {
     core.configure(ApiConfig {
         api_base: "http://h/api/".into(),
         token: "t0k".into(),
+        models: Vec::new(),
     });
     core
 }
@@ -584,12 +585,44 @@ fn the_runtime_config_is_loaded_from_json() {
         core.config(),
         ApiConfig {
             api_base: "http://other/api".into(),
-            token: "abc".into()
+            token: "abc".into(),
+            models: Vec::new(),
         }
     );
     script(&core, status(404, "Not Found"));
     assert!(block_on(core.load_config("/config.json")).is_err());
     assert_eq!(core.config().token, "abc", "a failed load changes nothing");
+}
+
+#[test]
+fn a_chosen_model_goes_with_new_jobs() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "local-1:task_a", "2026-11-21T10:00:00.000Z");
+    let body = |core: &Core<Fake>| -> Value {
+        let request = fake(core).requests.borrow().last().unwrap().clone();
+        serde_json::from_str(request.body.as_deref().unwrap()).unwrap()
+    };
+    assert_eq!(
+        body(&core),
+        json!({"prompt": "a prompt"}),
+        "the server chooses"
+    );
+    assert!(core.snapshot().models.is_empty());
+    assert!(core.set_model("sora-2").is_err(), "only offered models");
+
+    core.configure(ApiConfig {
+        models: vec!["local-1".into(), "sora-2".into()],
+        ..core.config()
+    });
+    assert_eq!(core.snapshot().model, "local-1", "the default first");
+    core.set_model("sora-2").unwrap();
+    assert_eq!(core.snapshot().model, "sora-2");
+    create(&core, "sora-2:task_b", "2026-11-21T10:01:00.000Z");
+    assert_eq!(
+        body(&core),
+        json!({"prompt": "a prompt", "model": "sora-2"})
+    );
 }
 
 #[test]

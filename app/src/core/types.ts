@@ -49,6 +49,10 @@ export interface Snapshot {
   projectId: string | null;
   banner: Banner | null;
   draft: string;
+  /** The models the server offers, its default first. */
+  models: string[];
+  /** The model new jobs use. */
+  model: string;
   canGenerate: boolean;
   creating: boolean;
   jobs: JobView[];

@@ -4,7 +4,7 @@ import { JobRow } from "./JobRow";
 
 export function GenerationConsole() {
   const studio = useStudio();
-  const { draft, canGenerate, creating, jobs } = useSnapshot();
+  const { draft, models, model, canGenerate, creating, jobs } = useSnapshot();
 
   const generate = (event?: FormEvent) => {
     event?.preventDefault();
@@ -28,6 +28,18 @@ export function GenerationConsole() {
         />
         <div className="console-actions">
           <span className="hint">Ctrl+Enter to generate</span>
+          {models.length > 1 && (
+            <label className="model">
+              Model
+              <select value={model} onChange={(e) => studio.setModel(e.target.value)}>
+                {models.map((id) => (
+                  <option key={id} value={id}>
+                    {id}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <button type="submit" className="primary" disabled={!canGenerate}>
             {creating ? "Creating..." : "Generate"}
           </button>

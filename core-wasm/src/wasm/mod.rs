@@ -159,6 +159,12 @@ impl Studio {
         self.core.set_draft(text);
     }
 
+    /// Chooses the model for new jobs, one of `snapshot().models`.
+    #[wasm_bindgen(js_name = setModel)]
+    pub fn set_model(&self, model: &str) -> Result<(), JsValue> {
+        self.core.set_model(model).map_err(js_error)
+    }
+
     /// Starts a job from `prompt`, or from the draft when omitted; resolves with the job.
     #[wasm_bindgen(js_name = createJob)]
     pub fn create_job(&self, prompt: Option<String>) -> js_sys::Promise {
