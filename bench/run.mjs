@@ -20,9 +20,10 @@ import { chromium } from "playwright-core";
 const ROOT = resolve(import.meta.dirname, "..");
 const SERVER = join(ROOT, "target/release/server-stub");
 const RENDER = join(ROOT, "target/release/studio-render");
+const FAKES = join(ROOT, "target/release/provider-fakes");
 const TOKEN = "bench-token";
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** BENCH_ONLY=engine,api,load,idle,save,list runs a subset. */
+/** BENCH_ONLY=engine,api,load,idle,save,copy,list runs a subset. */
 const ONLY = process.env.BENCH_ONLY?.split(",");
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const work = mkdtempSync(join(tmpdir(), "studio-bench-"));
@@ -43,10 +44,13 @@ function row(figure, ours, reference, target, met, unit = "") {
   );
 }
 
-async function startServer(data) {
+async function startServer(data, extra = []) {
   const child = spawn(
     SERVER,
-    ["--port", "0", "--data", data, "--api-token", TOKEN, "--app-dir", join(ROOT, "app/dist")],
+    [
+      ...["--port", "0", "--data", data, "--api-token", TOKEN, "--app-dir", join(ROOT, "app/dist")],
+      ...extra,
+    ],
     {
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, RUST_LOG: "warn" },
@@ -473,6 +477,77 @@ async function bigSave() {
   rmSync(data, { recursive: true, force: true });
 }
 
+/** A moto S3 server with a bucket, for the copy into S3-compatible storage. */
+async function startMoto() {
+  const port = 40000 + Math.floor(Math.random() * 20000);
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    join(ROOT, "target/py/bin/moto_server"),
+    ["-H", "127.0.0.1", "-p", String(port)],
+    {
+      stdio: "ignore",
+    },
+  );
+  await until(async () => {
+    try {
+      return (await fetch(`${url}/bench-bucket`, { method: "PUT" })).ok;
+    } catch {
+      return false;
+    }
+  });
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+async function bigCopy(storage) {
+  console.log(`\ncopy of a finished 500 MB provider video into ${storage}: RSS growth`);
+  const moto = storage === "s3" ? await startMoto() : null;
+  const fakes = spawn(FAKES, ["--content-bytes", String(500 << 20), "--job-ms", "200"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const fakeUrl = await new Promise((ok) => {
+    let out = "";
+    fakes.stdout.on("data", (c) => {
+      out += c;
+      const m = out.match(/listening on (http:\/\/[^\s]+)/);
+      if (m) ok(m[1]);
+    });
+  });
+  const data = join(work, "copy-data");
+  const server = await startServer(data, [
+    ...["--openai-api-key", "fake-key", "--openai-base-url", `${fakeUrl}/openai/v1`],
+    ...["--provider-poll-ms", "50"],
+    ...(moto ? ["--storage", "s3", "--s3-bucket", "bench-bucket", "--s3-endpoint", moto.url] : []),
+    ...(moto
+      ? ["--s3-access-key-id", "k", "--s3-secret-access-key", "s", "--s3-public-url", moto.url]
+      : []),
+  ]);
+  await api(server.url, "/projects/bench/assets");
+  const before = rssKb(server.pid, "VmRSS");
+  const started = process.hrtime.bigint();
+  const job = await api(server.url, "/projects/bench/jobs", { prompt: "big", model: "sora-2" });
+  const id = encodeURIComponent(job.sora_job_id);
+  let last;
+  await until(async () => {
+    last = await api(server.url, `/jobs/sora/${id}`);
+    return last.status === "done" || last.status === "error";
+  });
+  const took = Number(process.hrtime.bigint() - started) / 1e9;
+  const peak = rssKb(server.pid, "VmHWM");
+  await server.stop();
+  fakes.kill("SIGTERM");
+  moto?.stop();
+  if (last.status !== "done") throw new Error(`copy failed: ${JSON.stringify(last)}`);
+  const growthMb = (peak - before) / 1024;
+  row(
+    `provider copy of 500 MB into ${storage}: peak RSS growth (MB)`,
+    growthMb.toFixed(1),
+    `streamed from the OpenAI-compatible fake, ${took.toFixed(2)} s`,
+    "< 16 MB",
+    growthMb < 16,
+  );
+  rmSync(data, { recursive: true, force: true });
+}
+
 async function bigList() {
   console.log("\nasset list of 10,000 videos (local folder)");
   const data = join(work, "list-data");
@@ -522,6 +597,8 @@ try {
   await server.stop();
 }
 if (wanted("save")) await bigSave();
+if (wanted("copy")) await bigCopy("local");
+if (wanted("copy")) await bigCopy("s3");
 if (wanted("list")) await bigList();
 rmSync(work, { recursive: true, force: true });
 
