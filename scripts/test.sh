@@ -5,6 +5,8 @@ source "$(dirname "$0")/lib.sh"
 bash "$ROOT/scripts/build.sh"
 bash "$ROOT/scripts/setup-test.sh"
 cd "$ROOT"
+step "Provider fakes (release, for the SDK and end-to-end tests)"
+cargo build --release -p provider-fakes
 
 passed=0
 failed=0

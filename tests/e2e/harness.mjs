@@ -10,6 +10,7 @@ import { chromium } from "playwright-core";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const SERVER = join(ROOT, "target/release/server-stub");
+const FAKES = join(ROOT, "target/release/provider-fakes");
 const DIST = join(ROOT, "app/dist");
 const ARTIFACTS = join(ROOT, "tests/artifacts");
 export const TOKEN = "e2e-token";
@@ -19,10 +20,11 @@ export async function startServer({
   data = mkdtempSync(join(tmpdir(), "studio-e2e-")),
   token = TOKEN,
   port = 0,
+  args = [],
 } = {}) {
   const child = spawn(
     SERVER,
-    ["--port", String(port), "--data", data, "--api-token", token, "--app-dir", DIST],
+    ["--port", String(port), "--data", data, "--api-token", token, "--app-dir", DIST, ...args],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
   );
   let log = "";
@@ -49,6 +51,28 @@ export async function startServer({
     /** A crash: SIGKILL. */
     async kill() {
       child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Starts the hosted-provider fakes (tests/fakes) on a free port. */
+export async function startFakes(args = []) {
+  const child = spawn(FAKES, ["--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolvePromise, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = out.match(/listening on (http:\/\/[^\s]+)/);
+      if (match) resolvePromise(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`provider-fakes exited with ${code}`)));
+  });
+  const exited = new Promise((r) => child.on("exit", r));
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
       await exited;
     },
   };

@@ -16,7 +16,7 @@ import openai
 from openai import OpenAI
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FAKES = os.environ.get("PROVIDER_FAKES_BIN", os.path.join(ROOT, "target", "debug", "provider-fakes"))
+FAKES = os.environ.get("PROVIDER_FAKES_BIN", os.path.join(ROOT, "target", "release", "provider-fakes"))
 CONTENT_BYTES = 300_000
 
 
