@@ -11,7 +11,7 @@ use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
 use server_stub::jobs::{JobService, NewJob};
-use server_stub::providers::{Client, ClientSettings, OpenAi, Provider, ProviderError};
+use server_stub::providers::{Catalog, Client, ClientSettings, OpenAi, Provider, ProviderError};
 
 struct Setup {
     fakes: Fakes,
@@ -126,6 +126,15 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         assert_eq!(
             (metadata["model"].as_str(), metadata["provider"].as_str()),
             (Some(model), Some(provider))
+        );
+        assert_eq!(
+            metadata["provider_job_id"],
+            done.provider_job_id.unwrap().as_str()
+        );
+        assert_eq!(metadata["seconds"], seconds);
+        assert!(
+            metadata.get("codec").is_none(),
+            "the provider's codec is not ours to state"
         );
     }
     assert_eq!(setup.fakes.count("openai.create"), 1);
@@ -284,6 +293,38 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
         setup.fakes.count("runway.create"),
         1,
         "never submitted twice"
+    );
+}
+
+#[tokio::test]
+async fn a_job_whose_model_is_no_longer_offered_fails_instead_of_running_elsewhere() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_secs(60),
+        ..Settings::default()
+    })
+    .await;
+    let first = setup.service();
+    let id = first
+        .create(job("sora-2", "a long take"))
+        .unwrap()
+        .sora_job_id;
+    while first.get(&id).unwrap().provider_job_id.is_none() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.shutdown().await;
+    let config = setup.config();
+    let local_only = JobService::start(
+        config.data.clone(),
+        config.storage().unwrap(),
+        Catalog::default(),
+        1,
+    )
+    .unwrap();
+    let record = local_only.get(&id).unwrap();
+    assert_eq!(record.status, Status::Error);
+    assert_eq!(
+        record.error.as_deref(),
+        Some("The model sora-2 is no longer offered by this server")
     );
 }
 

@@ -221,13 +221,21 @@ impl JobService {
 
     fn spawn(&self, id: String) {
         let service = self.clone();
-        let hosted = self
-            .get(&id)
-            .and_then(|r| self.inner.catalog.get(&r.model).cloned())
-            .filter(|maker| matches!(maker, Maker::Hosted { .. }));
-        if let Some(maker) = hosted {
-            tokio::spawn(async move { service.run_hosted(&id, maker).await });
+        let Some(model) = self.get(&id).map(|r| r.model) else {
             return;
+        };
+        match self.inner.catalog.get(&model).cloned() {
+            None => {
+                return self.fail(
+                    &id,
+                    format!("The model {model} is no longer offered by this server"),
+                );
+            }
+            Some(maker @ Maker::Hosted { .. }) => {
+                tokio::spawn(async move { service.run_hosted(&id, maker).await });
+                return;
+            }
+            Some(Maker::Local) => {}
         }
         tokio::spawn(async move {
             let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
@@ -329,7 +337,7 @@ impl JobService {
             } else {
                 prompt
             };
-            let metadata = json!({
+            let mut metadata = json!({
                 "prompt": prompt,
                 "model": record.model,
                 "provider": record.provider,
@@ -344,7 +352,15 @@ impl JobService {
                 "job_created_at": record.created_at,
                 "sora_job_id": id,
                 "project_id": project,
+                "provider_job_id": record.provider_job_id,
             });
+            // Frame rate and codec are known facts only for what the embedded engine made.
+            if record.provider != "local" {
+                if let Some(fields) = metadata.as_object_mut() {
+                    fields.remove("fps");
+                    fields.remove("codec");
+                }
+            }
             storage
                 .put_bytes(
                     &meta_key,

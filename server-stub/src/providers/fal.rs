@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::retry::error_message;
-use super::{nearest, portrait, Client, Poll, Provider, ProviderError, Remote};
+use super::{hd, nearest, portrait, Client, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 
 const POLL: Duration = Duration::from_secs(3);
@@ -80,17 +80,7 @@ impl Provider for Fal {
     }
 
     fn fit(&self, spec: &VideoSpec) -> VideoSpec {
-        let (width, height) = if portrait(spec) {
-            (720, 1280)
-        } else {
-            (1280, 720)
-        };
-        VideoSpec {
-            width,
-            height,
-            fps: spec.fps,
-            seconds: nearest(&SECONDS, spec.seconds),
-        }
+        hd(spec, nearest(&SECONDS, spec.seconds))
     }
 
     fn typical_duration(&self) -> Option<Duration> {

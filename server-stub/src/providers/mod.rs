@@ -86,6 +86,21 @@ fn portrait(spec: &VideoSpec) -> bool {
     spec.height > spec.width
 }
 
+/// 1280x720, or 720x1280 for a portrait job, `seconds` long: what the hosted models make.
+fn hd(spec: &VideoSpec, seconds: u32) -> VideoSpec {
+    let (width, height) = if portrait(spec) {
+        (720, 1280)
+    } else {
+        (1280, 720)
+    };
+    VideoSpec {
+        width,
+        height,
+        fps: spec.fps,
+        seconds,
+    }
+}
+
 /// `(progress as a fraction 0..1)` to a percentage that stays below 100 until the job is done.
 fn percent(fraction: f64) -> u8 {
     (fraction.clamp(0.0, 1.0) * 100.0).floor().min(99.0) as u8

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{nearest, percent, portrait, Client, Poll, Provider, ProviderError, Remote};
+use super::{hd, nearest, percent, Client, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 
 /// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
@@ -80,17 +80,7 @@ impl Provider for OpenAi {
     }
 
     fn fit(&self, spec: &VideoSpec) -> VideoSpec {
-        let (width, height) = if portrait(spec) {
-            (720, 1280)
-        } else {
-            (1280, 720)
-        };
-        VideoSpec {
-            width,
-            height,
-            fps: spec.fps,
-            seconds: nearest(&SECONDS, spec.seconds),
-        }
+        hd(spec, nearest(&SECONDS, spec.seconds))
     }
 
     async fn submit(

@@ -145,8 +145,10 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 }
 
 async fn finish(result: reqwest::Result<Response>) -> Result<Response, ProviderError> {
-    let response =
-        result.map_err(|e| ProviderError::Unavailable(format!("provider unreachable: {e}")))?;
+    let response = result.map_err(|e| {
+        tracing::warn!(error = %e, "provider unreachable");
+        ProviderError::Unavailable("The video provider could not be reached".into())
+    })?;
     let status = response.status();
     if status.is_success() {
         return Ok(response);

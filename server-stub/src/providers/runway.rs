@@ -7,7 +7,7 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{percent, portrait, Client, Poll, Provider, ProviderError, Remote};
+use super::{hd, percent, Client, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 
 pub const API_VERSION: &str = "2024-11-06";
@@ -76,17 +76,7 @@ impl Provider for Runway {
     }
 
     fn fit(&self, spec: &VideoSpec) -> VideoSpec {
-        let (width, height) = if portrait(spec) {
-            (720, 1280)
-        } else {
-            (1280, 720)
-        };
-        VideoSpec {
-            width,
-            height,
-            fps: spec.fps,
-            seconds: spec.seconds.clamp(*DURATION.start(), *DURATION.end()),
-        }
+        hd(spec, spec.seconds.clamp(*DURATION.start(), *DURATION.end()))
     }
 
     async fn submit(

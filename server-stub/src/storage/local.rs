@@ -16,10 +16,16 @@ pub struct LocalStorage {
 }
 
 impl LocalStorage {
-    /// Objects live under `root`; temporary files under `tmp` (same file system).
+    /// Objects live under `root`; temporary files under `tmp` (same file system). Parts left
+    /// by writes cut off by a stop are removed.
     pub fn new(root: PathBuf, tmp: PathBuf) -> std::io::Result<Self> {
         std::fs::create_dir_all(&root)?;
         std::fs::create_dir_all(&tmp)?;
+        for entry in std::fs::read_dir(&tmp)?.flatten() {
+            if entry.path().extension().is_some_and(|e| e == "part") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
         Ok(LocalStorage { root, tmp })
     }
 
@@ -160,6 +166,29 @@ fn list_folder(dir: &Path, folder: &str) -> Result<Vec<Object>, StorageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_broken_stream_leaves_nothing_and_old_parts_go_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::write(tmp.join("left-by-a-crash.part"), b"x").unwrap();
+        let store = LocalStorage::new(dir.path().join("media"), tmp.clone()).unwrap();
+        assert!(std::fs::read_dir(&tmp).unwrap().next().is_none());
+        let broken = futures_util::stream::iter([
+            Ok(bytes::Bytes::from_static(b"part of a video")),
+            Err(std::io::Error::other("connection reset")),
+        ]);
+        assert!(store
+            .put_stream("previews/a.mp4", broken.boxed())
+            .await
+            .is_err());
+        assert!(store.head("previews/a.mp4").await.unwrap().is_none());
+        assert!(
+            std::fs::read_dir(&tmp).unwrap().next().is_none(),
+            "no part left"
+        );
+    }
 
     #[tokio::test]
     async fn puts_copies_lists_and_refuses_escapes() {
