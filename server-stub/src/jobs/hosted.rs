@@ -41,9 +41,8 @@ impl JobService {
                 Err(e) => return self.fail(id, e.to_string()),
             },
         };
-        let started = Instant::now() - age(&record.created_at);
         match self
-            .follow(id, provider, &remote, &remote_id, started)
+            .follow(id, provider, &remote, &remote_id, &record.created_at)
             .await
         {
             Some(Ok(())) => self.copy_out(id, provider, &remote, &remote_id).await,
@@ -60,7 +59,7 @@ impl JobService {
         provider: &dyn Provider,
         remote: &str,
         remote_id: &str,
-        started: Instant,
+        created_at: &str,
     ) -> Option<Result<(), String>> {
         let mut unreachable_since: Option<Instant> = None;
         let mut quiet = Duration::from_secs(1);
@@ -79,8 +78,7 @@ impl JobService {
                     next,
                 }) => {
                     unreachable_since = None;
-                    let progress =
-                        progress.unwrap_or_else(|| estimate(started.elapsed(), provider));
+                    let progress = progress.unwrap_or_else(|| estimate(age(created_at), provider));
                     self.change(id, false, |r| {
                         r.status = Status::Running;
                         r.progress = r.progress.max(progress);
@@ -164,4 +162,21 @@ fn estimate(elapsed: Duration, provider: &dyn Provider) -> u8 {
         return 0;
     };
     ((elapsed.as_secs_f64() / typical.as_secs_f64() * 100.0) as u8).min(ESTIMATE_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_of_old_and_unreadable_times() {
+        // Older than this machine's uptime: no Instant arithmetic that could underflow.
+        assert!(age("2020-01-01T00:00:00Z") > Duration::from_secs(5 * 365 * 86_400));
+        assert_eq!(age("not a time"), Duration::ZERO);
+        assert_eq!(
+            age("2999-01-01T00:00:00Z"),
+            Duration::ZERO,
+            "a future time is no age"
+        );
+    }
 }
