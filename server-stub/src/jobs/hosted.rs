@@ -115,11 +115,10 @@ impl JobService {
                         .bytes_stream()
                         .map_err(std::io::Error::other)
                         .boxed();
-                    self.inner
-                        .storage
-                        .put_stream(&key, body)
-                        .await
-                        .map_err(|e| e.to_string())
+                    self.inner.storage.put_stream(&key, body).await.map_err(|e| {
+                        tracing::error!(job = %id, error = %e, "storing the provider's video failed");
+                        "the video could not be stored".to_owned()
+                    })
                 }
                 Err(e) => Err(e.to_string()),
             };
