@@ -101,11 +101,8 @@ impl Provider for Fal {
         let url = format!("{}/{model}", self.base);
         let submitted = self
             .client
-            .call(|| self.request(reqwest::Method::POST, &url).json(&body))
-            .await?
-            .json::<Submitted>()
-            .await
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            .call_json::<Submitted>(|| self.request(reqwest::Method::POST, &url).json(&body))
+            .await?;
         Ok(submitted.request_id)
     }
 
@@ -113,11 +110,8 @@ impl Provider for Fal {
         let url = format!("{}/status", self.request_url(model, id)?);
         let status = self
             .client
-            .call(|| self.request(reqwest::Method::GET, &url))
-            .await?
-            .json::<Status>()
-            .await
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            .call_json::<Status>(|| self.request(reqwest::Method::GET, &url))
+            .await?;
         let remote = match (status.status.as_str(), status.error) {
             ("IN_QUEUE" | "IN_PROGRESS", _) => Remote::Pending(None),
             ("COMPLETED", None | Some(serde_json::Value::Null)) => Remote::Done,
@@ -137,11 +131,8 @@ impl Provider for Fal {
         let url = self.request_url(model, id)?;
         let output = self
             .client
-            .call(|| self.request(reqwest::Method::GET, &url))
-            .await?
-            .json::<Output>()
-            .await
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            .call_json::<Output>(|| self.request(reqwest::Method::GET, &url))
+            .await?;
         self.client
             .send(|| self.client.http().get(&output.video.url))
             .await

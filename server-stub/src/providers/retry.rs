@@ -75,6 +75,18 @@ impl Client {
         self.send(|| request().timeout(timeout)).await
     }
 
+    /// An API call whose answer is JSON of type `T`.
+    pub async fn call_json<T: serde::de::DeserializeOwned>(
+        &self,
+        request: impl Fn() -> RequestBuilder,
+    ) -> Result<T, ProviderError> {
+        self.call(request)
+            .await?
+            .json::<T>()
+            .await
+            .map_err(|e| ProviderError::Malformed(e.to_string()))
+    }
+
     /// Sends a request whose body will be streamed (no overall time limit, only between reads).
     pub async fn send(
         &self,

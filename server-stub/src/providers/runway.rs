@@ -42,11 +42,8 @@ impl Runway {
         }
         let url = format!("{}/v1/tasks/{id}", self.base);
         self.client
-            .call(|| self.request(reqwest::Method::GET, &url))
-            .await?
-            .json::<Task>()
+            .call_json::<Task>(|| self.request(reqwest::Method::GET, &url))
             .await
-            .map_err(|e| ProviderError::Malformed(e.to_string()))
     }
 }
 
@@ -94,11 +91,8 @@ impl Provider for Runway {
         let url = format!("{}/v1/text_to_video", self.base);
         let created = self
             .client
-            .call(|| self.request(reqwest::Method::POST, &url).json(&body))
-            .await?
-            .json::<Created>()
-            .await
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            .call_json::<Created>(|| self.request(reqwest::Method::POST, &url).json(&body))
+            .await?;
         Ok(created.id)
     }
 
