@@ -4,8 +4,11 @@
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 data="$(mktemp -d)"
-port_file="$data/port"
+# The test page's origin is fixed in advance, because CORS is for listed origins only.
+runner_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export WASM_BINDGEN_TEST_ADDRESS="127.0.0.1:$runner_port"
 ./target/release/server-stub --port 0 --data "$data" --api-token wasm-test-token --app-dir "$data/none" \
+  --cors-origins "http://127.0.0.1:$runner_port" \
   > "$data/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT

@@ -8,6 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
+use crate::http::guard::GuardSettings;
+use crate::jobs::Limits;
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway,
 };
@@ -49,17 +51,38 @@ pub struct Config {
     /// The API base the app is told to use in /config.json.
     #[arg(long, env = "STUDIO_CLIENT_API_BASE", default_value = "/api")]
     pub client_api_base: String,
-    /// Origins allowed to call the API from a browser (comma-separated; * for any).
-    #[arg(
-        long,
-        env = "STUDIO_CORS_ORIGINS",
-        value_delimiter = ',',
-        default_value = "*"
-    )]
+    /// Origins whose pages may call the API from a browser, comma-separated (none by default).
+    #[arg(long, env = "STUDIO_CORS_ORIGINS", value_delimiter = ',')]
     pub cors_origins: Vec<String>,
+    /// More host names this server answers to, comma-separated (loopback names, the bound
+    /// address and the --public-url host always are).
+    #[arg(long, env = "STUDIO_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+    /// Allow listening on an address other machines can reach (see the README's Security).
+    #[arg(long, env = "STUDIO_ALLOW_REMOTE")]
+    pub allow_remote: bool,
+    /// The code of the invitation link for other machines; generated and kept in the data
+    /// folder when unset.
+    #[arg(long, env = "STUDIO_ACCESS_CODE", hide_env_values = true)]
+    pub access_code: Option<String>,
     /// Jobs rendered at the same time by the embedded engine (each uses two threads).
     #[arg(long, env = "STUDIO_WORKERS", default_value_t = 1)]
     pub workers: u32,
+    /// Queued and running jobs one project may have; further creates get 429.
+    #[arg(long, env = "STUDIO_MAX_ACTIVE_PER_PROJECT", default_value_t = 10)]
+    pub max_active_per_project: usize,
+    /// Queued and running jobs in all; further creates get 429.
+    #[arg(long, env = "STUDIO_MAX_ACTIVE_JOBS", default_value_t = 50)]
+    pub max_active_jobs: usize,
+    /// Submissions to hosted providers in flight at once.
+    #[arg(long, env = "STUDIO_MAX_HOSTED_SUBMISSIONS", default_value_t = 4)]
+    pub max_hosted_submissions: usize,
+    /// Seconds of video each provider may be asked for per UTC day, e.g. `openai=120,runway=60`.
+    #[arg(long, env = "STUDIO_DAILY_VIDEO_SECONDS", value_delimiter = ',')]
+    pub daily_video_seconds: Vec<String>,
+    /// Days after which finished jobs (records and unsaved previews) are removed; 0 keeps them.
+    #[arg(long, env = "STUDIO_RETENTION_DAYS", default_value_t = 30)]
+    pub retention_days: u64,
     /// The model used when a job names none.
     #[arg(long, env = "STUDIO_DEFAULT_MODEL", default_value = "local-1")]
     pub default_model: String,
@@ -122,6 +145,10 @@ pub struct Config {
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
+    /// Let provider result downloads use http and loopback addresses: for the local test fakes
+    /// only (private, link-local and metadata addresses stay refused).
+    #[arg(long, env = "STUDIO_ALLOW_LOCAL_PROVIDER_DOWNLOADS")]
+    pub allow_local_provider_downloads: bool,
 
     /// Where videos are kept.
     #[arg(long, env = "STUDIO_STORAGE", value_enum, default_value_t = StorageKind::Local)]
@@ -148,30 +175,75 @@ pub struct Config {
 impl Config {
     /// The configured token, or the one kept in the data folder (made on first start).
     pub fn token(&self) -> std::io::Result<String> {
-        if let Some(token) = self.api_token.as_ref().filter(|t| !t.is_empty()) {
-            return Ok(token.clone());
+        self.secret(&self.api_token, "api-token")
+    }
+
+    /// The configured invitation code, or the one kept in the data folder.
+    pub fn access_code(&self) -> std::io::Result<String> {
+        self.secret(&self.access_code, "access-code")
+    }
+
+    /// `given`, or a random secret kept in `data/{file}` (made on first start, owner-only).
+    fn secret(&self, given: &Option<String>, file: &str) -> std::io::Result<String> {
+        if let Some(secret) = given.as_ref().filter(|t| !t.is_empty()) {
+            return Ok(secret.clone());
         }
-        let path = self.data.join("api-token");
+        let path = self.data.join(file);
         match std::fs::read_to_string(&path) {
-            Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+            Ok(secret) if !secret.trim().is_empty() => Ok(secret.trim().to_owned()),
             _ => {
-                let token: String = {
+                let secret: String = {
                     use rand::Rng;
                     let mut rng = rand::rng();
                     (0..32)
                         .map(|_| format!("{:x}", rng.random_range(0..16u8)))
                         .collect()
                 };
-                write_private(&path, &token)?;
-                Ok(token)
+                write_private(&path, &secret)?;
+                Ok(secret)
             }
         }
+    }
+
+    /// The address to listen on; one other machines can reach needs --allow-remote.
+    pub fn listen_address(&self) -> anyhow::Result<std::net::IpAddr> {
+        let ip: std::net::IpAddr = match self.host.as_str() {
+            "localhost" => std::net::Ipv4Addr::LOCALHOST.into(),
+            host => host.trim_matches(['[', ']']).parse().with_context(|| {
+                format!("--host takes an IP address such as 127.0.0.1, not {host:?}")
+            })?,
+        };
+        if !ip.is_loopback() && !self.allow_remote {
+            anyhow::bail!(
+                "--host {ip} lets other machines reach Studio; add --allow-remote \
+                 (STUDIO_ALLOW_REMOTE=true) to mean it (see the README's Security section)"
+            );
+        }
+        Ok(ip)
+    }
+
+    /// The guard's settings for the bound address.
+    pub fn guard(&self, bound: std::net::IpAddr) -> anyhow::Result<GuardSettings> {
+        Ok(GuardSettings {
+            bound,
+            public_urls: self
+                .public_url
+                .iter()
+                .chain(self.s3_public_url.iter())
+                .cloned()
+                .collect(),
+            api_base: self.client_api_base.clone(),
+            extra_hosts: self.allowed_hosts.clone(),
+            cors_origins: self.cors_origins.clone(),
+            access_code: self.access_code()?,
+        })
     }
 
     /// The embedded engine plus the models of every provider that has a key.
     pub fn catalog(&self) -> anyhow::Result<Catalog> {
         let client = Client::new(ClientSettings {
             poll_override: self.provider_poll_ms.map(Duration::from_millis),
+            allow_local_downloads: self.allow_local_provider_downloads,
             ..ClientSettings::default()
         });
         let mut catalog = Catalog::default();
@@ -212,6 +284,32 @@ impl Config {
                     "--s3-public-url (STUDIO_S3_PUBLIC_URL) is required with S3 storage",
                 )?,
             })?),
+        })
+    }
+
+    /// The job service's bounds.
+    pub fn limits(&self) -> anyhow::Result<Limits> {
+        let mut daily_seconds = std::collections::HashMap::new();
+        for entry in self.daily_video_seconds.iter().map(|e| e.trim()) {
+            if entry.is_empty() {
+                continue;
+            }
+            let parsed = entry.split_once('=').and_then(|(provider, seconds)| {
+                Some((provider.trim(), seconds.trim().parse().ok()?))
+            });
+            let Some((provider, seconds)) = parsed else {
+                anyhow::bail!("--daily-video-seconds takes provider=seconds, such as openai=120, not {entry:?}");
+            };
+            daily_seconds.insert(provider.to_owned(), seconds);
+        }
+        Ok(Limits {
+            workers: self.workers,
+            active_per_project: self.max_active_per_project,
+            active: self.max_active_jobs,
+            hosted_submissions: self.max_hosted_submissions,
+            daily_seconds,
+            retention: (self.retention_days > 0)
+                .then(|| Duration::from_secs(self.retention_days * 86_400)),
         })
     }
 
@@ -280,6 +378,21 @@ mod tests {
             dir.path().to_str().unwrap(),
         ]);
         assert_eq!(given.token().unwrap(), "given");
+    }
+
+    #[test]
+    fn listening_beyond_this_machine_needs_allow_remote() {
+        let parse =
+            |args: &[&str]| Config::parse_from(["server-stub"].iter().chain(args)).listen_address();
+        assert!(parse(&[]).unwrap().is_loopback());
+        assert!(parse(&["--host", "::1"]).unwrap().is_loopback());
+        assert!(parse(&["--host", "localhost"]).unwrap().is_loopback());
+        for remote in ["0.0.0.0", "192.0.2.7", "::"] {
+            let error = parse(&["--host", remote]).unwrap_err().to_string();
+            assert!(error.contains("--allow-remote"), "{error}");
+            assert!(parse(&["--host", remote, "--allow-remote"]).is_ok());
+        }
+        assert!(parse(&["--host", "studio.example.com"]).is_err());
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The server-stub binary: reads the configuration, starts the job service and serves.
 
+use std::net::SocketAddr;
+
 use clap::Parser;
 use server_stub::config::Config;
 use server_stub::{http, jobs};
@@ -15,38 +17,45 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     std::fs::create_dir_all(&config.data)?;
+    let ip = config.listen_address()?;
     let token = config.token()?;
     let catalog = config.catalog()?;
     let storage = config.storage()?;
-    let jobs = jobs::JobService::start(config.data.clone(), storage, catalog, config.workers)?;
+    let jobs = jobs::JobService::start(config.data.clone(), storage, catalog, config.limits()?)?;
     let state = http::AppState {
         jobs: jobs.clone(),
         token: token.clone(),
         public_url: config.public_url.clone(),
         client_api_base: config.client_api_base.clone(),
+        guard: http::guard::Guard::new(config.guard(ip)?)?,
     };
-    let app = http::router(
-        state,
-        &config.media_root(),
-        &config.app_dir,
-        &config.cors_origins,
-    );
-    let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
+    let app = http::router(state, &config.media_root(), &config.app_dir);
+    let listener = tokio::net::TcpListener::bind((ip, config.port)).await?;
     let address = listener.local_addr()?;
-    let shown_host = if address.ip().is_unspecified() {
-        "127.0.0.1".to_owned()
-    } else {
-        address.ip().to_string()
-    };
     tracing::info!(%address, data = %config.data.display(), workers = config.workers, "listening");
-    println!(
-        "Studio is running at http://{shown_host}:{}/",
-        address.port()
-    );
+    let port = address.port();
+    println!("Studio is running at http://127.0.0.1:{port}/");
     println!("API token: {token}");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    if !ip.is_loopback() {
+        let shown = if ip.is_unspecified() {
+            format!("THIS-MACHINE:{port}")
+        } else {
+            SocketAddr::new(ip, port).to_string()
+        };
+        let code = config.access_code()?;
+        println!(
+            "WARNING: listening on {address}, so other machines can reach this server. They get \
+             the app and its token only through the invitation link below; share it only with \
+             teammates, over a trusted channel. Without TLS in front, the network can read it.\n\
+             Invitation link: http://{shown}/join?code={code}"
+        );
+    }
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
     tracing::info!("stopping: finishing or persisting jobs");
     jobs.shutdown().await;
     Ok(())

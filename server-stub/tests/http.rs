@@ -1,29 +1,42 @@
 //! Every route and every error at the HTTP level, through the real router.
 
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{to_bytes, Body};
+use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::Router;
 use serde_json::{json, Value};
+use server_stub::http::guard::{Guard, GuardSettings};
 use server_stub::http::{router, AppState};
 use server_stub::jobs::record::Status;
-use server_stub::jobs::JobService;
+use server_stub::jobs::{JobService, Limits};
 use server_stub::providers::Catalog;
 use server_stub::storage::LocalStorage;
 use tower::ServiceExt;
 
 const TOKEN: &str = "test-token";
 
+const ACCESS_CODE: &str = "invitation-code";
+const ELSEWHERE: &str = "http://elsewhere.test";
+
 struct Harness {
+    /// Requests from this machine.
     app: Router,
+    /// Requests from another machine on the network.
+    remote: Router,
     jobs: JobService,
     dir: tempfile::TempDir,
 }
 
 fn start_in(dir: tempfile::TempDir) -> Harness {
+    start_with(dir, Limits::default())
+}
+
+fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
     let data = dir.path().join("data");
     let dist = dir.path().join("dist");
     std::fs::create_dir_all(dist.join("assets")).unwrap();
@@ -39,15 +52,28 @@ fn start_in(dir: tempfile::TempDir) -> Harness {
     .unwrap();
     let media = data.join("media");
     let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
-    let jobs = JobService::start(data, storage, Catalog::default(), 1).unwrap();
+    let jobs = JobService::start(data, storage, Catalog::default(), limits).unwrap();
     let state = AppState {
         jobs: jobs.clone(),
         token: TOKEN.into(),
         public_url: None,
         client_api_base: "/api".into(),
+        guard: Guard::new(GuardSettings {
+            bound: "127.0.0.1".parse().unwrap(),
+            public_urls: vec![],
+            api_base: "/api".into(),
+            extra_hosts: vec!["studio.test".into()],
+            cors_origins: vec![ELSEWHERE.into()],
+            access_code: ACCESS_CODE.into(),
+        })
+        .unwrap(),
     };
+    let app = router(state, &media, &dist);
     Harness {
-        app: router(state, &media, &dist, &["*".into()]),
+        remote: app
+            .clone()
+            .layer(MockConnectInfo(SocketAddr::from(([10, 1, 2, 3], 50000)))),
+        app: app.layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 50000)))),
         jobs,
         dir,
     }
@@ -641,7 +667,218 @@ async fn the_app_config_and_caching() {
     )
     .await;
     assert_eq!(preflight.status, StatusCode::OK);
-    assert_eq!(preflight.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+    assert_eq!(
+        preflight.headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+        ELSEWHERE
+    );
+}
+
+/// A GET of `uri` from `app` with extra headers.
+async fn get_with(app: &Router, uri: &str, headers: &[(&str, &str)]) -> Reply {
+    let host = headers.iter().any(|(name, _)| *name == "host");
+    let mut builder = if host {
+        Request::get(uri)
+    } else {
+        request("GET", uri)
+    };
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    send(app, builder.body(Body::empty()).unwrap()).await
+}
+
+#[tokio::test]
+async fn a_foreign_host_name_gets_nothing() {
+    let h = start();
+    for uri in [
+        "/",
+        "/config.json",
+        "/api/models",
+        "/media/x.mp4",
+        "/join?code=x",
+    ] {
+        for host in ["rebind.example", "rebind.example:8080", "10.9.8.7:8080"] {
+            let reply = send(
+                &h.app,
+                Request::get(uri)
+                    .header(header::HOST, host)
+                    .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+            assert_eq!(reply.status, StatusCode::MISDIRECTED_REQUEST, "{host}{uri}");
+            assert_eq!(reply.error_code(), "misdirected");
+            assert!(!String::from_utf8_lossy(&reply.body).contains(TOKEN));
+        }
+    }
+    let no_host = send(
+        &h.app,
+        Request::get("/config.json").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(no_host.status, StatusCode::MISDIRECTED_REQUEST);
+    for host in [
+        "localhost:8080",
+        "127.0.0.1:8080",
+        "[::1]:8080",
+        "studio.test",
+    ] {
+        let reply = get_with(&h.app, "/config.json", &[("host", host)]).await;
+        assert_eq!(reply.status, StatusCode::OK, "{host}");
+    }
+}
+
+#[tokio::test]
+async fn the_token_goes_to_the_servers_own_page_only() {
+    let h = start();
+    let own = get_with(&h.app, "/config.json", &[("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(own.json()["token"], TOKEN);
+    let typed = get_with(&h.app, "/config.json", &[("sec-fetch-site", "none")]).await;
+    assert_eq!(typed.json()["token"], TOKEN);
+    for headers in [
+        vec![
+            ("sec-fetch-site", "cross-site"),
+            ("origin", "http://evil.test"),
+        ],
+        vec![
+            ("sec-fetch-site", "same-site"),
+            ("origin", "http://app.studio.test"),
+        ],
+        vec![("sec-fetch-site", "cross-site"), ("origin", ELSEWHERE)],
+        vec![("origin", "http://evil.test")],
+        vec![("origin", "null")],
+    ] {
+        let reply = get_with(&h.app, "/config.json", &headers).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?}");
+        assert!(!String::from_utf8_lossy(&reply.body).contains(TOKEN));
+        assert!(
+            !reply
+                .headers
+                .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN),
+            "never CORS on config.json"
+        );
+    }
+    let page = get_with(&h.app, "/", &[("sec-fetch-site", "cross-site")]).await;
+    assert_eq!(
+        page.status,
+        StatusCode::FORBIDDEN,
+        "no app inside a foreign page"
+    );
+    let same_origin_post = get_with(
+        &h.app,
+        "/config.json",
+        &[
+            ("origin", "http://studio.test:8080"),
+            ("sec-fetch-site", "same-origin"),
+        ],
+    )
+    .await;
+    assert_eq!(same_origin_post.json()["token"], TOKEN);
+}
+
+#[tokio::test]
+async fn other_machines_need_the_invitation_link() {
+    let h = start();
+    for uri in ["/", "/config.json", "/some-project"] {
+        let reply = get_with(&h.remote, uri, &[]).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{uri}");
+        let body = String::from_utf8_lossy(&reply.body).into_owned();
+        assert!(body.contains("/join?code="), "{body}");
+        assert!(!body.contains(TOKEN));
+    }
+    let wrong = get_with(&h.remote, "/join?code=guess", &[]).await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+    assert!(!wrong.headers.contains_key(header::SET_COOKIE));
+    let joined = get_with(&h.remote, &format!("/join?code={ACCESS_CODE}"), &[]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER);
+    assert_eq!(joined.headers[header::LOCATION], "/");
+    let cookie = joined.headers[header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    for part in ["studio_access=", "HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let config = get_with(
+        &h.remote,
+        "/config.json",
+        &[
+            ("cookie", &format!("theme=dark; {pair}")),
+            ("sec-fetch-site", "same-origin"),
+        ],
+    )
+    .await;
+    assert_eq!(config.json()["token"], TOKEN);
+    let forged = get_with(
+        &h.remote,
+        "/config.json",
+        &[("cookie", "studio_access=guess")],
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let foreign_with_cookie = get_with(
+        &h.remote,
+        "/config.json",
+        &[("cookie", &pair), ("sec-fetch-site", "cross-site")],
+    )
+    .await;
+    assert_eq!(foreign_with_cookie.status, StatusCode::FORBIDDEN);
+    let api = send(
+        &h.remote,
+        request("GET", "/api/models")
+            .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        api.status,
+        StatusCode::OK,
+        "the API itself still needs only the token"
+    );
+}
+
+#[tokio::test]
+async fn pages_carry_security_headers_and_cors_is_for_listed_origins() {
+    let h = start();
+    for uri in ["/", "/config.json", "/assets/app-abc123.js", "/p1"] {
+        let reply = get_with(&h.app, uri, &[]).await;
+        let csp = reply.headers[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval'"),
+            "{csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert_eq!(reply.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert_eq!(reply.headers[header::X_FRAME_OPTIONS], "DENY");
+        assert_eq!(reply.headers[header::REFERRER_POLICY], "no-referrer");
+    }
+    let api = api(&h.app, "GET", "/api/models", None).await;
+    assert_eq!(api.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let stranger = send(
+        &h.app,
+        request("OPTIONS", "/api/projects/p1/jobs")
+            .header(header::ORIGIN, "http://evil.test")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .header(
+                header::ACCESS_CONTROL_REQUEST_HEADERS,
+                "authorization,content-type",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(!stranger
+        .headers
+        .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN));
+    let listed = get_with(&h.app, "/config.json", &[("origin", ELSEWHERE)]).await;
+    assert!(!listed
+        .headers
+        .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN));
 }
 
 fn record(id: &str, status: &str, attempts: u32) -> Value {
@@ -800,5 +1037,107 @@ async fn the_openapi_document_describes_every_route_it_serves() {
     assert_eq!(
         doc["components"]["securitySchemes"]["bearer"]["scheme"],
         "bearer"
+    );
+}
+
+#[tokio::test]
+async fn active_jobs_are_capped_per_project_and_in_all() {
+    let h = start_with(
+        tempfile::tempdir().unwrap(),
+        Limits {
+            active_per_project: 1,
+            active: 2,
+            ..Limits::default()
+        },
+    );
+    // Long renders, so the first jobs are still active when the next creates come.
+    let long = json!({"prompt": "a long take", "seconds": 20, "size": "1920x1080"});
+    let first = api(&h.app, "POST", "/api/projects/p1/jobs", Some(long.clone())).await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    let again = api(&h.app, "POST", "/api/projects/p1/jobs", Some(long.clone())).await;
+    assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(again.error_code(), "too_many_requests");
+    assert_eq!(again.headers[header::RETRY_AFTER], "20");
+    assert!(again.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("This project already has 1 jobs"));
+    let other = api(&h.app, "POST", "/api/projects/p2/jobs", Some(long.clone())).await;
+    assert_eq!(
+        other.status,
+        StatusCode::CREATED,
+        "another project has room"
+    );
+    let third = api(&h.app, "POST", "/api/projects/p3/jobs", Some(long)).await;
+    assert_eq!(
+        third.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the server is full"
+    );
+    assert_eq!(
+        h.jobs.list("p1").len() + h.jobs.list("p3").len(),
+        1,
+        "refused jobs are not kept"
+    );
+    h.jobs.shutdown().await;
+}
+
+#[tokio::test]
+async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (old, recent) = (
+        "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa7",
+        "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa8",
+    );
+    std::fs::create_dir_all(data.join("jobs")).unwrap();
+    std::fs::create_dir_all(data.join("media/previews")).unwrap();
+    std::fs::create_dir_all(data.join("media/projects/p1")).unwrap();
+    for (id, updated) in [
+        (old, "2020-01-01T00:00:00Z"),
+        (recent, "2999-01-01T00:00:00Z"),
+    ] {
+        let mut record = record(id, "done", 1);
+        record["preview_key"] = json!(format!("previews/{id}.mp4"));
+        record["updated_at"] = json!(updated);
+        std::fs::write(data.join(format!("jobs/{id}.json")), record.to_string()).unwrap();
+        std::fs::write(data.join(format!("media/previews/{id}.mp4")), b"video").unwrap();
+    }
+    let saved = data.join(format!("media/projects/p1/{old}.mp4"));
+    std::fs::write(&saved, b"video").unwrap();
+    let h = start_with(dir, Limits::default());
+    for _ in 0..200 {
+        if h.jobs.get(old).is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(h.jobs.get(old).is_none(), "the old record is gone");
+    assert!(!data.join(format!("jobs/{old}.json")).exists());
+    assert!(!data.join(format!("media/previews/{old}.mp4")).exists());
+    assert!(saved.exists(), "a saved video is never expired");
+    assert!(h.jobs.get(recent).is_some());
+    assert!(data.join(format!("media/previews/{recent}.mp4")).exists());
+}
+
+#[tokio::test]
+async fn saving_again_repairs_a_damaged_library_copy() {
+    let h = start();
+    let id = create(&h.app, "p1", "a red kite").await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let body = json!({"project_id": "p1", "prompt": "a red kite"});
+    let uri = format!("/api/jobs/sora/{}/save", encoded(&id));
+    let saved = api(&h.app, "POST", &uri, Some(body.clone())).await;
+    assert_eq!(saved.status, StatusCode::OK);
+    let media = h.dir.path().join("data/media");
+    let library = media.join(format!("projects/p1/{id}.mp4"));
+    let preview = std::fs::read(media.join(format!("previews/{id}.mp4"))).unwrap();
+    std::fs::write(&library, &preview[..preview.len() / 2]).unwrap();
+    let again = api(&h.app, "POST", &uri, Some(body)).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(
+        std::fs::read(&library).unwrap(),
+        preview,
+        "repaired from the preview"
     );
 }

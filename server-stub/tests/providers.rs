@@ -10,7 +10,7 @@ use provider_fakes::{byte_at, Fakes, Settings};
 use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
-use server_stub::jobs::{JobService, NewJob};
+use server_stub::jobs::{JobService, Limits, NewJob};
 use server_stub::providers::{Catalog, Client, ClientSettings, OpenAi, Provider, ProviderError};
 
 struct Setup {
@@ -44,6 +44,7 @@ impl Setup {
             "--fal-models=kling=fal-ai/kling-video/v2/master/text-to-video".into(),
             "--fal-typical-seconds=1".into(),
             "--provider-poll-ms=20".into(),
+            "--allow-local-provider-downloads".into(),
         ])
     }
 
@@ -53,7 +54,7 @@ impl Setup {
             config.data.clone(),
             config.storage().unwrap(),
             config.catalog().unwrap(),
-            1,
+            config.limits().unwrap(),
         )
         .unwrap()
     }
@@ -106,6 +107,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
+            .await
             .unwrap();
         assert!(created.sora_job_id.starts_with(&format!("{model}:task_")));
         assert_eq!(
@@ -167,7 +169,7 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
             ("a moderated scene", moderated),
             ("a scene that fails", failed),
         ] {
-            let id = jobs.create(job(model, prompt)).unwrap().sora_job_id;
+            let id = jobs.create(job(model, prompt)).await.unwrap().sora_job_id;
             let record = finished(&jobs, &id).await;
             assert_eq!(record.status, Status::Error);
             let error = record.error.unwrap();
@@ -180,34 +182,79 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
     setup.fakes.set_settings(settings);
     let id = jobs
         .create(job("sora-2", "a calm sea"))
+        .await
         .unwrap()
         .sora_job_id;
     let record = finished(&jobs, &id).await;
-    assert_eq!(record.error.as_deref(), Some("Incorrect API key provided."));
+    let message = record.error.unwrap();
+    assert!(
+        message.starts_with("Incorrect API key provided: [redacted]."),
+        "{message}"
+    );
+    assert!(
+        !message.contains("fake") && !message.contains("**"),
+        "no fragment of the key: {message}"
+    );
     assert_eq!(setup.fakes.count("openai.create"), 3);
 }
 
 #[tokio::test]
-async fn rate_limits_and_server_errors_are_retried() {
-    let setup = Setup::new(Settings::default()).await;
+async fn rate_limits_and_server_errors_are_retried_but_a_create_is_never_sent_twice() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_millis(400),
+        ..Settings::default()
+    })
+    .await;
     let jobs = setup.service();
+    // A 429 at create created nothing: sent again.
     setup.fakes.fail_next("openai", 2, 429, Some("0"));
-    setup.fakes.fail_next("runway", 2, 503, None);
-    setup.fakes.fail_next("fal", 1, 502, None);
-    setup.fakes.fail_next("content", 2, 500, None);
-    for model in ["sora-2", "gen4.5", "kling"] {
+    let id = jobs
+        .create(job("sora-2", "a kite over dunes"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    let record = finished(&jobs, &id).await;
+    assert_eq!(record.status, Status::Done, "{:?}", record.error);
+    assert_eq!(setup.fakes.count("openai.fault"), 2);
+    assert_eq!(setup.fakes.count("openai.create"), 1);
+    // A 5xx at create may have created the job: not sent again, the job fails plainly.
+    for (model, provider) in [("gen4.5", "runway"), ("kling", "fal")] {
+        setup.fakes.fail_next(provider, 1, 503, None);
         let id = jobs
             .create(job(model, "a kite over dunes"))
+            .await
             .unwrap()
             .sora_job_id;
         let record = finished(&jobs, &id).await;
+        assert_eq!(record.status, Status::Error, "{model}");
+        assert_eq!(
+            setup.fakes.count(&format!("{provider}.fault")),
+            1,
+            "{model}: one create, never a second"
+        );
+    }
+    // Polls and downloads are reads: 5xx and 429 are retried.
+    for (model, provider) in [("gen4.5", "runway"), ("kling", "fal")] {
+        let id = jobs
+            .create(job(model, "a kite over dunes"))
+            .await
+            .unwrap()
+            .sora_job_id;
+        while jobs.get(&id).unwrap().provider_job_id.is_none() {
+            assert_eq!(jobs.get(&id).unwrap().status, Status::Queued, "{model}");
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        setup.fakes.fail_next(provider, 2, 502, None);
+        setup.fakes.fail_next("content", 2, 500, None);
+        let record = finished(&jobs, &id).await;
         assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
+        assert_eq!(
+            setup.fakes.count(&format!("{provider}.fault")),
+            3,
+            "{model}"
+        );
     }
-    for kind in ["openai.fault", "runway.fault"] {
-        assert_eq!(setup.fakes.count(kind), 2, "{kind}");
-    }
-    assert_eq!(setup.fakes.count("fal.fault"), 1);
-    assert_eq!(setup.fakes.count("content.fault"), 2);
+    assert_eq!(setup.fakes.count("content.fault"), 4);
 }
 
 #[tokio::test]
@@ -248,6 +295,7 @@ async fn one_poller_per_job_however_many_readers() {
     let jobs = setup.service();
     let id = jobs
         .create(job("sora-2", "a quiet forest"))
+        .await
         .unwrap()
         .sora_job_id;
     let mut reads = 0;
@@ -280,6 +328,7 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
     let first = setup.service();
     let id = first
         .create(job("gen4.5", "a lantern festival"))
+        .await
         .unwrap()
         .sora_job_id;
     while first.get(&id).unwrap().provider_job_id.is_none() {
@@ -306,6 +355,7 @@ async fn a_job_whose_model_is_no_longer_offered_fails_instead_of_running_elsewhe
     let first = setup.service();
     let id = first
         .create(job("sora-2", "a long take"))
+        .await
         .unwrap()
         .sora_job_id;
     while first.get(&id).unwrap().provider_job_id.is_none() {
@@ -317,10 +367,10 @@ async fn a_job_whose_model_is_no_longer_offered_fails_instead_of_running_elsewhe
         config.data.clone(),
         config.storage().unwrap(),
         Catalog::default(),
-        1,
+        config.limits().unwrap(),
     )
     .unwrap();
-    let record = local_only.get(&id).unwrap();
+    let record = finished(&local_only, &id).await;
     assert_eq!(record.status, Status::Error);
     assert_eq!(
         record.error.as_deref(),
@@ -336,7 +386,10 @@ async fn content_that_expires_at_the_provider_is_still_saved() {
     })
     .await;
     let jobs = setup.service();
-    let record = jobs.create(job("sora-2", "a glacier calving")).unwrap();
+    let record = jobs
+        .create(job("sora-2", "a glacier calving"))
+        .await
+        .unwrap();
     let done = finished(&jobs, &record.sora_job_id).await;
     assert_eq!(done.status, Status::Done, "{:?}", done.error);
     // Wait until the provider's copy is gone.
@@ -359,4 +412,161 @@ async fn content_that_expires_at_the_provider_is_still_saved() {
     }
     let key = jobs.save(&done.sora_job_id, "hosted", "").await.unwrap();
     assert_fake_video(&setup.media(&key), setup.fakes.settings().content_bytes);
+}
+
+/// The job's record as it is on disk.
+fn on_disk(setup: &Setup, id: &str) -> serde_json::Value {
+    let path = setup.dir.path().join(format!("data/jobs/{id}.json"));
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_crash_while_submitting_never_submits_twice() {
+    let setup = Setup::new(Settings {
+        create_delay: Duration::from_millis(1500),
+        ..Settings::default()
+    })
+    .await;
+    let jobs = setup.service();
+    let id = jobs
+        .create(job("sora-2", "a storm over the sea"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    while setup.fakes.count("openai.create") == 0 {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // The provider has the job but has not answered: what a crash now leaves on disk.
+    let record = on_disk(&setup, &id);
+    assert!(record["submit_started_at"].is_string(), "{record}");
+    assert!(record["provider_job_id"].is_null(), "{record}");
+    let crashed = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(crashed.path().join("jobs")).unwrap();
+    std::fs::write(
+        crashed.path().join(format!("jobs/{id}.json")),
+        record.to_string(),
+    )
+    .unwrap();
+    let config = setup.config();
+    let restarted = JobService::start(
+        crashed.path().to_owned(),
+        std::sync::Arc::new(
+            server_stub::storage::LocalStorage::new(
+                crashed.path().join("media"),
+                crashed.path().join("tmp"),
+            )
+            .unwrap(),
+        ),
+        config.catalog().unwrap(),
+        config.limits().unwrap(),
+    )
+    .unwrap();
+    let record = finished(&restarted, &id).await;
+    assert_eq!(record.status, Status::Error);
+    let message = record.error.unwrap();
+    assert!(message.contains("cannot be billed twice"), "{message}");
+    assert_eq!(
+        setup.fakes.count("openai.create"),
+        1,
+        "one create at the provider"
+    );
+    // The first server, which did not crash, finishes the job it submitted.
+    let first = finished(&jobs, &id).await;
+    assert_eq!(first.status, Status::Done, "{:?}", first.error);
+    assert_eq!(setup.fakes.count("openai.create"), 1);
+}
+
+#[tokio::test]
+async fn a_create_that_times_out_is_not_sent_again() {
+    let setup = Setup::new(Settings {
+        create_delay: Duration::from_millis(800),
+        ..Settings::default()
+    })
+    .await;
+    let client = Client::new(ClientSettings {
+        call_timeout: Duration::from_millis(200),
+        ..ClientSettings::default()
+    });
+    let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
+    let spec = openai.fit(&VideoSpec::default());
+    let error = openai
+        .submit("sora-2", "a slow answer", &spec)
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("not sent again"), "{error}");
+    assert_eq!(setup.fakes.count("openai.create"), 1);
+}
+
+#[tokio::test]
+async fn downloads_never_reach_private_addresses_or_take_what_is_not_a_video() {
+    let setup = Setup::new(Settings::default()).await;
+    let local = Client::new(ClientSettings {
+        allow_local_downloads: true,
+        ..ClientSettings::default()
+    });
+    for target in [
+        "http://10.0.0.1/v.mp4",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://192.168.1.1/v.mp4",
+        "http://[fd00::1]/v.mp4",
+    ] {
+        let url = format!("{}/_fake/redirect?to={target}", setup.base);
+        let error = local.download(&url).await.unwrap_err().to_string();
+        assert!(
+            error.contains("redirected to a place downloads may not go"),
+            "{target}: {error}"
+        );
+    }
+    let direct = local.download("http://169.254.169.254/latest/").await;
+    assert!(direct.unwrap_err().to_string().contains("non-public"));
+    let not_video = local
+        .download(&format!("{}/_fake/count/x", setup.base))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(not_video.contains("not a video"), "{not_video}");
+    let strict = Client::new(ClientSettings::default());
+    let error = strict
+        .download(&format!("{}/_fake/count/x", setup.base))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("only https"), "{error}");
+}
+
+#[tokio::test]
+async fn a_providers_daily_budget_holds() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_secs(60),
+        ..Settings::default()
+    })
+    .await;
+    let config = setup.config();
+    let jobs = JobService::start(
+        config.data.clone(),
+        config.storage().unwrap(),
+        config.catalog().unwrap(),
+        Limits {
+            daily_seconds: [("openai".to_owned(), 20)].into(),
+            ..Limits::default()
+        },
+    )
+    .unwrap();
+    // sora-2 makes 12 s for the default 10: one fits in 20 s, a second does not.
+    jobs.create(job("sora-2", "first")).await.unwrap();
+    let refused = jobs.create(job("sora-2", "second")).await.unwrap_err();
+    match refused {
+        server_stub::jobs::JobError::Busy {
+            message,
+            retry_after,
+        } => {
+            assert!(message.contains("budget of 20 s"), "{message}");
+            assert!((1..=86_400).contains(&retry_after));
+        }
+        other => panic!("{other:?}"),
+    }
+    jobs.create(job("gen4.5", "another provider"))
+        .await
+        .unwrap();
+    jobs.shutdown().await;
 }

@@ -14,6 +14,7 @@ use futures_util::{stream, StreamExt};
 use provider_fakes::{byte_at, Fakes, Settings};
 use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
+use server_stub::http::guard::{Guard, GuardSettings};
 use server_stub::http::{router, AppState};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, NewJob};
@@ -216,7 +217,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         config.data.clone(),
         storage.clone(),
         config.catalog().unwrap(),
-        1,
+        config.limits().unwrap(),
     )
     .unwrap();
     let id = jobs
@@ -226,6 +227,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
             model: Some("sora-2".into()),
             spec: VideoSpec::default(),
         })
+        .await
         .unwrap()
         .sora_job_id;
     let record = loop {
@@ -253,11 +255,21 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         token: "t".into(),
         public_url: None,
         client_api_base: "/api".into(),
+        guard: Guard::new(GuardSettings {
+            bound: "127.0.0.1".parse().unwrap(),
+            public_urls: vec![],
+            api_base: "/api".into(),
+            extra_hosts: vec![],
+            cors_origins: vec![],
+            access_code: "c".into(),
+        })
+        .unwrap(),
     };
-    let app = router(state, dir.path(), dir.path(), &["*".into()]);
+    let app = router(state, dir.path(), dir.path());
     let response = app
         .oneshot(
             Request::get("/api/projects/bucket/assets")
+                .header(header::HOST, "localhost")
                 .header(header::AUTHORIZATION, "Bearer t")
                 .body(Body::empty())
                 .unwrap(),

@@ -78,7 +78,8 @@ export async function startFakes(args = []) {
   };
 }
 
-/** Serves app/dist as a plain static site (with an SPA fallback) and the given config.json. */
+/** Serves app/dist as a plain static site (with an SPA fallback) and the given config.json
+ * (read at each request, so it may be filled in after the site starts). */
 export async function startStaticSite(config) {
   const types = {
     ".html": "text/html",

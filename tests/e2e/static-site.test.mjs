@@ -5,8 +5,11 @@ import { launch, startServer, startStaticSite, TOKEN, waitForDone } from "./harn
 let server, site, browser;
 
 before(async () => {
-  server = await startServer();
-  site = await startStaticSite({ apiBase: `${server.url}/api`, token: TOKEN });
+  const config = {};
+  site = await startStaticSite(config);
+  // CORS is for listed origins only: the operator names the site's origin.
+  server = await startServer({ args: ["--cors-origins", site.url] });
+  Object.assign(config, { apiBase: `${server.url}/api`, token: TOKEN });
   browser = await launch();
 });
 

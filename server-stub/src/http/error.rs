@@ -25,6 +25,14 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("Expected a JSON body (Content-Type: application/json)")]
     UnsupportedMediaType,
+    #[error("This server does not answer to that host name")]
+    MisdirectedHost,
+    #[error("{message}")]
+    TooManyRequests {
+        message: String,
+        /// Seconds until trying again makes sense (the Retry-After header).
+        retry_after: u64,
+    },
     #[error("Internal server error")]
     Internal(String),
 }
@@ -38,7 +46,7 @@ pub struct ErrorBody {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
     /// unauthorized, not_found, bad_request, invalid, conflict, too_large,
-    /// unsupported_media_type or internal.
+    /// unsupported_media_type, misdirected, too_many_requests or internal.
     code: &'static str,
     message: String,
 }
@@ -55,6 +63,10 @@ impl ApiError {
             ApiError::UnsupportedMediaType => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
             }
+            ApiError::MisdirectedHost => (StatusCode::MISDIRECTED_REQUEST, "misdirected"),
+            ApiError::TooManyRequests { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_requests")
+            }
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -66,6 +78,10 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %detail, "internal error");
         }
         let (status, code) = self.status_and_code();
+        let retry_after = match &self {
+            ApiError::TooManyRequests { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        };
         let body = ErrorBody {
             error: ErrorDetail {
                 code,
@@ -78,6 +94,11 @@ impl IntoResponse for ApiError {
                 "www-authenticate",
                 axum::http::HeaderValue::from_static("Bearer"),
             );
+        }
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert("retry-after", axum::http::HeaderValue::from(seconds));
         }
         response
     }
@@ -117,6 +138,13 @@ impl From<JobError> for ApiError {
             JobError::NotFound => ApiError::NotFound("Job not found".into()),
             JobError::NotFinished => ApiError::Conflict("The job is not finished".into()),
             JobError::UnknownModel(m) => ApiError::Unprocessable(format!("Unknown model {m}")),
+            JobError::Busy {
+                message,
+                retry_after,
+            } => ApiError::TooManyRequests {
+                message,
+                retry_after,
+            },
             JobError::Storage(e) => e.into(),
             JobError::Io(e) => ApiError::Internal(e.to_string()),
         }

@@ -166,6 +166,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "Invalid prompt, seconds, size or model", body = ErrorBody),
+        (status = 429, description = "Too many active jobs, or the provider's daily budget is spent (see Retry-After)", body = ErrorBody),
     ),
 )]
 pub async fn create(
@@ -178,12 +179,15 @@ pub async fn create(
     valid_project(&project)?;
     let prompt = checked_prompt(&body.prompt)?;
     let spec = spec(&body)?;
-    let record = state.jobs.create(NewJob {
-        project_id: project,
-        prompt,
-        model: body.model,
-        spec,
-    })?;
+    let record = state
+        .jobs
+        .create(NewJob {
+            project_id: project,
+            prompt,
+            model: body.model,
+            spec,
+        })
+        .await?;
     Ok((
         StatusCode::CREATED,
         Json(JobView::new(&state, &base, &record)),

@@ -1,29 +1,31 @@
 //! The router: /api (bearer auth, JSON, body limit), /media (public files), /config.json and
-//! the built app, with CORS, compression and request tracing.
+//! the built app, behind the guard (Host check, who gets the app, CORS for listed origins,
+//! security headers), with compression and request tracing.
 
 mod app;
 mod assets;
 mod auth;
 pub mod error;
 mod extract;
+pub mod guard;
 mod jobs;
 mod media;
 mod models;
 mod openapi;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::{header, Method};
 use axum::routing::get;
 use axum::{middleware, Json, Router};
 use tower_http::compression::CompressionLayer;
-use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 use crate::jobs::JobService;
 use error::ApiError;
+use guard::Guard;
 
 /// The largest /api request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -36,6 +38,7 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// The API base the app is told to use in config.json.
     pub client_api_base: String,
+    pub guard: Arc<Guard>,
 }
 
 pub fn valid_project(id: &str) -> Result<(), ApiError> {
@@ -52,20 +55,8 @@ async fn api_not_found() -> ApiError {
     ApiError::NotFound("No such API route".into())
 }
 
-fn cors(origins: &[String]) -> CorsLayer {
-    let allow = if origins.is_empty() || origins.iter().any(|o| o == "*") {
-        AllowOrigin::any()
-    } else {
-        AllowOrigin::list(origins.iter().filter_map(|o| o.parse().ok()))
-    };
-    CorsLayer::new()
-        .allow_origin(allow)
-        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
-        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::RANGE])
-        .expose_headers([header::CONTENT_RANGE, header::CONTENT_LENGTH, header::ETAG])
-}
-
-pub fn router(state: AppState, media_root: &Path, dist: &Path, cors_origins: &[String]) -> Router {
+pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
+    let guard = state.guard.clone();
     let (api, doc) = openapi::routes().split_for_parts();
     let api = api
         .route(
@@ -73,23 +64,34 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path, cors_origins: &[S
             get(move |_: auth::Authorized| async move { Json(doc) }),
         )
         .fallback(api_not_found)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(guard.cors());
     let media = Router::new()
         // 256 KiB reads: 1.4 -> 2.0 GB/s for Range requests here (64 KiB is the default; 1 MiB
         // adds 5% for four times the memory per connection).
         .fallback_service(ServeDir::new(media_root).with_buf_chunk_size(256 * 1024))
-        .layer(middleware::from_fn(media::etag));
+        .layer(middleware::from_fn(media::etag))
+        .layer(guard.cors());
     let site = Router::new()
         .route("/config.json", get(app::config))
         .fallback_service(app::files(dist))
         .layer(middleware::from_fn(app::cache_policy))
-        .layer(CompressionLayer::new());
+        .layer(CompressionLayer::new())
+        .layer(middleware::from_fn_with_state(
+            guard.clone(),
+            guard::site_door,
+        ));
+    let join = Router::new()
+        .route("/join", get(guard::join))
+        .with_state(guard.clone());
     let app = Router::new()
         .nest("/api", api)
         .nest("/media", media)
         .merge(site)
-        .layer(cors(cors_origins))
-        .with_state(state);
+        .with_state(state)
+        .merge(join)
+        .layer(middleware::from_fn(guard::nosniff))
+        .layer(middleware::from_fn_with_state(guard, guard::check_host));
     // Request logs only when they would be shown (RUST_LOG=info,tower_http=debug, say):
     // spans nobody reads cost 15% of the requests per second.
     if tracing::enabled!(target: "tower_http", tracing::Level::DEBUG) {

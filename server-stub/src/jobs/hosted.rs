@@ -1,13 +1,15 @@
-//! A hosted job's life: submit once, poll at the provider's pace (one poller per job, however
-//! many browsers ask), then stream the finished video into the holding area at once, because
-//! provider URLs expire.
+//! A hosted job's life: submit once (marked durably before the request, so a crash in between
+//! never leads to a second, billed submission), poll at the provider's pace (one poller per
+//! job, however many browsers ask), then stream the finished video into the holding area at
+//! once, because provider URLs expire.
 
 use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, TryStreamExt};
 
 use super::record::Status;
-use super::{preview_key, JobService};
+use super::{age, now, preview_key, JobService};
+use crate::providers::fetch::MAX_VIDEO_BYTES;
 use crate::providers::{Maker, Poll, Provider, ProviderError, Remote};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
@@ -18,6 +20,8 @@ const QUIET_MAX: Duration = Duration::from_secs(60);
 const DOWNLOAD_ATTEMPTS: u32 = 3;
 /// Estimated progress stops here until the provider says the job is done.
 const ESTIMATE_MAX: u8 = 95;
+/// The whole copy of a finished video, every attempt together, ends by then.
+const COPY_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 impl JobService {
     pub(super) async fn run_hosted(&self, id: &str, maker: Maker) {
@@ -26,19 +30,20 @@ impl JobService {
         };
         let Some(record) = self.get(id) else { return };
         let provider = provider.as_ref();
-        let remote_id = match record.provider_job_id.clone() {
-            Some(remote_id) => remote_id,
-            None => match provider.submit(&remote, &record.prompt, &record.spec).await {
-                Ok(remote_id) => {
-                    tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
-                    self.change(id, true, |r| {
-                        r.status = Status::Running;
-                        r.attempts += 1;
-                        r.provider_job_id = Some(remote_id.clone());
-                    });
-                    remote_id
-                }
-                Err(e) => return self.fail(id, e.to_string()),
+        let remote_id = match (record.provider_job_id.clone(), record.submit_started_at) {
+            (Some(remote_id), _) => remote_id,
+            (None, Some(_)) => {
+                let message = format!(
+                    "The server stopped while this job was being sent to {}. It was not sent \
+                     again, so it cannot be billed twice; if the provider shows no such job, \
+                     retry it.",
+                    provider.name()
+                );
+                return self.fail(id, message).await;
+            }
+            (None, None) => match self.submit(id, provider, &remote).await {
+                Some(remote_id) => remote_id,
+                None => return,
             },
         };
         match self
@@ -46,8 +51,45 @@ impl JobService {
             .await
         {
             Some(Ok(())) => self.copy_out(id, provider, &remote, &remote_id).await,
-            Some(Err(message)) => self.fail(id, message),
+            Some(Err(message)) => self.fail(id, message).await,
             None => tracing::info!(job = %id, "stopped; the poller starts again at the next start"),
+        }
+    }
+
+    /// Submits the job once, within the cap on submissions in flight: marked on disk first,
+    /// then sent; the provider's id is kept at once. `None` when the job failed or the service
+    /// stopped before sending.
+    async fn submit(&self, id: &str, provider: &dyn Provider, remote: &str) -> Option<String> {
+        let _slot = tokio::select! {
+            slot = self.inner.submissions.acquire() => slot.ok()?,
+            () = self.inner.stop.cancelled() => return None,
+        };
+        let marked = self.update(id, |r| r.submit_started_at = Some(now()))?;
+        if let Err(e) = self.persist(id).await {
+            tracing::error!(job = %id, error = %e, "could not mark the job as being submitted");
+            self.update(id, |r| r.submit_started_at = None);
+            self.fail(
+                id,
+                "The job could not be recorded, so it was not sent".into(),
+            )
+            .await;
+            return None;
+        }
+        match provider.submit(remote, &marked.prompt, &marked.spec).await {
+            Ok(remote_id) => {
+                tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
+                self.change(id, |r| {
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                    r.provider_job_id = Some(remote_id.clone());
+                })
+                .await;
+                Some(remote_id)
+            }
+            Err(e) => {
+                self.fail(id, e.to_string()).await;
+                None
+            }
         }
     }
 
@@ -79,7 +121,7 @@ impl JobService {
                 }) => {
                     unreachable_since = None;
                     let progress = progress.unwrap_or_else(|| estimate(age(created_at), provider));
-                    self.change(id, false, |r| {
+                    self.update(id, |r| {
                         r.status = Status::Running;
                         r.progress = r.progress.max(progress);
                     });
@@ -107,52 +149,64 @@ impl JobService {
     async fn copy_out(&self, id: &str, provider: &dyn Provider, remote: &str, remote_id: &str) {
         let key = preview_key(id);
         let mut attempt = 0;
-        let outcome = loop {
-            attempt += 1;
-            let copied = match provider.download(remote, remote_id).await {
-                Ok(response) => {
-                    let body = response
-                        .bytes_stream()
-                        .map_err(std::io::Error::other)
-                        .boxed();
-                    self.inner.storage.put_stream(&key, body).await.map_err(|e| {
+        let copy = async {
+            loop {
+                attempt += 1;
+                let copied = match provider.download(remote, remote_id).await {
+                    Ok(response) => {
+                        let mut received = 0u64;
+                        let body = response
+                            .bytes_stream()
+                            .map_err(std::io::Error::other)
+                            .map(move |chunk| {
+                                let chunk = chunk?;
+                                received += chunk.len() as u64;
+                                if received > MAX_VIDEO_BYTES {
+                                    return Err(std::io::Error::other(
+                                        "the video is larger than the cap",
+                                    ));
+                                }
+                                Ok(chunk)
+                            })
+                            .boxed();
+                        self.inner.storage.put_stream(&key, body).await.map_err(|e| {
                         tracing::error!(job = %id, error = %e, "storing the provider's video failed");
                         "the video could not be stored".to_owned()
                     })
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                match copied {
+                    Err(e) if attempt < DOWNLOAD_ATTEMPTS && !self.stopping() => {
+                        tracing::warn!(job = %id, error = %e, attempt, "copy from the provider broke; starting again");
+                    }
+                    other => break other,
                 }
-                Err(e) => Err(e.to_string()),
-            };
-            match copied {
-                Err(e) if attempt < DOWNLOAD_ATTEMPTS && !self.stopping() => {
-                    tracing::warn!(job = %id, error = %e, attempt, "copy from the provider broke; starting again");
-                }
-                other => break other,
             }
         };
+        let outcome = tokio::time::timeout(COPY_DEADLINE, copy)
+            .await
+            .unwrap_or_else(|_| Err("the copy took longer than 30 minutes".to_owned()));
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
-                self.change(id, true, |r| {
+                self.change(id, |r| {
                     r.status = Status::Done;
                     r.progress = 100;
                     r.preview_key = Some(object.key);
-                });
+                })
+                .await;
             }
             Err(_) if self.stopping() => {}
-            Err(e) => self.fail(
-                id,
-                format!("The finished video could not be copied from the provider: {e}"),
-            ),
+            Err(e) => {
+                self.fail(
+                    id,
+                    format!("The finished video could not be copied from the provider: {e}"),
+                )
+                .await
+            }
         }
     }
-}
-
-/// How long ago an RFC 3339 time was (zero when it cannot be read).
-fn age(at: &str) -> Duration {
-    time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
-        .ok()
-        .and_then(|t| Duration::try_from(time::OffsetDateTime::now_utc() - t).ok())
-        .unwrap_or_default()
 }
 
 /// Progress estimated from elapsed time against the provider's typical duration.

@@ -1,6 +1,7 @@
-//! The job service: creates jobs, runs them (on a bounded pool of workers with the embedded
-//! engine, or at a hosted provider followed by one poller per job), keeps their records on
-//! disk, and saves finished videos to a project's library.
+//! The job service: admits jobs within its limits, runs them (on a bounded pool of workers with
+//! the embedded engine, or at a hosted provider followed by one poller per job), keeps their
+//! records on disk (written off the async threads), saves finished videos to a project's
+//! library, and removes finished records and previews once they are old.
 
 mod hosted;
 mod persist;
@@ -10,6 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::json;
 use thiserror::Error;
@@ -25,6 +27,41 @@ use record::{JobRecord, Status};
 
 /// A job interrupted this many times (crashes mid-render) is marked error, not retried again.
 const MAX_ATTEMPTS: u32 = 3;
+/// What a client refused for too many active jobs is told to wait (one poll interval).
+const BUSY_RETRY_SECONDS: u64 = 20;
+/// How often old finished jobs are looked for.
+const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+
+/// The bounds on the work the service takes on.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Jobs rendered at the same time by the embedded engine.
+    pub workers: u32,
+    /// Queued and running jobs one project may have.
+    pub active_per_project: usize,
+    /// Queued and running jobs in all.
+    pub active: usize,
+    /// Submissions to hosted providers in flight at once.
+    pub hosted_submissions: usize,
+    /// Seconds of video each named provider may be asked for per UTC day (unnamed: no limit).
+    pub daily_seconds: HashMap<String, u64>,
+    /// Finished jobs (records and previews) are removed this long after their last change;
+    /// `None` keeps them.
+    pub retention: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            workers: 1,
+            active_per_project: 10,
+            active: 50,
+            hosted_submissions: 4,
+            daily_seconds: HashMap::new(),
+            retention: Some(Duration::from_secs(30 * 86_400)),
+        }
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum JobError {
@@ -34,6 +71,9 @@ pub enum JobError {
     NotFinished,
     #[error("unknown model {0}")]
     UnknownModel(String),
+    /// Over a limit: the message says which; try again after `retry_after` seconds.
+    #[error("{message}")]
+    Busy { message: String, retry_after: u64 },
     #[error(transparent)]
     Storage(#[from] StorageError),
     #[error("i/o: {0}")]
@@ -60,7 +100,10 @@ struct Inner {
     catalog: Catalog,
     scratch: PathBuf,
     workers: Arc<Semaphore>,
-    worker_count: u32,
+    submissions: Semaphore,
+    limits: Limits,
+    /// Held while a record is written, so the last write is of the newest state.
+    writing: Mutex<()>,
     stopping: AtomicBool,
     /// Cancelled with `stopping` set: wakes pollers waiting between two polls.
     stop: CancellationToken,
@@ -71,6 +114,22 @@ fn now() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
+}
+
+/// How long ago an RFC 3339 time was (zero when it cannot be read or is in the future).
+fn age(at: &str) -> Duration {
+    time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .and_then(|t| Duration::try_from(time::OffsetDateTime::now_utc() - t).ok())
+        .unwrap_or_default()
+}
+
+/// Seconds until the next 00:00 UTC, when daily budgets renew.
+fn seconds_to_utc_midnight() -> u64 {
+    let now = time::OffsetDateTime::now_utc();
+    let passed =
+        u64::from(now.hour()) * 3600 + u64::from(now.minute()) * 60 + u64::from(now.second());
+    86_400 - passed
 }
 
 pub fn preview_key(id: &str) -> String {
@@ -87,7 +146,7 @@ impl JobService {
         data: PathBuf,
         storage: Arc<dyn Storage>,
         catalog: Catalog,
-        workers: u32,
+        limits: Limits,
     ) -> Result<JobService, JobError> {
         let disk = RecordDir::open(data.join("jobs"))?;
         let scratch = data.join("tmp");
@@ -100,8 +159,10 @@ impl JobService {
                 storage,
                 catalog,
                 scratch,
-                workers: Arc::new(Semaphore::new(workers.max(1) as usize)),
-                worker_count: workers.max(1),
+                workers: Arc::new(Semaphore::new(limits.workers.max(1) as usize)),
+                submissions: Semaphore::new(limits.hosted_submissions.max(1)),
+                limits,
+                writing: Mutex::new(()),
                 stopping: AtomicBool::new(false),
                 stop: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
@@ -135,6 +196,10 @@ impl JobService {
         for id in resume {
             service.spawn(id);
         }
+        if let Some(retention) = service.inner.limits.retention {
+            let sweeper = service.clone();
+            tokio::spawn(async move { sweeper.sweep_every(retention).await });
+        }
         Ok(service)
     }
 
@@ -146,7 +211,8 @@ impl JobService {
         &self.inner.catalog
     }
 
-    pub fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
+    /// Admits a job within the limits, records it durably, and starts it.
+    pub async fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
         let model = new
             .model
             .unwrap_or_else(|| self.inner.catalog.default_model().to_owned());
@@ -168,19 +234,75 @@ impl JobService {
             progress: 0,
             preview_key: None,
             provider_job_id: None,
+            submit_started_at: None,
             error: None,
             attempts: 0,
             created_at: at.clone(),
             updated_at: at,
         };
-        self.inner.disk.write(&record)?;
-        self.inner
-            .records
-            .lock()
-            .unwrap()
-            .insert(record.sora_job_id.clone(), record.clone());
-        self.spawn(record.sora_job_id.clone());
+        let id = record.sora_job_id.clone();
+        {
+            let mut records = self.inner.records.lock().unwrap();
+            self.admit(&records, &record)?;
+            records.insert(id.clone(), record.clone());
+        }
+        if let Err(e) = self.persist(&id).await {
+            self.inner.records.lock().unwrap().remove(&id);
+            return Err(e);
+        }
+        self.spawn(id);
         Ok(record)
+    }
+
+    /// Refuses a new job over the active-job limits or its provider's daily budget.
+    fn admit(&self, records: &HashMap<String, JobRecord>, new: &JobRecord) -> Result<(), JobError> {
+        let limits = &self.inner.limits;
+        let active: Vec<&JobRecord> = records
+            .values()
+            .filter(|r| matches!(r.status, Status::Queued | Status::Running))
+            .collect();
+        let in_project = active
+            .iter()
+            .filter(|r| r.project_id == new.project_id)
+            .count();
+        if in_project >= limits.active_per_project {
+            return Err(JobError::Busy {
+                message: format!(
+                    "This project already has {in_project} jobs queued or running; \
+                     start more when some have finished"
+                ),
+                retry_after: BUSY_RETRY_SECONDS,
+            });
+        }
+        if active.len() >= limits.active {
+            return Err(JobError::Busy {
+                message: format!(
+                    "The server already has {} jobs queued or running; try again shortly",
+                    active.len()
+                ),
+                retry_after: BUSY_RETRY_SECONDS,
+            });
+        }
+        if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
+            let today = &new.created_at[..new.created_at.len().min(10)];
+            let spent: u64 = records
+                .values()
+                .filter(|r| r.provider == new.provider && r.created_at.starts_with(today))
+                .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
+                .map(|r| u64::from(r.spec.seconds))
+                .sum();
+            if spent + u64::from(new.spec.seconds) > budget {
+                return Err(JobError::Busy {
+                    message: format!(
+                        "Today's budget of {budget} s of video at {} is spent ({spent} s); \
+                         it renews at 00:00 UTC",
+                        new.provider
+                    ),
+                    retry_after: seconds_to_utc_midnight(),
+                });
+            }
+        }
+        Ok(())
     }
 
     pub fn get(&self, id: &str) -> Option<JobRecord> {
@@ -202,21 +324,39 @@ impl JobService {
         jobs
     }
 
-    /// Changes a record in memory and, when `persist`, on disk.
-    fn change(&self, id: &str, persist: bool, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
-        let record = {
-            let mut records = self.inner.records.lock().unwrap();
-            let record = records.get_mut(id)?;
-            f(record);
-            record.updated_at = now();
-            record.clone()
-        };
-        if persist {
-            if let Err(e) = self.inner.disk.write(&record) {
-                tracing::error!(job = %id, error = %e, "could not persist job record");
-            }
+    /// Changes a record in memory only (progress, which a restart does not need).
+    fn update(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
+        let mut records = self.inner.records.lock().unwrap();
+        let record = records.get_mut(id)?;
+        f(record);
+        record.updated_at = now();
+        Some(record.clone())
+    }
+
+    /// Changes a record in memory and on disk; a failed write is logged.
+    async fn change(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
+        let record = self.update(id, f)?;
+        if let Err(e) = self.persist(id).await {
+            tracing::error!(job = %id, error = %e, "could not persist job record");
         }
         Some(record)
+    }
+
+    /// Writes the record as it now stands in memory to disk, on a blocking thread. Writes are
+    /// one at a time and each reads the newest state, so the disk never ends on an older one.
+    async fn persist(&self, id: &str) -> Result<(), JobError> {
+        let service = self.clone();
+        let id = id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let _one_writer = service.inner.writing.lock().unwrap();
+            match service.get(&id) {
+                Some(record) => service.inner.disk.write(&record),
+                None => Ok(()),
+            }
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        Ok(())
     }
 
     fn spawn(&self, id: String) {
@@ -226,10 +366,9 @@ impl JobService {
         };
         match self.inner.catalog.get(&model).cloned() {
             None => {
-                return self.fail(
-                    &id,
-                    format!("The model {model} is no longer offered by this server"),
-                );
+                let message = format!("The model {model} is no longer offered by this server");
+                tokio::spawn(async move { service.fail(&id, message).await });
+                return;
             }
             Some(maker @ Maker::Hosted { .. }) => {
                 tokio::spawn(async move { service.run_hosted(&id, maker).await });
@@ -249,11 +388,14 @@ impl JobService {
     }
 
     async fn run(&self, id: &str) {
-        let Some(record) = self.change(id, true, |r| {
-            r.status = Status::Running;
-            r.attempts += 1;
-            r.progress = 0;
-        }) else {
+        let Some(record) = self
+            .change(id, |r| {
+                r.status = Status::Running;
+                r.attempts += 1;
+                r.progress = 0;
+            })
+            .await
+        else {
             return;
         };
         tracing::info!(job = %id, prompt = %record.prompt, "rendering");
@@ -275,7 +417,7 @@ impl JobService {
                     let percent = (u64::from(done) * 100 / u64::from(total)) as u8;
                     if percent != last {
                         last = percent;
-                        service.change(&job_id, false, |r| r.progress = percent.min(99));
+                        service.update(&job_id, |r| r.progress = percent.min(99));
                     }
                 },
             )
@@ -295,20 +437,22 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
-                self.change(id, true, |r| {
+                self.change(id, |r| {
                     r.status = Status::Done;
                     r.progress = 100;
                     r.preview_key = Some(object.key);
-                });
+                })
+                .await;
             }
             Err(_) if self.stopping() => {
                 tracing::info!(job = %id, "stopped; will resume at next start");
-                self.change(id, true, |r| {
+                self.change(id, |r| {
                     r.status = Status::Queued;
                     r.progress = 0;
-                });
+                })
+                .await;
             }
-            Err(e) => self.fail(id, e),
+            Err(e) => self.fail(id, e).await,
         }
     }
 
@@ -326,9 +470,14 @@ impl JobService {
         let _one_at_a_time = self.inner.saving.lock().await;
         let key = library_key(project, id);
         let storage = &self.inner.storage;
-        let object = match storage.head(&key).await? {
-            Some(object) => object,
-            None => storage.copy(&preview, &key).await?,
+        let object = match (storage.head(&key).await?, storage.head(&preview).await?) {
+            // A copy cut short by a crash or a full disk is repaired from the preview.
+            (Some(saved), Some(source)) if saved.size_bytes != source.size_bytes => {
+                tracing::warn!(job = %id, key = %key, saved = saved.size_bytes, source = source.size_bytes, "repairing a damaged saved video");
+                storage.copy(&preview, &key).await?
+            }
+            (Some(saved), _) => saved,
+            (None, _) => storage.copy(&preview, &key).await?,
         };
         let meta_key = format!("{}.json", key.strip_suffix(".mp4").unwrap_or(&key));
         if storage.head(&meta_key).await?.is_none() {
@@ -372,12 +521,61 @@ impl JobService {
     }
 
     /// Marks a job failed with `message`.
-    fn fail(&self, id: &str, message: String) {
+    async fn fail(&self, id: &str, message: String) {
         tracing::error!(job = %id, error = %message, "failed");
-        self.change(id, true, |r| {
+        self.change(id, |r| {
             r.status = Status::Error;
             r.error = Some(message);
-        });
+        })
+        .await;
+    }
+
+    /// Removes finished jobs whose last change is older than `retention`, with their previews
+    /// (a saved video is in the library and stays), now and every hour until the stop.
+    async fn sweep_every(&self, retention: Duration) {
+        loop {
+            self.sweep(retention).await;
+            tokio::select! {
+                () = tokio::time::sleep(SWEEP_EVERY) => {}
+                () = self.inner.stop.cancelled() => return,
+            }
+        }
+    }
+
+    pub async fn sweep(&self, retention: Duration) {
+        let expired: Vec<JobRecord> = self
+            .inner
+            .records
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|r| matches!(r.status, Status::Done | Status::Error))
+            .filter(|r| age(&r.updated_at) > retention)
+            .cloned()
+            .collect();
+        for record in expired {
+            let id = record.sora_job_id;
+            if let Some(key) = &record.preview_key {
+                if let Err(e) = self.inner.storage.delete(key).await {
+                    tracing::warn!(job = %id, error = %e, "an expired preview could not be removed");
+                    continue;
+                }
+            }
+            self.inner.records.lock().unwrap().remove(&id);
+            let service = self.clone();
+            let removed = tokio::task::spawn_blocking(move || {
+                let _one_writer = service.inner.writing.lock().unwrap();
+                service.inner.disk.remove(&id)
+            })
+            .await;
+            match removed {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "an expired job record could not be removed")
+                }
+                Err(e) => tracing::warn!(error = %e, "an expired job record could not be removed"),
+            }
+        }
     }
 
     fn stopping(&self) -> bool {
@@ -389,7 +587,7 @@ impl JobService {
     pub async fn shutdown(&self) {
         self.inner.stopping.store(true, Ordering::SeqCst);
         self.inner.stop.cancel();
-        let all = self.inner.worker_count;
+        let all = self.inner.limits.workers.max(1);
         let _ = tokio::time::timeout(
             std::time::Duration::from_secs(10),
             self.inner.workers.acquire_many(all),

@@ -1,5 +1,5 @@
-//! Job records on disk: one JSON file per job, written atomically, so a crash never loses or
-//! half-writes a record.
+//! Job records on disk: one JSON file per job, written atomically and durably (file and
+//! directory fsynced), so a crash never loses or half-writes a record.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,13 +20,22 @@ impl RecordDir {
         self.dir.join(format!("{id}.json"))
     }
 
-    /// Writes the record to a temporary file, flushes it to disk, then renames it into place.
+    /// Writes the record to a temporary file, flushes it to disk, then renames it into place
+    /// and flushes the directory. Blocking: call it off the async worker threads.
     pub fn write(&self, record: &JobRecord) -> std::io::Result<()> {
         let temp = self.dir.join(format!(".{}.tmp", record.sora_job_id));
         let mut file = std::fs::File::create(&temp)?;
         file.write_all(&serde_json::to_vec_pretty(record)?)?;
         file.sync_all()?;
-        std::fs::rename(&temp, self.path(&record.sora_job_id))
+        crate::durable::rename(&temp, &self.path(&record.sora_job_id))
+    }
+
+    /// Removes a record for good.
+    pub fn remove(&self, id: &str) -> std::io::Result<()> {
+        match std::fs::remove_file(self.path(id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => crate::durable::sync_dir(&self.dir),
+        }
     }
 
     /// Every readable record. An unreadable file is renamed `*.corrupt` and reported, not

@@ -27,6 +27,10 @@ pub struct JobRecord {
     /// The provider's own id for the job, once a hosted provider has accepted it.
     #[serde(default)]
     pub provider_job_id: Option<String>,
+    /// When the submission to a hosted provider was begun (recorded before the request is
+    /// sent): with no `provider_job_id`, a crash came in between and the job is not sent again.
+    #[serde(default)]
+    pub submit_started_at: Option<String>,
     /// Whether `progress` is estimated from elapsed time (the provider reports none).
     #[serde(default)]
     pub progress_estimated: bool,

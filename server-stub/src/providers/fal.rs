@@ -101,7 +101,7 @@ impl Provider for Fal {
         let url = format!("{}/{model}", self.base);
         let submitted = self
             .client
-            .call_json::<Submitted>(|| self.request(reqwest::Method::POST, &url).json(&body))
+            .create_json::<Submitted>(|| self.request(reqwest::Method::POST, &url).json(&body))
             .await?;
         Ok(submitted.request_id)
     }
@@ -133,8 +133,6 @@ impl Provider for Fal {
             .client
             .call_json::<Output>(|| self.request(reqwest::Method::GET, &url))
             .await?;
-        self.client
-            .send(|| self.client.http().get(&output.video.url))
-            .await
+        self.client.download(&output.video.url).await
     }
 }

@@ -3,6 +3,7 @@
 
 mod catalog;
 mod fal;
+pub mod fetch;
 mod openai;
 mod retry;
 mod runway;

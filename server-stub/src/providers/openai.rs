@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{hd, nearest, percent, Client, Poll, Provider, ProviderError, Remote};
+use super::{fetch, hd, nearest, percent, Client, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 
 /// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
@@ -96,9 +96,9 @@ impl Provider for OpenAi {
             "size": spec.size(),
         });
         let url = format!("{}/videos", self.base);
-        let response = self
+        let created: Video = self
             .client
-            .call(|| {
+            .create_json(|| {
                 self.client
                     .http()
                     .post(&url)
@@ -106,7 +106,7 @@ impl Provider for OpenAi {
                     .json(&body)
             })
             .await?;
-        Ok(video(response).await?.0.id)
+        Ok(created.id)
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
@@ -142,9 +142,12 @@ impl Provider for OpenAi {
     }
 
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        // From the configured API base (the operator's gateway), with the key.
         let url = format!("{}/content?variant=video", self.video_url(id)?);
-        self.client
-            .send(|| self.client.http().get(&url).bearer_auth(&self.key))
-            .await
+        fetch::check_video(
+            self.client
+                .send(|| self.client.http().get(&url).bearer_auth(&self.key))
+                .await?,
+        )
     }
 }

@@ -1,5 +1,7 @@
 //! The HTTP client every provider uses: a timeout on every call, and retries of 408, 409, 429,
-//! 5xx and network failures with exponential backoff and jitter, honouring Retry-After.
+//! 5xx and network failures with exponential backoff and jitter, honouring Retry-After. A
+//! request that creates a job is sent again only where it cannot have created one (429, or a
+//! connection that failed before anything was sent), so a job is never billed twice.
 
 use std::time::{Duration, SystemTime};
 
@@ -7,7 +9,7 @@ use rand::Rng;
 use reqwest::header::HeaderMap;
 use reqwest::{RequestBuilder, Response, StatusCode};
 
-use super::ProviderError;
+use super::{fetch, ProviderError};
 
 /// Longest wait a Retry-After may ask for; longer ones are cut to this.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
@@ -25,6 +27,8 @@ pub struct ClientSettings {
     pub connect_timeout: Duration,
     /// Poll at this pace instead of the provider's advice (tests, or a stricter budget).
     pub poll_override: Option<Duration>,
+    /// Let result downloads use http and loopback addresses (the local test fakes only).
+    pub allow_local_downloads: bool,
 }
 
 impl Default for ClientSettings {
@@ -35,25 +39,41 @@ impl Default for ClientSettings {
             read_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             poll_override: None,
+            allow_local_downloads: false,
         }
     }
+}
+
+/// After which failures a request may be sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resend {
+    /// Reads and downloads: 408, 409, 429, 5xx and any network failure.
+    Always,
+    /// Creates: 429 and connections that failed before sending, nothing that may have
+    /// reached the provider.
+    IfNothingWasSent,
 }
 
 #[derive(Clone)]
 pub struct Client {
     http: reqwest::Client,
+    downloads: reqwest::Client,
     pub settings: ClientSettings,
 }
 
 impl Client {
     pub fn new(settings: ClientSettings) -> Client {
-        let http = reqwest::Client::builder()
-            .connect_timeout(settings.connect_timeout)
-            .read_timeout(settings.read_timeout)
-            .user_agent(concat!("studio-server-stub/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .unwrap_or_default();
-        Client { http, settings }
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(settings.connect_timeout)
+                .read_timeout(settings.read_timeout)
+                .user_agent(concat!("studio-server-stub/", env!("CARGO_PKG_VERSION")))
+        };
+        Client {
+            http: builder().build().unwrap_or_default(),
+            downloads: fetch::client(builder(), settings.allow_local_downloads),
+            settings,
+        }
     }
 
     pub fn http(&self) -> &reqwest::Client {
@@ -87,20 +107,53 @@ impl Client {
             .map_err(|e| ProviderError::Malformed(e.to_string()))
     }
 
+    /// A call that creates a job at the provider, as JSON of type `T`: bounded by
+    /// `call_timeout`, and sent again only where it cannot have created the job.
+    pub async fn create_json<T: serde::de::DeserializeOwned>(
+        &self,
+        request: impl Fn() -> RequestBuilder,
+    ) -> Result<T, ProviderError> {
+        let timeout = self.settings.call_timeout;
+        self.send_with(|| request().timeout(timeout), Resend::IfNothingWasSent)
+            .await?
+            .json::<T>()
+            .await
+            .map_err(|e| ProviderError::Malformed(e.to_string()))
+    }
+
     /// Sends a request whose body will be streamed (no overall time limit, only between reads).
     pub async fn send(
         &self,
         request: impl Fn() -> RequestBuilder,
     ) -> Result<Response, ProviderError> {
+        self.send_with(request, Resend::Always).await
+    }
+
+    /// Streams a finished video from a URL the provider gave: guarded (see `fetch`), retried
+    /// like any read, and refused unless it is a video within the size cap.
+    pub async fn download(&self, url: &str) -> Result<Response, ProviderError> {
+        let parsed = url::Url::parse(url)
+            .map_err(|_| ProviderError::Malformed("the video address is not a URL".into()))?;
+        fetch::check_url(&parsed, self.settings.allow_local_downloads)
+            .map_err(ProviderError::Malformed)?;
+        fetch::check_video(self.send(|| self.downloads.get(parsed.clone())).await?)
+    }
+
+    async fn send_with(
+        &self,
+        request: impl Fn() -> RequestBuilder,
+        resend: Resend,
+    ) -> Result<Response, ProviderError> {
         let mut attempt = 0;
         loop {
             let result = request().send().await;
             let wait = match &result {
-                Ok(response) if retryable(response.status()) => {
+                Ok(response) if retryable(response.status(), resend) => {
                     Some(retry_after(response.headers()).unwrap_or_else(|| backoff(attempt)))
                 }
                 Ok(_) => None,
-                Err(e) if e.is_builder() => None,
+                Err(e) if e.is_builder() || e.is_redirect() => None,
+                Err(e) if resend == Resend::IfNothingWasSent && !e.is_connect() => None,
                 Err(_) => Some(backoff(attempt)),
             };
             match wait {
@@ -115,14 +168,17 @@ impl Client {
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
-                _ => return finish(result).await,
+                _ => return finish(result, resend).await,
             }
         }
     }
 }
 
-fn retryable(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error()
+fn retryable(status: StatusCode, resend: Resend) -> bool {
+    match resend {
+        Resend::Always => matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error(),
+        Resend::IfNothingWasSent => status == StatusCode::TOO_MANY_REQUESTS,
+    }
 }
 
 /// 0.5 s, 1 s, 2 s ... up to 8 s, each less a random quarter.
@@ -156,18 +212,35 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(wait.min(MAX_RETRY_AFTER))
 }
 
-async fn finish(result: reqwest::Result<Response>) -> Result<Response, ProviderError> {
+async fn finish(
+    result: reqwest::Result<Response>,
+    resend: Resend,
+) -> Result<Response, ProviderError> {
     let response = result.map_err(|e| {
+        if e.is_redirect() {
+            tracing::warn!(error = ?e, "refused a provider redirect");
+            return ProviderError::Malformed(
+                "the video's address redirected to a place downloads may not go".into(),
+            );
+        }
         tracing::warn!(error = %e, "provider unreachable");
-        ProviderError::Unavailable("The video provider could not be reached".into())
+        let message = if resend == Resend::IfNothingWasSent && !e.is_connect() {
+            "The video provider did not answer in time; the job may have reached it, so it was \
+             not sent again (it cannot be billed twice)"
+        } else {
+            "The video provider could not be reached"
+        };
+        ProviderError::Unavailable(message.into())
     })?;
     let status = response.status();
     if status.is_success() {
         return Ok(response);
     }
     let body = response.text().await.unwrap_or_default();
-    let message = error_message(&body).unwrap_or_else(|| format!("provider answered {status}"));
-    if retryable(status) {
+    let message = error_message(&body)
+        .map(|m| fetch::redact(&m))
+        .unwrap_or_else(|| format!("provider answered {status}"));
+    if retryable(status, Resend::Always) {
         Err(ProviderError::Unavailable(message))
     } else {
         Err(ProviderError::Rejected(message))
@@ -226,8 +299,17 @@ mod tests {
                 "{attempt}: {wait:?}"
             );
         }
-        assert!(retryable(StatusCode::TOO_MANY_REQUESTS) && retryable(StatusCode::BAD_GATEWAY));
-        assert!(!retryable(StatusCode::BAD_REQUEST) && !retryable(StatusCode::NOT_FOUND));
+        let always = |s| retryable(s, Resend::Always);
+        assert!(always(StatusCode::TOO_MANY_REQUESTS) && always(StatusCode::BAD_GATEWAY));
+        assert!(!always(StatusCode::BAD_REQUEST) && !always(StatusCode::NOT_FOUND));
+        let create = |s| retryable(s, Resend::IfNothingWasSent);
+        assert!(
+            create(StatusCode::TOO_MANY_REQUESTS),
+            "a 429 created nothing"
+        );
+        for maybe_created in [500, 502, 503, 504, 408, 409] {
+            assert!(!create(StatusCode::from_u16(maybe_created).unwrap()));
+        }
     }
 
     #[test]

@@ -91,7 +91,7 @@ impl Provider for Runway {
         let url = format!("{}/v1/text_to_video", self.base);
         let created = self
             .client
-            .call_json::<Created>(|| self.request(reqwest::Method::POST, &url).json(&body))
+            .create_json::<Created>(|| self.request(reqwest::Method::POST, &url).json(&body))
             .await?;
         Ok(created.id)
     }
@@ -126,6 +126,6 @@ impl Provider for Runway {
             .output
             .and_then(|urls| urls.into_iter().next())
             .ok_or_else(|| ProviderError::Malformed("a succeeded task without output".into()))?;
-        self.client.send(|| self.client.http().get(&url)).await
+        self.client.download(&url).await
     }
 }

@@ -1,4 +1,5 @@
-//! Videos in a local folder, written atomically (a temporary file, then a rename).
+//! Videos in a local folder, written atomically and durably (a temporary file flushed to disk,
+//! then a rename, then the folder flushed).
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -44,7 +45,10 @@ impl LocalStorage {
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).await?;
             }
-            fs::rename(temp, path).await
+            let (temp, path) = (temp.to_owned(), path.to_owned());
+            tokio::task::spawn_blocking(move || crate::durable::rename(&temp, &path))
+                .await
+                .map_err(std::io::Error::other)?
         }
         .await;
         if let Err(e) = moved {
@@ -77,6 +81,7 @@ impl Storage for LocalStorage {
             fs::copy(source, &temp).await?;
             fs::remove_file(source).await?;
         }
+        fs::File::open(&temp).await?.sync_all().await?;
         self.commit(&temp, &path, key).await
     }
 
@@ -101,7 +106,9 @@ impl Storage for LocalStorage {
     async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
         let path = self.path(key)?;
         let temp = self.temp_path();
-        fs::write(&temp, bytes).await?;
+        let mut file = fs::File::create(&temp).await?;
+        file.write_all(&bytes).await?;
+        file.sync_all().await?;
         self.commit(&temp, &path, key).await
     }
 
@@ -109,8 +116,12 @@ impl Storage for LocalStorage {
         let source = self.path(from)?;
         let path = self.path(to)?;
         let temp = self.temp_path();
-        match fs::copy(&source, &temp).await {
-            Ok(_) => self.commit(&temp, &path, to).await,
+        let copied = async {
+            fs::copy(&source, &temp).await?;
+            fs::File::open(&temp).await?.sync_all().await
+        };
+        match copied.await {
+            Ok(()) => self.commit(&temp, &path, to).await,
             Err(e) => {
                 let _ = fs::remove_file(&temp).await;
                 match e.kind() {
@@ -118,6 +129,13 @@ impl Storage for LocalStorage {
                     _ => Err(e.into()),
                 }
             }
+        }
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StorageError> {
+        match fs::remove_file(self.path(key)?).await {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+            _ => Ok(()),
         }
     }
 

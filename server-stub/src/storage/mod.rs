@@ -47,6 +47,8 @@ pub trait Storage: Send + Sync {
     /// Copies one stored object to another key, streaming, atomically.
     async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError>;
     async fn head(&self, key: &str) -> Result<Option<Object>, StorageError>;
+    /// Removes an object; removing one that is not there is no error.
+    async fn delete(&self, key: &str) -> Result<(), StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).
     async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError>;
     /// The public address of a key, when the backend has its own (a bucket's public URL);

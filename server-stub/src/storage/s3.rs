@@ -176,6 +176,13 @@ impl Storage for S3Storage {
         }
     }
 
+    async fn delete(&self, key: &str) -> Result<(), StorageError> {
+        match self.store.delete(&self.path(key)?).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(backend(e)),
+        }
+    }
+
     async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
         let folder = prefix.trim_end_matches('/');
         let path = self.path(folder)?;

@@ -77,13 +77,15 @@ async fn submit(
         .and_then(Value::as_str)
         .unwrap_or("16:9")
         .to_owned();
-    fakes.insert(Job::new(
-        id.clone(),
-        &format!("{owner}/{app}"),
-        prompt,
-        seconds,
-        ratio,
-    ));
+    fakes
+        .insert(Job::new(
+            id.clone(),
+            &format!("{owner}/{app}"),
+            prompt,
+            seconds,
+            ratio,
+        ))
+        .await;
     let base = base(&headers, owner, app, &id);
     Json(json!({
         "request_id": id,

@@ -49,11 +49,28 @@ fn invalid(message: &str, param: &str) -> Response {
     )
 }
 
-fn unauthorised() -> Response {
+/// As OpenAI words it, quoting a masked fragment of the key it was given.
+fn unauthorised(headers: &axum::http::HeaderMap) -> Response {
+    let presented = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let masked = format!(
+        "{}{}{}",
+        presented.get(..4).unwrap_or(""),
+        "*".repeat(presented.len().saturating_sub(8).max(4)),
+        presented
+            .get(presented.len().saturating_sub(4)..)
+            .unwrap_or("")
+    );
     error(
         StatusCode::UNAUTHORIZED,
         "invalid_request_error",
-        "Incorrect API key provided.",
+        &format!(
+            "Incorrect API key provided: {masked}. You can find your API key at \
+             https://platform.openai.com/account/api-keys."
+        ),
         None,
         Some("invalid_api_key"),
     )
@@ -108,7 +125,7 @@ async fn create(State(fakes): State<Fakes>, request: Request) -> Response {
     fakes.counted("openai.create");
     let settings = fakes.settings();
     if !authorised(request.headers(), "Bearer", &settings.key) {
-        return unauthorised();
+        return unauthorised(request.headers());
     }
     let form = match fields(request).await {
         Ok(form) => form,
@@ -138,7 +155,7 @@ async fn create(State(fakes): State<Fakes>, request: Request) -> Response {
         .unwrap_or_else(|| "sora-2".into());
     let job = Job::new(format!("video_{}", hex(48)), &model, &prompt, seconds, size);
     let body = video(&fakes, &job);
-    fakes.insert(job);
+    fakes.insert(job).await;
     Json(body).into_response()
 }
 
@@ -187,7 +204,7 @@ async fn retrieve(
 ) -> Response {
     let settings = fakes.settings();
     if !authorised(&headers, "Bearer", &settings.key) {
-        return unauthorised();
+        return unauthorised(&headers);
     }
     fakes.counted("openai.poll");
     let Some(job) = fakes.job(&id) else {
@@ -209,7 +226,7 @@ async fn content(
 ) -> Response {
     let settings = fakes.settings();
     if !authorised(&headers, "Bearer", &settings.key) {
-        return unauthorised();
+        return unauthorised(&headers);
     }
     fakes.counted("openai.content");
     let Some(job) = fakes.job(&id) else {

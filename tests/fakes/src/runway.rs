@@ -88,13 +88,15 @@ async fn create(
         return error(StatusCode::BAD_REQUEST, "duration must be 2 to 10");
     }
     let id = format!("{}-{}-4{}-a{}-{}", hex(8), hex(4), hex(3), hex(3), hex(12));
-    fakes.insert(Job::new(
-        id.clone(),
-        &body.model,
-        &body.prompt_text,
-        duration.to_string(),
-        body.ratio,
-    ));
+    fakes
+        .insert(Job::new(
+            id.clone(),
+            &body.model,
+            &body.prompt_text,
+            duration.to_string(),
+            body.ratio,
+        ))
+        .await;
     Json(json!({ "id": id })).into_response()
 }
 

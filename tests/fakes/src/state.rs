@@ -25,6 +25,9 @@ pub struct Settings {
     pub poll_after: Duration,
     /// The API key every fake expects.
     pub key: String,
+    /// How long a create waits, after making the job, before it answers (a slow provider: the
+    /// window in which a client may crash or time out although the job exists).
+    pub create_delay: Duration,
 }
 
 impl Default for Settings {
@@ -35,6 +38,7 @@ impl Default for Settings {
             content_ttl: Duration::from_secs(3600),
             poll_after: Duration::from_millis(50),
             key: "fake-key".into(),
+            create_delay: Duration::ZERO,
         }
     }
 }
@@ -187,8 +191,13 @@ impl Fakes {
             .or_default() += 1;
     }
 
-    pub fn insert(&self, job: Job) {
+    /// Keeps a new job, then waits the configured create delay before the create answers.
+    pub async fn insert(&self, job: Job) {
         self.inner.jobs.lock().unwrap().insert(job.id.clone(), job);
+        let delay = self.settings().create_delay;
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
     }
 
     pub fn job(&self, id: &str) -> Option<Job> {
@@ -245,6 +254,11 @@ async fn faults(provider: &'static str, fakes: Fakes, request: Request, next: Ne
 }
 
 #[derive(Deserialize)]
+struct Redirect {
+    to: String,
+}
+
+#[derive(Deserialize)]
 struct FaultRequest {
     provider: String,
     count: u32,
@@ -255,15 +269,33 @@ struct FaultRequest {
 /// `POST /_fake/fail {provider, count, status, retry_after}`: `fail_next` for tests that drive
 /// the fakes from another process.
 pub fn control_router() -> Router<Fakes> {
-    Router::new().route(
-        "/_fake/fail",
-        post(
-            |State(fakes): State<Fakes>, Json(f): Json<FaultRequest>| async move {
-                fakes.fail_next(&f.provider, f.count, f.status, f.retry_after.as_deref());
-                StatusCode::NO_CONTENT
-            },
-        ),
-    )
+    Router::new()
+        .route(
+            "/_fake/count/{kind}",
+            axum::routing::get(
+                |State(fakes): State<Fakes>,
+                 axum::extract::Path(kind): axum::extract::Path<String>| async move {
+                    Json(json!({ "count": fakes.count(&kind) }))
+                },
+            ),
+        )
+        .route(
+            "/_fake/redirect",
+            axum::routing::get(
+                |axum::extract::Query(to): axum::extract::Query<Redirect>| async move {
+                    axum::response::Redirect::temporary(&to.to)
+                },
+            ),
+        )
+        .route(
+            "/_fake/fail",
+            post(
+                |State(fakes): State<Fakes>, Json(f): Json<FaultRequest>| async move {
+                    fakes.fail_next(&f.provider, f.count, f.status, f.retry_after.as_deref());
+                    StatusCode::NO_CONTENT
+                },
+            ),
+        )
 }
 
 /// Whether `header` carries the expected key after `scheme` (`Bearer` or `Key`).

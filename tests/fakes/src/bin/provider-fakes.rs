@@ -22,6 +22,9 @@ struct Args {
     content_ttl: u64,
     #[arg(long, default_value = "fake-key")]
     key: String,
+    /// Milliseconds a create waits, after making the job, before it answers.
+    #[arg(long, default_value_t = 0)]
+    create_delay_ms: u64,
 }
 
 #[tokio::main]
@@ -32,6 +35,7 @@ async fn main() -> std::io::Result<()> {
         content_bytes: args.content_bytes,
         content_ttl: Duration::from_secs(args.content_ttl),
         key: args.key,
+        create_delay: Duration::from_millis(args.create_delay_ms),
         ..Settings::default()
     });
     let address = serve(fakes, args.port).await?;

@@ -1,0 +1,405 @@
+//! The server's doors: which Host names it answers to (DNS rebinding), who gets the app and
+//! its token (the server's own page only; other machines only after opening the invitation
+//! link), which other origins may call /api from a browser, and the headers every page carries.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::connect_info::MockConnectInfo;
+use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::http::header::{
+    CONTENT_SECURITY_POLICY, COOKIE, HOST, LOCATION, ORIGIN, REFERRER_POLICY, SET_COOKIE,
+    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Response};
+use subtle::ConstantTimeEq;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// The cookie the invitation link sets.
+pub const ACCESS_COOKIE: &str = "studio_access";
+/// How long the invitation cookie lasts (30 days).
+const ACCESS_MAX_AGE: u32 = 30 * 24 * 3600;
+
+/// What the guard is built from (flags and the bound address).
+pub struct GuardSettings {
+    /// The address the server listens on.
+    pub bound: IpAddr,
+    /// `--public-url` and `--s3-public-url`: their hosts are ours, their origins serve media.
+    pub public_urls: Vec<String>,
+    /// `--client-api-base`, when it is an absolute URL (the app calls it).
+    pub api_base: String,
+    /// `--allowed-hosts`: more names this server answers to.
+    pub extra_hosts: Vec<String>,
+    /// `--cors-origins`: pages on these origins may call /api and read /media.
+    pub cors_origins: Vec<String>,
+    /// The code of the invitation link.
+    pub access_code: String,
+}
+
+pub struct Guard {
+    names: Vec<String>,
+    bound: IpAddr,
+    cors_origins: Vec<HeaderValue>,
+    access_code: String,
+    csp: HeaderValue,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    #[error("--cors-origins takes exact origins such as https://studio.example.com, not {0:?}")]
+    BadOrigin(String),
+}
+
+impl Guard {
+    pub fn new(settings: GuardSettings) -> Result<Arc<Guard>, GuardError> {
+        let mut names: Vec<String> = settings
+            .extra_hosts
+            .iter()
+            .map(|h| normalise(h))
+            .filter(|h| !h.is_empty())
+            .collect();
+        let mut sources = Vec::new();
+        for url in settings.public_urls.iter().chain([&settings.api_base]) {
+            if let Ok(url) = url::Url::parse(url) {
+                if let Some(host) = url.host_str() {
+                    names.push(normalise(host));
+                }
+                sources.push(url.origin().ascii_serialization());
+            }
+        }
+        let cors_origins = settings
+            .cors_origins
+            .iter()
+            .map(|o| o.trim())
+            .filter(|o| !o.is_empty())
+            .map(|o| {
+                let parsed = url::Url::parse(o).map_err(|_| GuardError::BadOrigin(o.into()))?;
+                let origin = parsed.origin().ascii_serialization();
+                if !parsed.origin().is_tuple() || origin != o.trim_end_matches('/') {
+                    return Err(GuardError::BadOrigin(o.into()));
+                }
+                HeaderValue::from_str(&origin).map_err(|_| GuardError::BadOrigin(o.into()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let others = sources.join(" ");
+        let csp = format!(
+            "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+             img-src 'self' data: blob: {others}; media-src 'self' blob: {others}; \
+             connect-src 'self' {others}; object-src 'none'; base-uri 'self'; \
+             form-action 'self'; frame-ancestors 'none'"
+        );
+        Ok(Arc::new(Guard {
+            names,
+            bound: settings.bound,
+            cors_origins,
+            access_code: settings.access_code,
+            csp: HeaderValue::from_str(&csp.replace("  ", " ")).unwrap_or_else(|_| {
+                HeaderValue::from_static("default-src 'self'; frame-ancestors 'none'")
+            }),
+        }))
+    }
+
+    /// Whether `host` (a Host header: name or address, with or without a port) names this
+    /// server: loopback names and addresses, the bound address (any address when bound to all
+    /// of them), the public URLs' hosts and the listed hosts.
+    pub fn answers_to(&self, host: &str) -> bool {
+        let name = normalise(host);
+        if name == "localhost" || name.ends_with(".localhost") {
+            return true;
+        }
+        if let Ok(ip) = name.trim_matches(['[', ']']).parse::<IpAddr>() {
+            let ip = ip.to_canonical();
+            return ip.is_loopback() || self.bound.is_unspecified() || ip == self.bound;
+        }
+        self.names.contains(&name)
+    }
+
+    /// Whether a request may have the app and its token: it is not made by a page of another
+    /// site, and it comes from this machine or carries the invitation cookie.
+    fn admits(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Admission {
+        let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+        if !matches!(fetch_site, None | Some("same-origin" | "none")) {
+            return Admission::ForeignPage;
+        }
+        if let Some(origin) = headers.get(ORIGIN).and_then(|v| v.to_str().ok()) {
+            let own = headers
+                .get(HOST)
+                .and_then(|h| h.to_str().ok())
+                .is_some_and(|host| {
+                    origin
+                        .strip_prefix("http://")
+                        .or(origin.strip_prefix("https://"))
+                        == Some(host)
+                });
+            if !own {
+                return Admission::ForeignPage;
+            }
+        }
+        if peer.is_some_and(|ip| ip.to_canonical().is_loopback()) || self.has_cookie(headers) {
+            Admission::Welcome
+        } else {
+            Admission::NeedsInvitation
+        }
+    }
+
+    fn has_cookie(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get_all(COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .any(|(name, value)| name == ACCESS_COOKIE && self.is_code(value))
+    }
+
+    fn is_code(&self, presented: &str) -> bool {
+        !presented.is_empty() && bool::from(presented.as_bytes().ct_eq(self.access_code.as_bytes()))
+    }
+
+    /// CORS for /api and /media: only the listed origins, never any origin by default.
+    pub fn cors(&self) -> CorsLayer {
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(self.cors_origins.iter().cloned()))
+            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_headers([
+                axum::http::header::AUTHORIZATION,
+                axum::http::header::CONTENT_TYPE,
+                axum::http::header::RANGE,
+            ])
+            .expose_headers([
+                axum::http::header::CONTENT_RANGE,
+                axum::http::header::CONTENT_LENGTH,
+                axum::http::header::ETAG,
+            ])
+    }
+}
+
+enum Admission {
+    Welcome,
+    ForeignPage,
+    NeedsInvitation,
+}
+
+/// A host name as compared: lowercase, no port, no trailing dot.
+fn normalise(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    let without_port = if host.starts_with('[') {
+        host.split_once(']')
+            .map(|(v6, _)| format!("{v6}]"))
+            .unwrap_or(host.clone())
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name.to_owned(),
+            _ => host.clone(),
+        }
+    };
+    without_port.trim_end_matches('.').to_owned()
+}
+
+/// The address of the machine a request came from (a test's `MockConnectInfo` stands in).
+fn peer(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip())
+        .or_else(|| {
+            extensions
+                .get::<MockConnectInfo<SocketAddr>>()
+                .map(|MockConnectInfo(addr)| addr.ip())
+        })
+}
+
+/// Refuses, with 421 and nothing else, a request whose Host is not a name of this server.
+pub async fn check_host(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let host = request
+        .uri()
+        .authority()
+        .map(|a| a.as_str().to_owned())
+        .or_else(|| {
+            request
+                .headers()
+                .get(HOST)
+                .and_then(|h| h.to_str().ok())
+                .map(str::to_owned)
+        });
+    match host {
+        Some(host) if guard.answers_to(&host) => next.run(request).await,
+        _ => {
+            tracing::warn!(host = ?host, "refused a request for a host name that is not ours");
+            super::error::ApiError::MisdirectedHost.into_response()
+        }
+    }
+}
+
+/// The app's pages and /config.json go only to the server's own page, on this machine or in a
+/// browser that opened the invitation link; each carries the security headers.
+pub async fn site_door(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let admission = guard.admits(request.headers(), peer(request.extensions()));
+    let mut response = match admission {
+        Admission::Welcome => next.run(request).await,
+        Admission::ForeignPage => {
+            tracing::warn!(path = %request.uri().path(), "refused the app to a page of another site");
+            refusal(
+                StatusCode::FORBIDDEN,
+                "This server gives its app and token to its own page only.",
+            )
+        }
+        Admission::NeedsInvitation => refusal(
+            StatusCode::FORBIDDEN,
+            "Studio is open to other machines by invitation only: open the link printed by \
+             the server (it ends in /join?code=...) in this browser.",
+        ),
+    };
+    security_headers(&guard, response.headers_mut());
+    response
+}
+
+/// Every page's security headers.
+fn security_headers(guard: &Guard, headers: &mut HeaderMap) {
+    headers.insert(CONTENT_SECURITY_POLICY, guard.csp.clone());
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+}
+
+/// `nosniff` for the API's and media's answers too.
+pub async fn nosniff(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+fn refusal(status: StatusCode, message: &str) -> Response {
+    let page = format!(
+        "<!doctype html><meta charset=\"utf-8\"><title>Studio</title>\
+         <p style=\"font-family:sans-serif\">{message}</p>"
+    );
+    (status, Html(page)).into_response()
+}
+
+#[derive(serde::Deserialize)]
+pub struct Invitation {
+    code: String,
+}
+
+/// `GET /join?code=...`: the invitation link. A right code sets the HttpOnly, SameSite=Strict
+/// access cookie and sends the browser to the app, out of the address bar's history.
+pub async fn join(
+    State(guard): State<Arc<Guard>>,
+    parts: Parts,
+    Query(invitation): Query<Invitation>,
+) -> Response {
+    if !guard.is_code(&invitation.code) {
+        tracing::warn!(peer = ?peer(&parts.extensions), "a wrong invitation code");
+        let mut response = refusal(StatusCode::FORBIDDEN, "This invitation link is not valid.");
+        security_headers(&guard, response.headers_mut());
+        return response;
+    }
+    let secure = parts
+        .headers
+        .get("x-forwarded-proto")
+        .is_some_and(|v| v == "https")
+        || parts.uri.scheme_str() == Some("https");
+    let cookie = format!(
+        "{ACCESS_COOKIE}={}; Path=/; Max-Age={ACCESS_MAX_AGE}; HttpOnly; SameSite=Strict{}",
+        invitation.code,
+        if secure { "; Secure" } else { "" }
+    );
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    headers.insert(LOCATION, HeaderValue::from_static("/"));
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        headers.insert(SET_COOKIE, cookie);
+    }
+    security_headers(&guard, headers);
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(bound: &str) -> Arc<Guard> {
+        Guard::new(GuardSettings {
+            bound: bound.parse().unwrap(),
+            public_urls: vec!["https://cdn.example.com/media".into()],
+            api_base: "/api".into(),
+            extra_hosts: vec!["Studio.Lan".into()],
+            cors_origins: vec!["https://app.example.com".into()],
+            access_code: "secret-code".into(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn host_names_of_this_server() {
+        let g = guard("127.0.0.1");
+        for ours in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST",
+            "app.localhost",
+            "[::1]:8080",
+            "127.0.0.2",
+            "studio.lan:8080",
+            "studio.lan.",
+            "cdn.example.com",
+        ] {
+            assert!(g.answers_to(ours), "{ours}");
+        }
+        for foreign in [
+            "rebind.example",
+            "rebind.example:8080",
+            "10.0.0.5:8080",
+            "localhost.evil.com",
+            "",
+        ] {
+            assert!(!g.answers_to(foreign), "{foreign}");
+        }
+        let everywhere = guard("0.0.0.0");
+        assert!(everywhere.answers_to("10.0.0.5:8080"));
+        assert!(!everywhere.answers_to("rebind.example"));
+    }
+
+    #[test]
+    fn cors_origins_must_be_exact_origins() {
+        for bad in [
+            "*",
+            "app.example.com",
+            "https://app.example.com/path",
+            "null",
+        ] {
+            let built = Guard::new(GuardSettings {
+                bound: "127.0.0.1".parse().unwrap(),
+                public_urls: vec![],
+                api_base: "/api".into(),
+                extra_hosts: vec![],
+                cors_origins: vec![bad.into()],
+                access_code: "c".into(),
+            });
+            assert!(built.is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_csp_allows_the_media_origins() {
+        let csp = guard("127.0.0.1").csp.to_str().unwrap().to_owned();
+        assert!(
+            csp.contains("media-src 'self' blob: https://cdn.example.com"),
+            "{csp}"
+        );
+        assert!(
+            csp.contains("connect-src 'self' https://cdn.example.com"),
+            "{csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval'"),
+            "{csp}"
+        );
+    }
+}
