@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Python test tools into target/py, idempotently: the official `openai` package
-# (proves the OpenAI-compatible fake) and moto's S3-compatible server (storage tests).
+# (proves the OpenAI-compatible fake), moto's S3-compatible server (storage tests) and
+# schemathesis (the API contract).
 source "$(dirname "$0")/lib.sh"
 step "Python test tools"
 venv="$ROOT/target/py"

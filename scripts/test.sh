@@ -30,6 +30,7 @@ layer "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warni
 layer "cargo clippy (wasm32)" cargo clippy -p studio-core --target wasm32-unknown-unknown --all-targets -- -D warnings
 layer "cargo test (native)" cargo test --workspace
 layer "OpenAI SDK (Python) against the provider fake" bash scripts/test-openai-sdk.sh
+layer "API contract (schemathesis against /api/openapi.json)" bash scripts/test-api-contract.sh
 layer "wasm-bindgen-test (headless Chromium)" bash scripts/test-wasm.sh
 layer "app: tsc" npm run --silent -w app typecheck
 layer "app: eslint + prettier" npm run --silent -w app lint

@@ -1038,6 +1038,32 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         doc["components"]["securitySchemes"]["bearer"]["scheme"],
         "bearer"
     );
+    // Every answer an operation can give is documented, and so is every constraint.
+    for operation in &operations {
+        let (method, path) = operation.split_once(' ').unwrap();
+        let op = &doc["paths"][path][method.to_lowercase()];
+        for status in ["400", "401", "421"] {
+            assert!(op["responses"][status].is_object(), "{operation} {status}");
+        }
+        if method == "POST" {
+            for status in ["413", "415", "422"] {
+                assert!(op["responses"][status].is_object(), "{operation} {status}");
+            }
+        }
+    }
+    let create = &doc["paths"]["/projects/{project_id}/jobs"]["post"];
+    assert!(create["responses"]["429"].is_object());
+    assert_eq!(
+        create["parameters"][0]["schema"]["pattern"],
+        "^[a-z0-9-]{1,64}$"
+    );
+    let fields = &doc["components"]["schemas"]["CreateJob"]["properties"];
+    assert_eq!(fields["prompt"]["maxLength"], 4000);
+    assert_eq!(fields["model"]["enum"], json!(["local-1", null]));
+    assert_eq!(
+        doc["components"]["schemas"]["Seconds"]["oneOf"][0]["maximum"],
+        20
+    );
 }
 
 #[tokio::test]

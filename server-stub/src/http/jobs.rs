@@ -15,13 +15,16 @@ use crate::jobs::record::{is_valid_id, JobRecord, Status};
 use crate::jobs::NewJob;
 
 const PROMPT_MAX_CHARS: usize = 4000;
+/// The documented form of `seconds` as a string.
+pub const SECONDS_PATTERN: &str = "^([1-9]|1[0-9]|20)$";
 const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
 
 /// A new job: the prompt, and optionally its length, size and model.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateJob {
-    /// 1 to 4000 characters after trimming.
+    /// 1 to 4000 characters, not only whitespace (sent trimmed to the provider).
+    #[schema(min_length = 1, max_length = 4000, pattern = r"\S")]
     prompt: String,
     /// 1 to 20 (default 10); a number or a string such as "8".
     #[serde(default)]
@@ -29,6 +32,9 @@ pub struct CreateJob {
     /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720). Hosted models make the nearest
     /// length and size they offer.
     #[serde(default)]
+    #[schema(
+        pattern = r"^(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)x(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)$"
+    )]
     size: Option<String>,
     /// One of GET /models (the server's default model when unset).
     #[serde(default)]
@@ -39,13 +45,15 @@ pub struct CreateJob {
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
 enum Seconds {
-    Number(u32),
+    /// A whole number (JSON's 7.0 is 7).
+    Number(f64),
     Text(String),
 }
 
 /// Where to save a finished job, and the prompt for its metadata.
 #[derive(Deserialize, ToSchema)]
 pub struct SaveJob {
+    #[schema(pattern = "^[a-z0-9-]{1,64}$")]
     project_id: String,
     #[serde(default)]
     prompt: String,
@@ -115,13 +123,17 @@ pub struct Saved {
 }
 
 fn checked_prompt(prompt: &str) -> Result<String, ApiError> {
-    let prompt = prompt.trim();
-    match prompt.chars().count() {
-        0 => Err(ApiError::Unprocessable("prompt must not be empty".into())),
-        n if n > PROMPT_MAX_CHARS => Err(ApiError::Unprocessable(format!(
+    if prompt.chars().count() > PROMPT_MAX_CHARS {
+        return Err(ApiError::Unprocessable(format!(
             "prompt is longer than {PROMPT_MAX_CHARS} characters"
-        ))),
-        _ => Ok(prompt.to_owned()),
+        )));
+    }
+    // Blank as the documented pattern `\S` reads it: Unicode white space and the four
+    // information separators (U+001C to U+001F) that regex engines count as space too.
+    let blank = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+    match prompt.trim_matches(blank) {
+        "" => Err(ApiError::Unprocessable("prompt must not be empty".into())),
+        trimmed => Ok(trimmed.to_owned()),
     }
 }
 
@@ -129,8 +141,10 @@ fn spec(body: &CreateJob) -> Result<VideoSpec, ApiError> {
     let mut spec = VideoSpec::default();
     if let Some(seconds) = &body.seconds {
         let value = match seconds {
-            Seconds::Number(n) => Some(*n),
-            Seconds::Text(t) => t.trim().parse().ok(),
+            Seconds::Number(n) => {
+                (n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX)).then_some(*n as u32)
+            }
+            Seconds::Text(t) => crate::engine::strict_number(t),
         };
         spec.seconds = value.filter(|s| SECONDS_RANGE.contains(s)).ok_or_else(|| {
             ApiError::Unprocessable("seconds must be a whole number from 1 to 20".into())

@@ -58,10 +58,11 @@ async fn api_not_found() -> ApiError {
 pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
     let guard = state.guard.clone();
     let (api, doc) = openapi::routes().split_for_parts();
+    let doc = Arc::new(openapi::finish(doc, &models::ids(&state)));
     let api = api
         .route(
             "/openapi.json",
-            get(move |_: auth::Authorized| async move { Json(doc) }),
+            get(move |_: auth::Authorized| async move { Json(doc.as_ref().clone()) }),
         )
         .fallback(api_not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

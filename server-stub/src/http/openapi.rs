@@ -1,12 +1,16 @@
 //! The /api routes together with their OpenAPI document: each route is registered from its
-//! annotated handler, so the document cannot drift from what is served.
+//! annotated handler, so the document cannot drift from what is served. `finish` then states
+//! what every operation shares (the answers of auth, the Host check and body parsing, the path
+//! parameters' forms) and the models this server offers.
 
+use serde_json::{json, Value};
 use tower_http::compression::CompressionLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::jobs::SECONDS_PATTERN;
 use super::{assets, jobs, models, AppState};
 
 #[derive(OpenApi)]
@@ -43,4 +47,83 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(jobs::get))
         .routes(routes!(jobs::save))
         .routes(routes!(models::list))
+}
+
+/// The form of each path parameter.
+const PATH_PATTERNS: [(&str, &str); 2] = [
+    ("project_id", "^[a-z0-9-]{1,64}$"),
+    ("job_id", "^[a-z0-9.-]{1,32}:task_[a-z0-9]{1,64}$"),
+];
+
+/// The document as served: every operation's shared answers, the path parameters' patterns,
+/// `seconds` as a number or its string, and `model` one of the offered `models`.
+pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
+    let mut doc = serde_json::to_value(doc).unwrap_or_default();
+    let error = |description: &str| {
+        json!({
+            "description": description,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+        })
+    };
+    let shared = [
+        ("400", "Malformed JSON or path parameter"),
+        ("401", "Missing or wrong bearer token"),
+        ("421", "The Host is not a name of this server"),
+    ];
+    let with_body = [
+        ("413", "Body too large (64 KiB at most)"),
+        ("415", "Not JSON (Content-Type: application/json)"),
+        (
+            "422",
+            "A field is missing, of the wrong type or out of range",
+        ),
+    ];
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for operation in paths
+            .values_mut()
+            .filter_map(Value::as_object_mut)
+            .flat_map(|item| item.values_mut())
+        {
+            let has_body = operation.get("requestBody").is_some();
+            let responses = operation
+                .as_object_mut()
+                .and_then(|o| o.entry("responses").or_insert(json!({})).as_object_mut());
+            if let Some(responses) = responses {
+                let extra = shared
+                    .iter()
+                    .chain(has_body.then_some(&with_body).into_iter().flatten());
+                for (status, description) in extra {
+                    responses
+                        .entry(*status)
+                        .or_insert_with(|| error(description));
+                }
+            }
+            for parameter in operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                let name = parameter["name"].as_str().unwrap_or_default().to_owned();
+                if let Some((_, pattern)) = PATH_PATTERNS.iter().find(|(n, _)| *n == name) {
+                    parameter["schema"] = json!({"type": "string", "pattern": pattern});
+                }
+            }
+        }
+    }
+    if let Some(schemas) = doc.pointer_mut("/components/schemas") {
+        schemas["Seconds"] = json!({
+            "description": "1 to 20 seconds, as a number or, as the OpenAI videos API sends it, a string.",
+            "oneOf": [
+                {"type": "integer", "minimum": 1, "maximum": 20},
+                {"type": "string", "pattern": SECONDS_PATTERN}
+            ]
+        });
+        let mut offered: Vec<Value> = models.iter().map(|m| json!(m)).collect();
+        offered.push(Value::Null);
+        if let Some(model) = schemas.pointer_mut("/CreateJob/properties/model") {
+            model["enum"] = Value::Array(offered);
+        }
+    }
+    doc
 }
