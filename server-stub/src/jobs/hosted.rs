@@ -7,10 +7,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, TryStreamExt};
 
+use time::format_description::well_known::Rfc3339;
+
 use super::record::Status;
 use super::{age, now, preview_key, JobService};
 use crate::providers::fetch::MAX_VIDEO_BYTES;
-use crate::providers::{Maker, Poll, Provider, ProviderError, Remote};
+use crate::providers::{Found, Maker, Poll, Provider, ProviderError, Remote};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
 const UNREACHABLE_FOR: Duration = Duration::from_secs(60 * 60);
@@ -32,15 +34,10 @@ impl JobService {
         let provider = provider.as_ref();
         let remote_id = match (record.provider_job_id.clone(), record.submit_started_at) {
             (Some(remote_id), _) => remote_id,
-            (None, Some(_)) => {
-                let message = format!(
-                    "The server stopped while this job was being sent to {}. It was not sent \
-                     again, so it cannot be billed twice; if the provider shows no such job, \
-                     retry it.",
-                    provider.name()
-                );
-                return self.fail(id, message).await;
-            }
+            (None, Some(started)) => match self.recover(id, provider, &remote, &started).await {
+                Some(remote_id) => remote_id,
+                None => return,
+            },
             (None, None) => match self.submit(id, provider, &remote).await {
                 Some(remote_id) => remote_id,
                 None => return,
@@ -54,6 +51,54 @@ impl JobService {
             Some(Err(message)) => self.fail(id, message).await,
             None => tracing::info!(job = %id, "stopped; the poller starts again at the next start"),
         }
+    }
+
+    /// A job whose submission was cut off by a crash: the provider is asked for it where it
+    /// can be; never sent again. `None` when the job failed.
+    async fn recover(
+        &self,
+        id: &str,
+        provider: &dyn Provider,
+        remote: &str,
+        started: &str,
+    ) -> Option<String> {
+        let record = self.get(id)?;
+        let since = time::OffsetDateTime::parse(started, &Rfc3339)
+            .map(|t| t.unix_timestamp())
+            .unwrap_or_default();
+        let taken = |candidate: &str| {
+            self.inner
+                .records
+                .lock()
+                .unwrap()
+                .values()
+                .any(|r| r.sora_job_id != id && r.provider_job_id.as_deref() == Some(candidate))
+        };
+        let name = provider.name();
+        let outcome = match provider.find(remote, &record.prompt, since).await {
+            Ok(Found::Job(found)) if !taken(&found) => {
+                tracing::warn!(job = %id, remote = %found, "a submission cut off by a stop was found at the provider");
+                self.change(id, |r| {
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                    r.provider_job_id = Some(found.clone());
+                })
+                .await;
+                return Some(found);
+            }
+            Ok(Found::Job(_) | Found::Nothing) => format!("{name} has no such job"),
+            Ok(Found::CannotAsk) => format!("{name} offers no way to ask whether it has it"),
+            Err(e) => {
+                tracing::warn!(job = %id, error = %e, "the provider could not be asked for a cut-off submission");
+                format!("{name} could not be asked whether it has it")
+            }
+        };
+        let message = format!(
+            "The server stopped while this job was being sent to {name}, and {outcome}. It was \
+             not sent again, so it cannot be billed twice; retry it if you still want it."
+        );
+        self.fail(id, message).await;
+        None
     }
 
     /// Submits the job once, within the cap on submissions in flight: marked on disk first,

@@ -44,6 +44,17 @@ pub enum Remote {
     Failed(String),
 }
 
+/// What a provider says of a job whose submission was cut off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// It has the job: its id.
+    Job(String),
+    /// It has no such job.
+    Nothing,
+    /// Its API offers no way to ask.
+    CannotAsk,
+}
+
 /// One status reading, and when the provider advises asking again.
 #[derive(Debug, Clone)]
 pub struct Poll {
@@ -69,6 +80,11 @@ pub trait Provider: Send + Sync {
         spec: &VideoSpec,
     ) -> Result<String, ProviderError>;
     async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError>;
+    /// After a crash between sending a job and reading the answer: the provider's job of
+    /// `model` with this `prompt` created since `since` (unix seconds), if it can be asked.
+    async fn find(&self, _model: &str, _prompt: &str, _since: i64) -> Result<Found, ProviderError> {
+        Ok(Found::CannotAsk)
+    }
     /// The finished video's bytes, as a response whose body is streamed.
     async fn download(&self, model: &str, id: &str) -> Result<reqwest::Response, ProviderError>;
 }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{fetch, hd, nearest, percent, Client, Poll, Provider, ProviderError, Remote};
+use super::{fetch, hd, nearest, percent, Client, Found, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 
 /// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
@@ -49,6 +49,22 @@ struct Video {
     progress: Option<f64>,
     #[serde(default)]
     error: Option<VideoError>,
+}
+
+#[derive(Deserialize)]
+struct Listed {
+    id: String,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    prompt: Option<String>,
+    #[serde(default)]
+    created_at: i64,
+}
+
+#[derive(Deserialize)]
+struct VideoList {
+    data: Vec<Listed>,
 }
 
 #[derive(Deserialize)]
@@ -139,6 +155,25 @@ impl Provider for OpenAi {
             remote,
             next: self.client.pace(advised.unwrap_or(POLL)),
         })
+    }
+
+    /// The newest page of the account's videos, searched for the job: same model and prompt,
+    /// created at most a minute before the submission began (clocks differ).
+    async fn find(&self, model: &str, prompt: &str, since: i64) -> Result<Found, ProviderError> {
+        let url = format!("{}/videos?limit=100&order=desc", self.base);
+        let list: VideoList = self
+            .client
+            .call_json(|| self.client.http().get(&url).bearer_auth(&self.key))
+            .await?;
+        Ok(list
+            .data
+            .into_iter()
+            .find(|v| {
+                v.created_at >= since - 60
+                    && v.model.as_deref().is_none_or(|m| m == model)
+                    && v.prompt.as_deref() == Some(prompt)
+            })
+            .map_or(Found::Nothing, |v| Found::Job(v.id)))
     }
 
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {

@@ -19,7 +19,7 @@ const SIZES: [&str; 4] = ["720x1280", "1280x720", "1024x1792", "1792x1024"];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
-        .route("/videos", post(create))
+        .route("/videos", post(create).get(list))
         .route("/videos/{id}", get(retrieve))
         .route("/videos/{id}/content", get(content));
     with_faults(routes, fakes, "openai")
@@ -195,6 +195,47 @@ fn video(fakes: &Fakes, job: &Job) -> Value {
         "remixed_from_video_id": null,
         "error": error,
     })
+}
+
+/// `GET /videos?limit=&order=desc&after=`: the account's videos, newest first.
+async fn list(
+    State(fakes): State<Fakes>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let settings = fakes.settings();
+    if !authorised(&headers, "Bearer", &settings.key) {
+        return unauthorised(&headers);
+    }
+    fakes.counted("openai.list");
+    let limit = query
+        .get("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .unwrap_or(20)
+        .clamp(1, 100);
+    let mut jobs: Vec<Job> = fakes
+        .jobs()
+        .into_iter()
+        .filter(|j| j.id.starts_with("video_"))
+        .collect();
+    if query.get("order").is_some_and(|o| o == "asc") {
+        jobs.reverse();
+    }
+    if let Some(after) = query.get("after") {
+        if let Some(at) = jobs.iter().position(|j| &j.id == after) {
+            jobs.drain(..=at);
+        }
+    }
+    let has_more = jobs.len() > limit;
+    let data: Vec<Value> = jobs.iter().take(limit).map(|j| video(&fakes, j)).collect();
+    Json(json!({
+        "object": "list",
+        "first_id": data.first().map(|v| v["id"].clone()),
+        "last_id": data.last().map(|v| v["id"].clone()),
+        "has_more": has_more,
+        "data": data,
+    }))
+    .into_response()
 }
 
 async fn retrieve(

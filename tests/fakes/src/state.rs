@@ -200,6 +200,13 @@ impl Fakes {
         }
     }
 
+    /// Every job, newest first.
+    pub fn jobs(&self) -> Vec<Job> {
+        let mut jobs: Vec<Job> = self.inner.jobs.lock().unwrap().values().cloned().collect();
+        jobs.sort_by_key(|j| std::cmp::Reverse(j.created));
+        jobs
+    }
+
     pub fn job(&self, id: &str) -> Option<Job> {
         self.inner.jobs.lock().unwrap().get(id).cloned()
     }
