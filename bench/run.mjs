@@ -93,7 +93,7 @@ function startNginx(root) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   writeFileSync(
     join(prefix, "nginx.conf"),
-    `worker_processes 1; daemon off; error_log ${prefix}/logs/error.log; pid ${prefix}/nginx.pid;
+    `worker_processes auto; daemon off; error_log ${prefix}/logs/error.log; pid ${prefix}/nginx.pid;
      events { worker_connections 4096; }
      http { access_log off; sendfile on; tcp_nopush on; types { application/json json; video/mp4 mp4; }
        server { listen 127.0.0.1:${port}; root ${root}; } }`,

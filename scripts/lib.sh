@@ -22,3 +22,23 @@ apt_install() {
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
+
+# Starts the release server-stub with a fresh data folder and the given flags, on a free port,
+# for a test layer; sets `server` (its pid), `data` and `port`, and stops it (and removes the
+# folder) when the calling script exits.
+start_test_server() {
+  data="$(mktemp -d)"
+  "$ROOT/target/release/server-stub" --port 0 --data "$data" --app-dir "$data/none" "$@" \
+    > "$data/server.log" 2>&1 &
+  server=$!
+  trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
+  port=""
+  for _ in $(seq 1 100); do
+    port="$(sed -n 's#^Studio is running at http://[^:]*:\([0-9]*\)/$#\1#p' "$data/server.log")"
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  cat "$data/server.log"
+  echo "server-stub did not start"
+  return 1
+}

@@ -3,21 +3,10 @@
 # server-stub that this script starts on a free port and stops afterwards.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-data="$(mktemp -d)"
 # The test page's origin is fixed in advance, because CORS is for listed origins only.
 runner_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 export WASM_BINDGEN_TEST_ADDRESS="127.0.0.1:$runner_port"
-./target/release/server-stub --port 0 --data "$data" --api-token wasm-test-token --app-dir "$data/none" \
-  --cors-origins "http://127.0.0.1:$runner_port" \
-  > "$data/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 1 100); do
-  port="$(sed -n 's#^Studio is running at http://[^:]*:\([0-9]*\)/$#\1#p' "$data/server.log")"
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "${port:-}" ] || { cat "$data/server.log"; echo "server-stub did not start"; exit 1; }
+start_test_server --api-token wasm-test-token --cors-origins "http://127.0.0.1:$runner_port"
 export STUDIO_TEST_API="http://127.0.0.1:$port/api"
 export STUDIO_TEST_TOKEN=wasm-test-token
 export CHROMEDRIVER=/usr/bin/chromedriver

@@ -2,8 +2,11 @@
 //! its token (the server's own page only; other machines only after opening the invitation
 //! link), which other origins may call /api from a browser, and the headers every page carries.
 
+use std::convert::Infallible;
+use std::future::{ready, Ready};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::extract::connect_info::MockConnectInfo;
 use axum::extract::{ConnectInfo, Query, Request, State};
@@ -15,8 +18,11 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
+use futures_util::future::Either;
 use subtle::ConstantTimeEq;
+use tower::{Layer, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The cookie the invitation link sets.
 pub const ACCESS_COOKIE: &str = "studio_access";
@@ -106,15 +112,21 @@ impl Guard {
     /// server: loopback names and addresses, the bound address (any address when bound to all
     /// of them), the public URLs' hosts and the listed hosts.
     pub fn answers_to(&self, host: &str) -> bool {
-        let name = normalise(host);
-        if name == "localhost" || name.ends_with(".localhost") {
+        let name = without_port(host.trim());
+        let localhost = "localhost";
+        let tail = name.len().saturating_sub(localhost.len() + 1);
+        if name.eq_ignore_ascii_case(localhost)
+            || name
+                .get(tail..)
+                .is_some_and(|t| t.eq_ignore_ascii_case(".localhost"))
+        {
             return true;
         }
         if let Ok(ip) = name.trim_matches(['[', ']']).parse::<IpAddr>() {
             let ip = ip.to_canonical();
             return ip.is_loopback() || self.bound.is_unspecified() || ip == self.bound;
         }
-        self.names.contains(&name)
+        self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
 
     /// Whether a request may have the app and its token: it is not made by a page of another
@@ -183,20 +195,22 @@ enum Admission {
     NeedsInvitation,
 }
 
-/// A host name as compared: lowercase, no port, no trailing dot.
+/// A host name as listed: lowercase, no port, no trailing dot.
 fn normalise(host: &str) -> String {
-    let host = host.trim().to_ascii_lowercase();
-    let without_port = if host.starts_with('[') {
-        host.split_once(']')
-            .map(|(v6, _)| format!("{v6}]"))
-            .unwrap_or(host.clone())
+    without_port(host.trim()).to_ascii_lowercase()
+}
+
+/// `host` without its port and trailing dot (`[::1]:80` is `[::1]`), borrowed.
+fn without_port(host: &str) -> &str {
+    let name = if host.starts_with('[') {
+        host.find(']').map_or(host, |end| &host[..=end])
     } else {
         match host.rsplit_once(':') {
-            Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name.to_owned(),
-            _ => host.clone(),
+            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => host,
         }
     };
-    without_port.trim_end_matches('.').to_owned()
+    name.trim_end_matches('.')
 }
 
 /// The address of the machine a request came from (a test's `MockConnectInfo` stands in).
@@ -211,25 +225,52 @@ fn peer(extensions: &axum::http::Extensions) -> Option<IpAddr> {
         })
 }
 
-/// Refuses, with 421 and nothing else, a request whose Host is not a name of this server.
-pub async fn check_host(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let host = request
-        .uri()
-        .authority()
-        .map(|a| a.as_str().to_owned())
-        .or_else(|| {
-            request
-                .headers()
-                .get(HOST)
-                .and_then(|h| h.to_str().ok())
-                .map(str::to_owned)
-        });
-    match host {
-        Some(host) if guard.answers_to(&host) => next.run(request).await,
-        _ => {
-            tracing::warn!(host = ?host, "refused a request for a host name that is not ours");
-            super::error::ApiError::MisdirectedHost.into_response()
+/// The Host check as a layer: a request whose Host is not a name of this server gets 421 and
+/// nothing else. A plain service (no boxing, no allocation): it sits on every request.
+#[derive(Clone)]
+pub struct HostCheckLayer(pub Arc<Guard>);
+
+impl<S> Layer<S> for HostCheckLayer {
+    type Service = HostCheck<S>;
+
+    fn layer(&self, inner: S) -> HostCheck<S> {
+        HostCheck {
+            inner,
+            guard: self.0.clone(),
         }
+    }
+}
+
+#[derive(Clone)]
+pub struct HostCheck<S> {
+    inner: S,
+    guard: Arc<Guard>,
+}
+
+impl<S> Service<Request> for HostCheck<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<S::Future, Ready<Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let host = match request.uri().authority() {
+            Some(authority) => Some(authority.as_str()),
+            None => request.headers().get(HOST).and_then(|h| h.to_str().ok()),
+        };
+        if host.is_some_and(|h| self.guard.answers_to(h)) {
+            return Either::Left(self.inner.call(request));
+        }
+        tracing::warn!(host = ?host, "refused a request for a host name that is not ours");
+        Either::Right(ready(Ok(
+            super::error::ApiError::MisdirectedHost.into_response()
+        )))
     }
 }
 
@@ -264,13 +305,9 @@ fn security_headers(guard: &Guard, headers: &mut HeaderMap) {
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
 }
 
-/// `nosniff` for the API's and media's answers too.
-pub async fn nosniff(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
-    response
-        .headers_mut()
-        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    response
+/// `nosniff` on every answer, the API's and media's too.
+pub fn nosniff() -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"))
 }
 
 fn refusal(status: StatusCode, message: &str) -> Response {

@@ -91,8 +91,8 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
         .merge(site)
         .with_state(state)
         .merge(join)
-        .layer(middleware::from_fn(guard::nosniff))
-        .layer(middleware::from_fn_with_state(guard, guard::check_host));
+        .layer(guard::nosniff())
+        .layer(guard::HostCheckLayer(guard));
     // Request logs only when they would be shown (RUST_LOG=info,tower_http=debug, say):
     // spans nobody reads cost 15% of the requests per second.
     if tracing::enabled!(target: "tower_http", tracing::Level::DEBUG) {
