@@ -415,7 +415,7 @@ async function idle(server) {
   row(
     "idle dashboard: main-thread CPU (%)",
     dashboard.cpu.toFixed(3),
-    `about:blank in the same browser ${blank.cpu.toFixed(3)}; a comparable Next.js app 0.015`,
+    `about:blank in the same browser ${blank.cpu.toFixed(3)}`,
     "<= 0.1",
     dashboard.cpu <= 0.1,
   );
