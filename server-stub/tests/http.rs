@@ -991,10 +991,12 @@ async fn the_openapi_document_describes_every_route_it_serves() {
     assert_eq!(
         operations,
         [
+            "DELETE /jobs/sora/{job_id}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/jobs",
+            "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/jobs",
         ]
@@ -1045,7 +1047,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         for status in ["400", "401", "421"] {
             assert!(op["responses"][status].is_object(), "{operation} {status}");
         }
-        if method == "POST" {
+        if op["requestBody"].is_object() {
             for status in ["413", "415", "422"] {
                 assert!(op["responses"][status].is_object(), "{operation} {status}");
             }
@@ -1166,4 +1168,63 @@ async fn saving_again_repairs_a_damaged_library_copy() {
         preview,
         "repaired from the preview"
     );
+}
+
+#[tokio::test]
+async fn cancel_stops_the_engine_and_remove_keeps_saved_videos() {
+    let h = start();
+    let long = json!({"prompt": "a long take", "seconds": 20, "size": "1920x1080"});
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let reply = api(&h.app, "POST", "/api/projects/p1/jobs", Some(long.clone())).await;
+        assert_eq!(reply.status, StatusCode::CREATED);
+        ids.push(reply.json()["sora_job_id"].as_str().unwrap().to_owned());
+    }
+    let (running, queued) = (&ids[0], &ids[1]);
+    wait_for(&h.jobs, running, Status::Running).await;
+    let cancel = |id: &str| format!("/api/jobs/sora/{}/cancel", encoded(id));
+    for id in [queued, running] {
+        let reply = api(&h.app, "POST", &cancel(id), None).await;
+        assert_eq!(reply.status, StatusCode::OK);
+        assert_eq!(reply.json()["status"], "error");
+        assert_eq!(reply.json()["error"], "Cancelled");
+    }
+    // The one worker is free at once: a 20 s 1080p render would keep it for minutes.
+    let next = create(&h.app, "p1", "after the cancels").await;
+    wait_for(&h.jobs, &next, Status::Done).await;
+    for id in [queued, running] {
+        let job = h.jobs.get(id).unwrap();
+        assert_eq!(
+            (job.status, job.error.as_deref()),
+            (Status::Error, Some("Cancelled"))
+        );
+        assert_eq!(job.preview_key, None);
+    }
+    let again = api(&h.app, "POST", &cancel(running), None).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    let done = api(&h.app, "POST", &cancel(&next), None).await;
+    assert_eq!(done.status, StatusCode::CONFLICT);
+
+    let save = format!("/api/jobs/sora/{}/save", encoded(&next));
+    let body = json!({"project_id": "p1", "prompt": "after the cancels"});
+    assert_eq!(
+        api(&h.app, "POST", &save, Some(body)).await.status,
+        StatusCode::OK
+    );
+    let media = h.dir.path().join("data/media");
+    let job_uri = format!("/api/jobs/sora/{}", encoded(&next));
+    let removed = api(&h.app, "DELETE", &job_uri, None).await;
+    assert_eq!(removed.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        api(&h.app, "GET", &job_uri, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert!(!media.join(format!("previews/{next}.mp4")).exists());
+    assert!(
+        media.join(format!("projects/p1/{next}.mp4")).exists(),
+        "the saved video stays"
+    );
+    assert!(!h.dir.path().join(format!("data/jobs/{next}.json")).exists());
+    let gone = api(&h.app, "DELETE", &job_uri, None).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
 }

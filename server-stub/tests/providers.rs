@@ -580,3 +580,65 @@ async fn a_providers_daily_budget_holds() {
         .unwrap();
     jobs.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_cancel_reaches_the_provider_where_it_can_and_polling_stops() {
+    let job_time = Duration::from_millis(1500);
+    let setup = Setup::new(Settings {
+        job_time,
+        ..Settings::default()
+    })
+    .await;
+    let jobs = setup.service();
+    let mut cancelled = Vec::new();
+    for (model, provider, cancels) in [
+        ("gen4.5", "runway", true),
+        ("kling", "fal", true),
+        ("sora-2", "openai", false),
+    ] {
+        let id = jobs
+            .create(job(model, "a long crossing"))
+            .await
+            .unwrap()
+            .sora_job_id;
+        while jobs.get(&id).unwrap().provider_job_id.is_none() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let record = jobs.cancel(&id).await.unwrap();
+        assert_eq!(record.status, Status::Error);
+        assert_eq!(record.error.as_deref(), Some("Cancelled"));
+        if cancels {
+            let kind = format!("{provider}.cancel");
+            while setup.fakes.count(&kind) == 0 {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
+        assert!(matches!(
+            jobs.cancel(&id).await,
+            Err(server_stub::jobs::JobError::Finished)
+        ));
+        cancelled.push((id, format!("{provider}.poll")));
+    }
+    assert_eq!(
+        setup.fakes.count("openai.cancel"),
+        0,
+        "no cancel in that API"
+    );
+    let polls: Vec<u32> = cancelled
+        .iter()
+        .map(|(_, k)| setup.fakes.count(k))
+        .collect();
+    // Watch past the moment the providers would have finished: nothing changes any more.
+    tokio::time::sleep(job_time + Duration::from_millis(300)).await;
+    for ((id, kind), before) in cancelled.iter().zip(polls) {
+        let record = jobs.get(id).unwrap();
+        assert_eq!(record.status, Status::Error, "{id}");
+        assert_eq!(record.error.as_deref(), Some("Cancelled"));
+        assert_eq!(record.preview_key, None);
+        assert_eq!(
+            setup.fakes.count(kind),
+            before,
+            "{kind}: no poll after the cancel"
+        );
+    }
+}

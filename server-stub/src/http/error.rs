@@ -137,6 +137,7 @@ impl From<JobError> for ApiError {
         match e {
             JobError::NotFound => ApiError::NotFound("Job not found".into()),
             JobError::NotFinished => ApiError::Conflict("The job is not finished".into()),
+            JobError::Finished => ApiError::Conflict("The job has already finished".into()),
             JobError::UnknownModel(m) => ApiError::Unprocessable(format!("Unknown model {m}")),
             JobError::Busy {
                 message,

@@ -175,7 +175,7 @@ impl Guard {
     pub fn cors(&self) -> CorsLayer {
         CorsLayer::new()
             .allow_origin(AllowOrigin::list(self.cors_origins.iter().cloned()))
-            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
             .allow_headers([
                 axum::http::header::AUTHORIZATION,
                 axum::http::header::CONTENT_TYPE,

@@ -1,4 +1,5 @@
-//! The job routes: create and list a project's jobs, read one job, save one to the library.
+//! The job routes: create and list a project's jobs, read, cancel and remove one job, save one
+//! to the library.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -289,4 +290,46 @@ pub async fn save(
         r2_key: key,
         public_url,
     }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/jobs/sora/{job_id}/cancel",
+    tag = "jobs",
+    params(("job_id" = String, Path)),
+    responses(
+        (status = 200, description = "Cancelled: the job, now `error` with the message \"Cancelled\"", body = JobView),
+        (status = 404, description = "No such job", body = ErrorBody),
+        (status = 409, description = "The job has already finished", body = ErrorBody),
+    ),
+)]
+pub async fn cancel(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<JobView>, ApiError> {
+    job_id(&id)?;
+    let record = state.jobs.cancel(&id).await?;
+    Ok(Json(JobView::new(&state, &base, &record)))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/jobs/sora/{job_id}",
+    tag = "jobs",
+    params(("job_id" = String, Path)),
+    responses(
+        (status = 204, description = "Removed (cancelled first when active); a video saved to the library stays"),
+        (status = 404, description = "No such job", body = ErrorBody),
+    ),
+)]
+pub async fn remove(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<StatusCode, ApiError> {
+    job_id(&id)?;
+    state.jobs.remove(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

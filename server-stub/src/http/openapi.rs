@@ -44,8 +44,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(assets)
         .routes(routes!(jobs::list, jobs::create))
-        .routes(routes!(jobs::get))
+        .routes(routes!(jobs::get, jobs::remove))
         .routes(routes!(jobs::save))
+        .routes(routes!(jobs::cancel))
         .routes(routes!(models::list))
 }
 

@@ -9,7 +9,9 @@ use futures_util::{StreamExt, TryStreamExt};
 
 use time::format_description::well_known::Rfc3339;
 
-use super::record::Status;
+use tokio_util::sync::CancellationToken;
+
+use super::record::{JobRecord, Status};
 use super::{age, now, preview_key, JobService};
 use crate::providers::fetch::MAX_VIDEO_BYTES;
 use crate::providers::{Found, Maker, Poll, Provider, ProviderError, Remote};
@@ -30,26 +32,53 @@ impl JobService {
         let Maker::Hosted { provider, remote } = maker else {
             return;
         };
-        let Some(record) = self.get(id) else { return };
-        let provider = provider.as_ref();
+        let Some(record) = self.get(id).filter(|r| r.status.is_active()) else {
+            return;
+        };
+        let cancelled = self.inner.switches.arm(id, &self.inner.stop).token.clone();
+        self.follow_through(id, provider.as_ref(), &remote, record, &cancelled)
+            .await;
+        self.inner.switches.disarm(id);
+    }
+
+    /// Submits (or recovers) the job, follows it and copies the video out, until done, failed,
+    /// cancelled or stopped.
+    async fn follow_through(
+        &self,
+        id: &str,
+        provider: &dyn Provider,
+        remote: &str,
+        record: JobRecord,
+        cancelled: &CancellationToken,
+    ) {
         let remote_id = match (record.provider_job_id.clone(), record.submit_started_at) {
             (Some(remote_id), _) => remote_id,
-            (None, Some(started)) => match self.recover(id, provider, &remote, &started).await {
+            (None, Some(started)) => match self.recover(id, provider, remote, &started).await {
                 Some(remote_id) => remote_id,
                 None => return,
             },
-            (None, None) => match self.submit(id, provider, &remote).await {
+            (None, None) => match self.submit(id, provider, remote, cancelled).await {
                 Some(remote_id) => remote_id,
                 None => return,
             },
         };
         match self
-            .follow(id, provider, &remote, &remote_id, &record.created_at)
+            .follow(
+                id,
+                provider,
+                remote,
+                &remote_id,
+                &record.created_at,
+                cancelled,
+            )
             .await
         {
-            Some(Ok(())) => self.copy_out(id, provider, &remote, &remote_id).await,
+            Some(Ok(())) => self.copy_out(id, provider, remote, &remote_id).await,
             Some(Err(message)) => self.fail(id, message).await,
-            None => tracing::info!(job = %id, "stopped; the poller starts again at the next start"),
+            None if self.stopping() => {
+                tracing::info!(job = %id, "stopped; the poller starts again at the next start")
+            }
+            None => tracing::info!(job = %id, "cancelled; no longer polled"),
         }
     }
 
@@ -104,10 +133,16 @@ impl JobService {
     /// Submits the job once, within the cap on submissions in flight: marked on disk first,
     /// then sent; the provider's id is kept at once. `None` when the job failed or the service
     /// stopped before sending.
-    async fn submit(&self, id: &str, provider: &dyn Provider, remote: &str) -> Option<String> {
+    async fn submit(
+        &self,
+        id: &str,
+        provider: &dyn Provider,
+        remote: &str,
+        cancelled: &CancellationToken,
+    ) -> Option<String> {
         let _slot = tokio::select! {
             slot = self.inner.submissions.acquire() => slot.ok()?,
-            () = self.inner.stop.cancelled() => return None,
+            () = cancelled.cancelled() => return None,
         };
         let marked = self.update(id, |r| r.submit_started_at = Some(now()))?;
         if let Err(e) = self.persist(id).await {
@@ -123,12 +158,22 @@ impl JobService {
         match provider.submit(remote, &marked.prompt, &marked.spec).await {
             Ok(remote_id) => {
                 tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
-                self.change(id, |r| {
-                    r.status = Status::Running;
-                    r.attempts += 1;
-                    r.provider_job_id = Some(remote_id.clone());
-                })
-                .await;
+                let mut active = false;
+                let record = self
+                    .change(id, |r| {
+                        r.provider_job_id = Some(remote_id.clone());
+                        active = r.status.is_active();
+                        if active {
+                            r.status = Status::Running;
+                            r.attempts += 1;
+                        }
+                    })
+                    .await?;
+                if !active {
+                    // Cancelled while the request was on its way.
+                    self.cancel_at_provider(id, &record.model, remote_id);
+                    return None;
+                }
                 Some(remote_id)
             }
             Err(e) => {
@@ -138,8 +183,8 @@ impl JobService {
         }
     }
 
-    /// Polls until the job is done (`Ok`), failed (`Err`, the provider's message) or the
-    /// service stops (`None`).
+    /// Polls until the job is done (`Ok`), failed (`Err`, the provider's message), or it is
+    /// cancelled or the service stops (`None`).
     async fn follow(
         &self,
         id: &str,
@@ -147,11 +192,16 @@ impl JobService {
         remote: &str,
         remote_id: &str,
         created_at: &str,
+        cancelled: &CancellationToken,
     ) -> Option<Result<(), String>> {
         let mut unreachable_since: Option<Instant> = None;
         let mut quiet = Duration::from_secs(1);
         loop {
-            let wait = match provider.poll(remote, remote_id).await {
+            let polled = tokio::select! {
+                polled = provider.poll(remote, remote_id) => polled,
+                () = cancelled.cancelled() => return None,
+            };
+            let wait = match polled {
                 Ok(Poll {
                     remote: Remote::Done,
                     ..
@@ -167,8 +217,10 @@ impl JobService {
                     unreachable_since = None;
                     let progress = progress.unwrap_or_else(|| estimate(age(created_at), provider));
                     self.update(id, |r| {
-                        r.status = Status::Running;
-                        r.progress = r.progress.max(progress);
+                        if r.status.is_active() {
+                            r.status = Status::Running;
+                            r.progress = r.progress.max(progress);
+                        }
                     });
                     next
                 }
@@ -185,7 +237,7 @@ impl JobService {
             };
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
-                () = self.inner.stop.cancelled() => return None,
+                () = cancelled.cancelled() => return None,
             }
         }
     }
@@ -236,9 +288,11 @@ impl JobService {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
                 self.change(id, |r| {
-                    r.status = Status::Done;
-                    r.progress = 100;
-                    r.preview_key = Some(object.key);
+                    if r.status.is_active() {
+                        r.status = Status::Done;
+                        r.progress = 100;
+                        r.preview_key = Some(object.key);
+                    }
                 })
                 .await;
             }

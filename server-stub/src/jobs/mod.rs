@@ -3,6 +3,7 @@
 //! records on disk (written off the async threads), saves finished videos to a project's
 //! library, and removes finished records and previews once they are old.
 
+mod cancel;
 mod hosted;
 mod persist;
 pub mod record;
@@ -69,6 +70,8 @@ pub enum JobError {
     NotFound,
     #[error("the job is not finished")]
     NotFinished,
+    #[error("the job has already finished")]
+    Finished,
     #[error("unknown model {0}")]
     UnknownModel(String),
     /// Over a limit: the message says which; try again after `retry_after` seconds.
@@ -107,6 +110,7 @@ struct Inner {
     stopping: AtomicBool,
     /// Cancelled with `stopping` set: wakes pollers waiting between two polls.
     stop: CancellationToken,
+    switches: cancel::Switches,
     saving: tokio::sync::Mutex<()>,
 }
 
@@ -165,6 +169,7 @@ impl JobService {
                 writing: Mutex::new(()),
                 stopping: AtomicBool::new(false),
                 stop: CancellationToken::new(),
+                switches: cancel::Switches::default(),
                 saving: tokio::sync::Mutex::new(()),
             }),
         };
@@ -388,14 +393,22 @@ impl JobService {
     }
 
     async fn run(&self, id: &str) {
+        let switch = self.inner.switches.arm(id, &self.inner.stop);
+        let mut queued = false;
         let Some(record) = self
             .change(id, |r| {
-                r.status = Status::Running;
-                r.attempts += 1;
-                r.progress = 0;
+                queued = r.status == Status::Queued;
+                if queued {
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                    r.progress = 0;
+                }
             })
             .await
+            .filter(|_| queued)
         else {
+            // Cancelled while it waited for a worker.
+            self.inner.switches.disarm(id);
             return;
         };
         tracing::info!(job = %id, prompt = %record.prompt, "rendering");
@@ -412,7 +425,7 @@ impl JobService {
                 &record.prompt,
                 &record.spec,
                 &target,
-                &service.inner.stopping,
+                &switch.flag,
                 |done, total| {
                     let percent = (u64::from(done) * 100 / u64::from(total)) as u8;
                     if percent != last {
@@ -434,21 +447,26 @@ impl JobService {
             Err(e) => Err(e.to_string()),
         };
         let _ = tokio::fs::remove_file(&out).await;
+        self.inner.switches.disarm(id);
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
                 self.change(id, |r| {
-                    r.status = Status::Done;
-                    r.progress = 100;
-                    r.preview_key = Some(object.key);
+                    if r.status.is_active() {
+                        r.status = Status::Done;
+                        r.progress = 100;
+                        r.preview_key = Some(object.key);
+                    }
                 })
                 .await;
             }
             Err(_) if self.stopping() => {
                 tracing::info!(job = %id, "stopped; will resume at next start");
                 self.change(id, |r| {
-                    r.status = Status::Queued;
-                    r.progress = 0;
+                    if r.status.is_active() {
+                        r.status = Status::Queued;
+                        r.progress = 0;
+                    }
                 })
                 .await;
             }
@@ -520,12 +538,14 @@ impl JobService {
         Ok(key)
     }
 
-    /// Marks a job failed with `message`.
+    /// Marks a job failed with `message`, unless it has finished already (a cancel).
     async fn fail(&self, id: &str, message: String) {
-        tracing::error!(job = %id, error = %message, "failed");
         self.change(id, |r| {
-            r.status = Status::Error;
-            r.error = Some(message);
+            if r.status.is_active() {
+                tracing::error!(job = %id, error = %message, "failed");
+                r.status = Status::Error;
+                r.error = Some(message);
+            }
         })
         .await;
     }
@@ -554,28 +574,27 @@ impl JobService {
             .cloned()
             .collect();
         for record in expired {
-            let id = record.sora_job_id;
-            if let Some(key) = &record.preview_key {
-                if let Err(e) = self.inner.storage.delete(key).await {
-                    tracing::warn!(job = %id, error = %e, "an expired preview could not be removed");
-                    continue;
-                }
-            }
-            self.inner.records.lock().unwrap().remove(&id);
-            let service = self.clone();
-            let removed = tokio::task::spawn_blocking(move || {
-                let _one_writer = service.inner.writing.lock().unwrap();
-                service.inner.disk.remove(&id)
-            })
-            .await;
-            match removed {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e, "an expired job record could not be removed")
-                }
-                Err(e) => tracing::warn!(error = %e, "an expired job record could not be removed"),
+            if let Err(e) = self.forget(&record).await {
+                tracing::warn!(job = %record.sora_job_id, error = %e, "an expired job could not be removed");
             }
         }
+    }
+
+    /// Removes a finished job's preview and record, in memory and on disk.
+    async fn forget(&self, record: &JobRecord) -> Result<(), JobError> {
+        if let Some(key) = &record.preview_key {
+            self.inner.storage.delete(key).await?;
+        }
+        let id = record.sora_job_id.clone();
+        self.inner.records.lock().unwrap().remove(&id);
+        let service = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _one_writer = service.inner.writing.lock().unwrap();
+            service.inner.disk.remove(&id)
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        Ok(())
     }
 
     fn stopping(&self) -> bool {
@@ -586,6 +605,7 @@ impl JobService {
     /// hosted job's poller stops (it starts again, without a new submission, at the next start).
     pub async fn shutdown(&self) {
         self.inner.stopping.store(true, Ordering::SeqCst);
+        self.inner.switches.trip_all();
         self.inner.stop.cancel();
         let all = self.inner.limits.workers.max(1);
         let _ = tokio::time::timeout(

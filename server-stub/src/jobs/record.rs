@@ -13,6 +13,13 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// Queued or running: still to finish.
+    pub fn is_active(self) -> bool {
+        matches!(self, Status::Queued | Status::Running)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
     pub sora_job_id: String,

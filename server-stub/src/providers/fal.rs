@@ -127,6 +127,15 @@ impl Provider for Fal {
         })
     }
 
+    /// `PUT .../requests/{id}/cancel`.
+    async fn cancel(&self, model: &str, id: &str) -> Result<bool, ProviderError> {
+        let url = format!("{}/cancel", self.request_url(model, id)?);
+        self.client
+            .call(|| self.request(reqwest::Method::PUT, &url))
+            .await?;
+        Ok(true)
+    }
+
     async fn download(&self, model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
         let url = self.request_url(model, id)?;
         let output = self

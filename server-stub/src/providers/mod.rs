@@ -80,6 +80,10 @@ pub trait Provider: Send + Sync {
         spec: &VideoSpec,
     ) -> Result<String, ProviderError>;
     async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError>;
+    /// Cancels a job at the provider: `false` where its API offers no cancel.
+    async fn cancel(&self, _model: &str, _id: &str) -> Result<bool, ProviderError> {
+        Ok(false)
+    }
     /// After a crash between sending a job and reading the answer: the provider's job of
     /// `model` with this `prompt` created since `since` (unix seconds), if it can be asked.
     async fn find(&self, _model: &str, _prompt: &str, _since: i64) -> Result<Found, ProviderError> {

@@ -118,6 +118,18 @@ impl Provider for Runway {
         })
     }
 
+    /// `DELETE /v1/tasks/{id}` cancels a pending or running task.
+    async fn cancel(&self, _model: &str, id: &str) -> Result<bool, ProviderError> {
+        if !id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') || id.is_empty() {
+            return Err(ProviderError::Malformed(format!("task id {id:?}")));
+        }
+        let url = format!("{}/v1/tasks/{id}", self.base);
+        self.client
+            .call(|| self.request(reqwest::Method::DELETE, &url))
+            .await?;
+        Ok(true)
+    }
+
     /// Output URLs expire, so the task is read again for a fresh one right before the download.
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
         let url = self

@@ -171,6 +171,7 @@ async fn cancel(
     if let Some(response) = check(&fakes, &headers) {
         return response;
     }
+    fakes.counted("fal.cancel");
     match fakes.job(&id) {
         Some(job) if job.finished(&fakes.settings()) => (
             StatusCode::BAD_REQUEST,

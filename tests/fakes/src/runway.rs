@@ -143,6 +143,7 @@ async fn cancel(
     if let Some(response) = check(&fakes, &headers) {
         return response;
     }
+    fakes.counted("runway.cancel");
     match fakes.job(&id) {
         Some(_) => StatusCode::NO_CONTENT.into_response(),
         None => error(StatusCode::NOT_FOUND, "Task not found"),

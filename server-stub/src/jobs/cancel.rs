@@ -1,0 +1,121 @@
+//! Cancelling and removing jobs. Each active job has its own switch: a flag the engine reads
+//! between frames and a token that wakes a hosted job's poller at once. A cancel trips it, and
+//! so does the service's stop; a hosted job is also cancelled at the provider where its API
+//! allows. A cancelled job is `error` with the message "Cancelled".
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use super::record::{JobRecord, Status};
+use super::{JobError, JobService};
+use crate::providers::Maker;
+
+pub const CANCELLED: &str = "Cancelled";
+
+#[derive(Default)]
+pub struct Switch {
+    /// Read by the engine between frames.
+    pub flag: AtomicBool,
+    /// Cancelled with the flag; a child of the service's stop.
+    pub token: CancellationToken,
+}
+
+#[derive(Default)]
+pub struct Switches {
+    armed: Mutex<HashMap<String, Arc<Switch>>>,
+}
+
+impl Switches {
+    /// The switch of job `id`, made on first use, tripped by `stop` too.
+    pub fn arm(&self, id: &str, stop: &CancellationToken) -> Arc<Switch> {
+        self.armed
+            .lock()
+            .unwrap()
+            .entry(id.to_owned())
+            .or_insert_with(|| {
+                Arc::new(Switch {
+                    flag: AtomicBool::new(false),
+                    token: stop.child_token(),
+                })
+            })
+            .clone()
+    }
+
+    /// Forgets the switch of a job that has stopped working.
+    pub fn disarm(&self, id: &str) {
+        self.armed.lock().unwrap().remove(id);
+    }
+
+    fn trip(&self, id: &str) {
+        if let Some(switch) = self.armed.lock().unwrap().remove(id) {
+            switch.flag.store(true, Ordering::SeqCst);
+            switch.token.cancel();
+        }
+    }
+
+    /// Trips every switch (the service is stopping).
+    pub fn trip_all(&self) {
+        for switch in self.armed.lock().unwrap().values() {
+            switch.flag.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl JobService {
+    /// Cancels a queued or running job: the engine drops it or stops rendering at once, a
+    /// hosted job's poller stops and the provider is asked to cancel where it can be.
+    pub async fn cancel(&self, id: &str) -> Result<JobRecord, JobError> {
+        let mut was_active = false;
+        let record = self
+            .change(id, |r| {
+                was_active = r.status.is_active();
+                if was_active {
+                    r.status = Status::Error;
+                    r.error = Some(CANCELLED.into());
+                }
+            })
+            .await
+            .ok_or(JobError::NotFound)?;
+        if !was_active {
+            return Err(JobError::Finished);
+        }
+        tracing::info!(job = %id, "cancelled");
+        self.inner.switches.trip(id);
+        if let Some(remote_id) = record.provider_job_id.clone() {
+            self.cancel_at_provider(id, &record.model, remote_id);
+        }
+        Ok(record)
+    }
+
+    /// Asks the provider, in the background, to cancel a job it has.
+    pub(super) fn cancel_at_provider(&self, id: &str, model: &str, remote_id: String) {
+        let Some(Maker::Hosted { provider, remote }) = self.inner.catalog.get(model).cloned()
+        else {
+            return;
+        };
+        let id = id.to_owned();
+        tokio::spawn(async move {
+            match provider.cancel(&remote, &remote_id).await {
+                Ok(true) => tracing::info!(job = %id, "cancelled at the provider"),
+                Ok(false) => {
+                    tracing::warn!(job = %id, provider = provider.name(), "the provider offers no cancel; it may finish (and bill) the job")
+                }
+                Err(e) => tracing::warn!(job = %id, error = %e, "the provider did not cancel"),
+            }
+        });
+    }
+
+    /// Removes a job from the server (cancelling it first when it is active) with its preview;
+    /// a video saved to the library stays.
+    pub async fn remove(&self, id: &str) -> Result<(), JobError> {
+        match self.cancel(id).await {
+            Ok(_) | Err(JobError::Finished) => {}
+            Err(e) => return Err(e),
+        }
+        let record = self.get(id).ok_or(JobError::NotFound)?;
+        self.forget(&record).await
+    }
+}
