@@ -54,7 +54,13 @@ async fn main() -> anyhow::Result<()> {
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
+    .with_graceful_shutdown({
+        let jobs = jobs.clone();
+        async move {
+            shutdown_signal().await;
+            jobs.close_streams();
+        }
+    })
     .await?;
     tracing::info!("stopping: finishing or persisting jobs");
     jobs.shutdown().await;

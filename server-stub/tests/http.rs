@@ -995,6 +995,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
+            "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
@@ -1009,6 +1010,22 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             path.replace("{project_id}", "p1")
                 .replace("{job_id}", "local-1%3Atask_01aa")
         );
+        if path.ends_with("/events") {
+            // A stream that stays open: its status says it is served.
+            let response = h
+                .app
+                .clone()
+                .oneshot(
+                    request(method, &uri)
+                        .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                        .body(Body::empty())
+                        .unwrap(),
+                )
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{operation}");
+            continue;
+        }
         let reply = api(&h.app, method, &uri, (method == "POST").then(|| json!({}))).await;
         assert_ne!(
             reply.json()["error"]["message"],
@@ -1227,4 +1244,99 @@ async fn cancel_stops_the_engine_and_remove_keeps_saved_videos() {
     assert!(!h.dir.path().join(format!("data/jobs/{next}.json")).exists());
     let gone = api(&h.app, "DELETE", &job_uri, None).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
+}
+
+/// Reads a Server-Sent Events body until `done(text so far)`, for at most 60 s.
+async fn read_events(
+    body: &mut (impl futures_util::Stream<Item = Result<bytes::Bytes, axum::Error>> + Unpin),
+    done: impl Fn(&str) -> bool,
+) -> String {
+    use futures_util::StreamExt;
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !done(&text) {
+        let chunk = tokio::time::timeout_at(deadline, body.next())
+            .await
+            .unwrap_or_else(|_| panic!("no such event within 60 s: {text}"))
+            .expect("the stream stays open")
+            .unwrap();
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    text
+}
+
+fn event_ids(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("id: ").or_else(|| l.strip_prefix("id:")))
+        .map(|v| v.trim().parse().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn job_changes_stream_as_server_sent_events_and_resume_after_the_last_id() {
+    let h = start();
+    let events = "/api/projects/p1/events";
+    let bare = send(&h.app, request("GET", events).body(Body::empty()).unwrap()).await;
+    assert_eq!(bare.status, StatusCode::UNAUTHORIZED);
+    let id = create(&h.app, "p1", "streamed").await;
+    let _elsewhere = create(&h.app, "p2", "another project").await;
+    let subscribe = |last: Option<u64>| {
+        let mut builder =
+            request("GET", events).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
+        if let Some(last) = last {
+            builder = builder.header("last-event-id", last.to_string());
+        }
+        h.app.clone().oneshot(builder.body(Body::empty()).unwrap())
+    };
+    let response = subscribe(None).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/event-stream"
+    );
+    let mut body = response.into_body().into_data_stream();
+    let text = read_events(&mut body, |t| t.contains("\"status\":\"done\"")).await;
+    assert!(text.contains("event: job"), "{text}");
+    assert!(text.contains(&id), "{text}");
+    assert!(
+        text.contains("\"status\":\"running\""),
+        "progress is streamed: {text}"
+    );
+    assert!(
+        !text.contains("another project"),
+        "only this project's jobs"
+    );
+    let ids = event_ids(&text);
+    assert!(ids.windows(2).all(|w| w[0] <= w[1]), "{ids:?}");
+    // Reconnecting after an id gets only what came after it.
+    let resume_after = ids[ids.len() / 2];
+    let mut resumed = subscribe(Some(resume_after))
+        .await
+        .unwrap()
+        .into_body()
+        .into_data_stream();
+    let replay = read_events(&mut resumed, |t| t.contains("\"status\":\"done\"")).await;
+    let replayed = event_ids(&replay);
+    assert!(
+        !replayed.is_empty() && replayed.iter().all(|&i| i > resume_after),
+        "{replayed:?} after {resume_after}"
+    );
+    // An id older than anything kept, or nonsense, gets every job as it is now.
+    let mut fresh = subscribe(Some(u64::MAX))
+        .await
+        .unwrap()
+        .into_body()
+        .into_data_stream();
+    let snapshot = read_events(&mut fresh, |t| t.contains("\"status\":\"done\"")).await;
+    assert!(snapshot.contains(&id));
+    // Removing the job is an event too.
+    let removed = api(
+        &h.app,
+        "DELETE",
+        &format!("/api/jobs/sora/{}", encoded(&id)),
+        None,
+    )
+    .await;
+    assert_eq!(removed.status, StatusCode::NO_CONTENT);
+    read_events(&mut body, |t| t.contains("event: removed")).await;
 }

@@ -40,6 +40,7 @@ where
 }
 
 /// The public base URL: configured, or taken from the request's Host.
+#[derive(Clone)]
 pub struct PublicBase(pub String);
 
 impl FromRequestParts<AppState> for PublicBase {

@@ -85,7 +85,7 @@ pub struct JobView {
 }
 
 impl JobView {
-    fn new(state: &AppState, base: &PublicBase, r: &JobRecord) -> Self {
+    pub(super) fn new(state: &AppState, base: &PublicBase, r: &JobRecord) -> Self {
         JobView {
             sora_job_id: r.sora_job_id.clone(),
             object: "video",

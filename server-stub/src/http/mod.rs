@@ -6,6 +6,7 @@ mod app;
 mod assets;
 mod auth;
 pub mod error;
+mod events;
 mod extract;
 pub mod guard;
 mod jobs;

@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{assets, jobs, models, AppState};
+use super::{assets, events, jobs, models, AppState};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -47,6 +47,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(jobs::get, jobs::remove))
         .routes(routes!(jobs::save))
         .routes(routes!(jobs::cancel))
+        .routes(routes!(events::stream))
         .routes(routes!(models::list))
 }
 

@@ -4,6 +4,7 @@
 //! library, and removes finished records and previews once they are old.
 
 mod cancel;
+pub mod events;
 mod hosted;
 mod persist;
 pub mod record;
@@ -111,6 +112,9 @@ struct Inner {
     /// Cancelled with `stopping` set: wakes pollers waiting between two polls.
     stop: CancellationToken,
     switches: cancel::Switches,
+    events: events::Events,
+    /// Cancelled when the server begins to stop: event streams end.
+    closing: CancellationToken,
     saving: tokio::sync::Mutex<()>,
 }
 
@@ -170,6 +174,8 @@ impl JobService {
                 stopping: AtomicBool::new(false),
                 stop: CancellationToken::new(),
                 switches: cancel::Switches::default(),
+                events: events::Events::default(),
+                closing: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
             }),
         };
@@ -250,9 +256,12 @@ impl JobService {
             let mut records = self.inner.records.lock().unwrap();
             self.admit(&records, &record)?;
             records.insert(id.clone(), record.clone());
+            self.inner.events.publish(&record, false);
         }
         if let Err(e) = self.persist(&id).await {
-            self.inner.records.lock().unwrap().remove(&id);
+            if let Some(record) = self.inner.records.lock().unwrap().remove(&id) {
+                self.inner.events.publish(&record, true);
+            }
             return Err(e);
         }
         self.spawn(id);
@@ -335,7 +344,13 @@ impl JobService {
         let record = records.get_mut(id)?;
         f(record);
         record.updated_at = now();
+        self.inner.events.publish(record, false);
         Some(record.clone())
+    }
+
+    /// The stream of job changes.
+    pub fn events(&self) -> &events::Events {
+        &self.inner.events
     }
 
     /// Changes a record in memory and on disk; a failed write is logged.
@@ -586,7 +601,12 @@ impl JobService {
             self.inner.storage.delete(key).await?;
         }
         let id = record.sora_job_id.clone();
-        self.inner.records.lock().unwrap().remove(&id);
+        {
+            let mut records = self.inner.records.lock().unwrap();
+            if let Some(removed) = records.remove(&id) {
+                self.inner.events.publish(&removed, true);
+            }
+        }
         let service = self.clone();
         tokio::task::spawn_blocking(move || {
             let _one_writer = service.inner.writing.lock().unwrap();
@@ -599,6 +619,17 @@ impl JobService {
 
     fn stopping(&self) -> bool {
         self.inner.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Resolves when the server begins to stop: open event streams end then, so that a
+    /// graceful stop does not wait for them.
+    pub fn closing(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
+        self.inner.closing.clone().cancelled_owned()
+    }
+
+    /// Ends the open event streams (the first step of a stop).
+    pub fn close_streams(&self) {
+        self.inner.closing.cancel();
     }
 
     /// Stops taking work; a job being rendered stops and stays queued for the next start, and a

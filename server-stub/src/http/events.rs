@@ -1,0 +1,106 @@
+//! GET /api/projects/{projectId}/events: the project's job changes as Server-Sent Events, so
+//! a browser follows progress as it happens instead of every 20 s. Each event is `job` (the job
+//! as GET /jobs/sora/{id} answers it) or `removed`, with a numbered id; a client that
+//! reconnects with `Last-Event-ID` gets what it missed, or every job again when that is too
+//! old. Comment lines keep the connection alive through proxies.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures_util::stream::{self, Stream, StreamExt};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::auth::Authorized;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiPath, PublicBase};
+use super::jobs::JobView;
+use super::{valid_project, AppState};
+use crate::jobs::events::{Change, Start};
+use crate::jobs::record::JobRecord;
+
+/// A comment line this often keeps idle connections open.
+const HEARTBEAT: Duration = Duration::from_secs(15);
+
+fn job_event(
+    state: &AppState,
+    base: &PublicBase,
+    seq: u64,
+    record: &JobRecord,
+    removed: bool,
+) -> Event {
+    let event = Event::default()
+        .id(seq.to_string())
+        .event(if removed { "removed" } else { "job" });
+    event
+        .json_data(JobView::new(state, base, record))
+        .unwrap_or_else(|_| Event::default().comment("unserialisable job"))
+}
+
+fn change_event(state: &AppState, base: &PublicBase, change: &Change) -> Event {
+    job_event(state, base, change.seq, &change.record, change.removed)
+}
+
+#[utoipa::path(
+    get,
+    path = "/projects/{project_id}/events",
+    tag = "jobs",
+    params(
+        ("project_id" = String, Path),
+        ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event seen, to resume after it"),
+    ),
+    responses(
+        (status = 200, description = "Server-Sent Events: `job` (a job as GET /jobs/sora/{job_id} answers it) and `removed`, each with a numbered id; heartbeats as comment lines", content_type = "text/event-stream", body = String),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+    ),
+)]
+pub async fn stream(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath(project): ApiPath<String>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    valid_project(&project)?;
+    let last = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let (start, receiver) = state.jobs.events().subscribe(&project, last);
+    let first: Vec<Event> = match start {
+        Start::Missed(changes) => changes
+            .iter()
+            .map(|c| change_event(&state, &base, c))
+            .collect(),
+        Start::Snapshot { seq } => {
+            let mut jobs = state.jobs.list(&project);
+            jobs.reverse();
+            jobs.iter()
+                .map(|r| job_event(&state, &base, seq, r, false))
+                .collect()
+        }
+    };
+    let closing = state.jobs.closing();
+    let live = stream::unfold(
+        (receiver, state, base, Arc::new(project)),
+        |(mut receiver, state, base, project)| async move {
+            loop {
+                match receiver.recv().await {
+                    Ok(change) if change.record.project_id == *project => {
+                        let event = change_event(&state, &base, &change);
+                        return Some((event, (receiver, state, base, project)));
+                    }
+                    Ok(_) => {}
+                    // Too slow to keep up, or stopping: the client reconnects with its
+                    // Last-Event-ID and is brought up to date.
+                    Err(RecvError::Lagged(_) | RecvError::Closed) => return None,
+                }
+            }
+        },
+    );
+    let events = stream::iter(first).chain(live).map(Ok).take_until(closing);
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(HEARTBEAT)))
+}
