@@ -158,7 +158,9 @@ impl<P: Platform> Core<P> {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        let offset = self.platform.utc_offset_minutes();
+        // Intl formatting calls into JS under the state's borrow; it cannot call back into
+        // the core, so the borrow is safe.
+        let format = |millis: i64, style| self.platform.format_time(millis, style);
         self.read(|s| Snapshot {
             version: self.version.get(),
             recent: s.recent.clone(),
@@ -179,7 +181,7 @@ impl<P: Platform> Core<P> {
                 .map(|j| {
                     JobView::new(
                         j,
-                        offset,
+                        format,
                         s.checking.contains(&j.sora_job_id),
                         s.saving.contains(&j.sora_job_id),
                     )
@@ -190,7 +192,7 @@ impl<P: Platform> Core<P> {
                 (false, true) => AssetsView::Empty,
                 (false, false) => AssetsView::Ready,
             },
-            assets: s.assets.iter().map(|a| AssetView::new(a, offset)).collect(),
+            assets: s.assets.iter().map(|a| AssetView::new(a, format)).collect(),
             metadata: s.metadata.as_ref().and_then(|m| {
                 let asset = s.assets.iter().find(|a| a.key == m.key)?;
                 let shown = match m.error {
@@ -198,7 +200,7 @@ impl<P: Platform> Core<P> {
                     None => m.value.clone(),
                 };
                 Some(MetadataView {
-                    asset: AssetView::new(asset, offset),
+                    asset: AssetView::new(asset, format),
                     loading: m.loading,
                     prompt: m
                         .value

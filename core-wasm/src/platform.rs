@@ -1,6 +1,7 @@
 //! What the core needs from its host: storage, the network, a clock, a log and a way to tell
 //! subscribers that the state changed. The browser implements it in `wasm/`, tests with fakes.
 
+use crate::time::TimeStyle;
 use std::future::Future;
 
 /// One HTTP request as the core describes it.
@@ -43,8 +44,9 @@ pub trait Platform: 'static {
     fn fetch(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, String>>;
     /// The current time as an ISO-8601 UTC timestamp.
     fn now_iso(&self) -> String;
-    /// The viewer's UTC offset in minutes east of UTC.
-    fn utc_offset_minutes(&self) -> i32;
+    /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone
+    /// as it was at that moment.
+    fn format_time(&self, millis: i64, style: TimeStyle) -> String;
     fn log(&self, level: LogLevel, message: &str);
     /// Called after every state change, with no borrow of the state held.
     fn notify(&self);

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::asset::{self, Asset};
 use crate::constants::DURATION_BADGE;
 use crate::job::Job;
-use crate::time::{format_date, format_date_time};
+use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Banner {
@@ -46,7 +46,12 @@ pub struct JobView {
 }
 
 impl JobView {
-    pub fn new(job: &Job, offset: i32, checking: bool, saving: bool) -> Self {
+    pub fn new(
+        job: &Job,
+        format: impl Fn(i64, TimeStyle) -> String,
+        checking: bool,
+        saving: bool,
+    ) -> Self {
         let done = job.status() == crate::job::JobStatus::Done;
         JobView {
             id: job.sora_job_id.clone(),
@@ -54,7 +59,7 @@ impl JobView {
             badge: job.badge(),
             percent: job.percent(),
             prompt: job.prompt.clone(),
-            created_label: format_date_time(&job.created_at, offset),
+            created_label: label(&job.created_at, TimeStyle::DateTime, format),
             preview_url: job.preview_url.clone(),
             show_progress: job.status() == crate::job::JobStatus::Running,
             show_player: done && job.preview_url.is_some(),
@@ -92,14 +97,14 @@ pub struct AssetView {
 }
 
 impl AssetView {
-    pub fn new(a: &Asset, offset: i32) -> Self {
+    pub fn new(a: &Asset, format: impl Fn(i64, TimeStyle) -> String) -> Self {
         AssetView {
             key: a.key.clone(),
             file_name: asset::file_name(&a.key).to_owned(),
             title: asset::title(&a.key),
             size_mb: asset::size_mb(a.size_bytes),
-            date_label: format_date(&a.last_modified, offset),
-            created_label: format_date_time(&a.last_modified, offset),
+            date_label: label(&a.last_modified, TimeStyle::Date, &format),
+            created_label: label(&a.last_modified, TimeStyle::DateTime, &format),
             public_url: a.public_url.clone(),
             thumbnail_url: a.public_url.as_ref().map(|u| format!("{u}#t=1")),
             duration_badge: DURATION_BADGE,

@@ -13,6 +13,7 @@ use studio_core::api::ApiConfig;
 use studio_core::core::Core;
 use studio_core::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
 use studio_core::snapshot::AssetsView;
+use studio_core::time::TimeStyle;
 
 #[derive(Default)]
 struct Fake {
@@ -67,8 +68,10 @@ impl Platform for Fake {
     fn now_iso(&self) -> String {
         self.now.borrow().clone()
     }
-    fn utc_offset_minutes(&self) -> i32 {
-        0
+    /// A fixed formatter (the browser's Intl is tested in Chromium): the style and the
+    /// moment in Unix milliseconds.
+    fn format_time(&self, millis: i64, style: TimeStyle) -> String {
+        format!("{style:?} {millis}")
     }
     fn log(&self, level: LogLevel, message: &str) {
         self.logs.borrow_mut().push((level, message.into()));
@@ -398,7 +401,7 @@ fn saving_stores_the_key_and_reloads_assets() {
             card.size_mb.as_str(),
             card.date_label.as_str()
         ),
-        ("a", "2.00", "21 Nov 2026")
+        ("a", "2.00", "Date 1795255380000")
     );
     assert!(
         block_on(core.save_job("m:task_a")).is_err(),

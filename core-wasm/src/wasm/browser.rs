@@ -8,6 +8,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Headers, Request, RequestInit, Response};
 
 use crate::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+use crate::time::TimeStyle;
 
 #[derive(Default)]
 pub struct BrowserPlatform {
@@ -75,6 +76,25 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, JsValue> {
     })
 }
 
+thread_local! {
+    /// The viewer's date and date-time formats (their locale, their time zone), made once.
+    static FORMATS: (js_sys::Intl::DateTimeFormat, js_sys::Intl::DateTimeFormat) =
+        (date_format(false), date_format(true));
+}
+
+/// `Intl.DateTimeFormat(undefined, { dateStyle: "medium"[, timeStyle: "medium"] })`.
+fn date_format(with_time: bool) -> js_sys::Intl::DateTimeFormat {
+    let options = js_sys::Object::new();
+    let set = |key: &str, value: &str| {
+        let _ = js_sys::Reflect::set(&options, &key.into(), &value.into());
+    };
+    set("dateStyle", "medium");
+    if with_time {
+        set("timeStyle", "medium");
+    }
+    js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &options)
+}
+
 impl Platform for BrowserPlatform {
     fn get_item(&self, key: &str) -> Option<String> {
         storage()?.get_item(key).ok()?
@@ -93,8 +113,20 @@ impl Platform for BrowserPlatform {
         js_sys::Date::new_0().to_iso_string().into()
     }
 
-    fn utc_offset_minutes(&self) -> i32 {
-        -(js_sys::Date::new_0().get_timezone_offset() as i32)
+    fn format_time(&self, millis: i64, style: TimeStyle) -> String {
+        FORMATS.with(|formats| {
+            let format = match style {
+                TimeStyle::Date => &formats.0,
+                TimeStyle::DateTime => &formats.1,
+            };
+            let date = js_sys::Date::new(&JsValue::from_f64(millis as f64));
+            format
+                .format()
+                .call1(format, &date)
+                .ok()
+                .and_then(|text| text.as_string())
+                .unwrap_or_default()
+        })
     }
 
     fn log(&self, level: LogLevel, message: &str) {
