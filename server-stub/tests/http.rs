@@ -992,6 +992,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         operations,
         [
             "DELETE /jobs/sora/{job_id}",
+            "DELETE /projects/{project_id}/assets/{file_name}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
@@ -1009,6 +1010,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "/api{}",
             path.replace("{project_id}", "p1")
                 .replace("{job_id}", "local-1%3Atask_01aa")
+                .replace("{file_name}", "x.mp4")
         );
         if path.ends_with("/events") {
             // A stream that stays open: its status says it is served.
@@ -1339,4 +1341,107 @@ async fn job_changes_stream_as_server_sent_events_and_resume_after_the_last_id()
     .await;
     assert_eq!(removed.status, StatusCode::NO_CONTENT);
     read_events(&mut body, |t| t.contains("event: removed")).await;
+}
+
+#[tokio::test]
+async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() {
+    let h = start();
+    let folder = h.dir.path().join("data/media/projects/lib");
+    std::fs::create_dir_all(&folder).unwrap();
+    // 25 videos dropped in by hand, some sharing a modification time.
+    for i in 0..25u64 {
+        let file = folder.join(format!("v{i:02}.mp4"));
+        std::fs::write(&file, vec![0u8; 100 + i as usize]).unwrap();
+        let at = std::time::UNIX_EPOCH + Duration::from_secs(1_790_000_000 + (i / 2) * 60);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    std::fs::write(folder.join("v24.json"), r#"{"prompt":"the newest"}"#).unwrap();
+    let whole = api(&h.app, "GET", "/api/projects/lib/assets", None)
+        .await
+        .json();
+    let all: Vec<String> = whole["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(all.len(), 25);
+    assert_eq!(all[0], "projects/lib/v24.mp4", "newest first");
+    assert!(whole["next_cursor"].is_null());
+    let mut paged = Vec::new();
+    let mut uri = "/api/projects/lib/assets?limit=10".to_owned();
+    let mut pages = 0;
+    loop {
+        let page = api(&h.app, "GET", &uri, None).await.json();
+        pages += 1;
+        paged.extend(
+            page["videos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["key"].as_str().unwrap().to_owned()),
+        );
+        match page["next_cursor"].as_str() {
+            Some(cursor) => uri = format!("/api/projects/lib/assets?limit=10&cursor={cursor}"),
+            None => break,
+        }
+    }
+    assert_eq!(
+        (pages, &paged),
+        (3, &all),
+        "the pages together are the whole list"
+    );
+    for bad in [
+        "limit=0",
+        "limit=1001",
+        "limit=x",
+        "cursor=nonsense",
+        "cursor=1~a/b",
+    ] {
+        let reply = api(
+            &h.app,
+            "GET",
+            &format!("/api/projects/lib/assets?{bad}"),
+            None,
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{bad}");
+    }
+
+    let remove = "/api/projects/lib/assets/v24.mp4";
+    let bare = send(
+        &h.app,
+        request("DELETE", remove).body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(bare.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        api(&h.app, "DELETE", remove, None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert!(!folder.join("v24.mp4").exists() && !folder.join("v24.json").exists());
+    assert!(folder.join("v23.mp4").exists(), "only that video");
+    assert_eq!(
+        api(&h.app, "DELETE", remove, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    for bad in ["v23.json", "..%2Fx.mp4", "v23"] {
+        let reply = api(
+            &h.app,
+            "DELETE",
+            &format!("/api/projects/lib/assets/{bad}"),
+            None,
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{bad}");
+    }
+    let left = api(&h.app, "GET", "/api/projects/lib/assets", None)
+        .await
+        .json();
+    assert_eq!(left["videos"].as_array().unwrap().len(), 24);
 }

@@ -1,14 +1,20 @@
-//! GET /api/projects/{projectId}/assets: the project's saved videos, newest first.
+//! The project's library: GET /api/projects/{projectId}/assets lists the saved videos, newest
+//! first, whole or a page at a time; DELETE removes one video with its metadata.
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::Json;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiPath, PublicBase};
+use super::extract::{ApiPath, ApiQuery, PublicBase};
 use super::{valid_project, AppState};
+use crate::storage::Object;
+
+/// The most videos one page holds.
+const PAGE_MAX: usize = 1000;
 
 /// A saved video.
 #[derive(Serialize, ToSchema)]
@@ -25,17 +31,47 @@ pub struct Asset {
 #[derive(Serialize, ToSchema)]
 pub struct Assets {
     videos: Vec<Asset>,
+    /// Where the next page starts (pass it as `cursor`); absent on the last page, so the
+    /// whole list is `{videos}` as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+/// A page of the list: without `limit`, every video.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Page {
+    /// At most this many videos, 1 to 1000.
+    #[param(minimum = 1, maximum = 1000)]
+    limit: Option<usize>,
+    /// The `next_cursor` of the page before.
+    #[param(pattern = r"^[0-9]{1,19}~[A-Za-z0-9._:-]{1,200}$")]
+    cursor: Option<String>,
+}
+
+/// Where a page starts: after the video modified at `.0` whose file name is `.1`.
+fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
+    let (modified, name) = cursor.split_once('~')?;
+    let plain = !modified.is_empty() && modified.bytes().all(|b| b.is_ascii_digit());
+    let name_ok = (1..=200).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    (plain && name_ok).then_some((modified.parse().ok()?, name))
+}
+
+fn file_name(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
 }
 
 #[utoipa::path(
     get,
     path = "/projects/{project_id}/assets",
     tag = "assets",
-    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters"), Page),
     responses(
-        (status = 200, description = "The project's saved videos, newest first", body = Assets),
-        (status = 400, description = "Invalid project id", body = ErrorBody),
-        (status = 401, description = "Missing or wrong bearer token", body = ErrorBody),
+        (status = 200, description = "The project's saved videos, newest first (a page of them with `limit`)", body = Assets),
+        (status = 400, description = "Invalid project id, limit or cursor", body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -43,17 +79,46 @@ pub async fn list(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(project): ApiPath<String>,
+    ApiQuery(page): ApiQuery<Page>,
 ) -> Result<Json<Assets>, ApiError> {
     valid_project(&project)?;
+    if page.limit.is_some_and(|l| !(1..=PAGE_MAX).contains(&l)) {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be 1 to {PAGE_MAX}"
+        )));
+    }
+    let after = match page.cursor.as_deref() {
+        Some(cursor) => Some(
+            parse_cursor(cursor).ok_or_else(|| ApiError::BadRequest("invalid cursor".into()))?,
+        ),
+        None => None,
+    };
     let mut objects = state
         .jobs
         .storage()
         .list(&format!("projects/{project}/"))
         .await?;
     objects.retain(|o| o.key.ends_with(".mp4"));
-    objects.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| b.key.cmp(&a.key)));
+    let newest_first = |a: &Object, b: &Object| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| file_name(&b.key).cmp(file_name(&a.key)))
+    };
+    objects.sort_by(newest_first);
+    if let Some((modified, name)) = after {
+        objects.retain(|o| {
+            let at = u64::try_from(o.modified).unwrap_or(0);
+            at < modified || (at == modified && file_name(&o.key) < name)
+        });
+    }
+    let limit = page.limit.unwrap_or(usize::MAX);
+    let next_cursor = (objects.len() > limit).then(|| {
+        let last = &objects[limit - 1];
+        format!("{}~{}", last.modified, file_name(&last.key))
+    });
     let videos = objects
         .into_iter()
+        .take(limit)
         .map(|o| Asset {
             last_modified: rfc3339(o.modified),
             public_url: base.url(&state, &o.key),
@@ -61,7 +126,46 @@ pub async fn list(
             key: o.key,
         })
         .collect();
-    Ok(Json(Assets { videos }))
+    Ok(Json(Assets {
+        videos,
+        next_cursor,
+    }))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/projects/{project_id}/assets/{file_name}",
+    tag = "assets",
+    params(
+        ("project_id" = String, Path),
+        ("file_name" = String, Path, description = "The last segment of the video's key", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
+    ),
+    responses(
+        (status = 204, description = "The video and its .json metadata are removed"),
+        (status = 404, description = "No such video", body = ErrorBody),
+    ),
+)]
+pub async fn remove(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath((project, name)): ApiPath<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    valid_project(&project)?;
+    let stem = name
+        .strip_suffix(".mp4")
+        .filter(|_| parse_cursor(&format!("0~{name}")).is_some())
+        .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
+    let key = format!("projects/{project}/{name}");
+    let storage = state.jobs.storage();
+    if storage.head(&key).await?.is_none() {
+        return Err(ApiError::NotFound("No such video".into()));
+    }
+    storage
+        .delete(&format!("projects/{project}/{stem}.json"))
+        .await?;
+    storage.delete(&key).await?;
+    tracing::info!(key = %key, "removed from the library");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 fn rfc3339(unix: i64) -> String {

@@ -39,6 +39,25 @@ where
     }
 }
 
+/// Query parameters; malformed ones are 400.
+pub struct ApiQuery<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let axum::extract::Query(value) =
+            axum::extract::Query::<T>::from_request_parts(parts, state)
+                .await
+                .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+        Ok(ApiQuery(value))
+    }
+}
+
 /// The public base URL: configured, or taken from the request's Host.
 #[derive(Clone)]
 pub struct PublicBase(pub String);
