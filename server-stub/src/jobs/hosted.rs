@@ -287,14 +287,7 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
-                self.change(id, |r| {
-                    if r.status.is_active() {
-                        r.status = Status::Done;
-                        r.progress = 100;
-                        r.preview_key = Some(object.key);
-                    }
-                })
-                .await;
+                self.done(id, object.key).await;
             }
             Err(_) if self.stopping() => {}
             Err(e) => {

@@ -466,14 +466,7 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
-                self.change(id, |r| {
-                    if r.status.is_active() {
-                        r.status = Status::Done;
-                        r.progress = 100;
-                        r.preview_key = Some(object.key);
-                    }
-                })
-                .await;
+                self.done(id, object.key).await;
             }
             Err(_) if self.stopping() => {
                 tracing::info!(job = %id, "stopped; will resume at next start");
@@ -551,6 +544,18 @@ impl JobService {
                 .await?;
         }
         Ok(key)
+    }
+
+    /// Marks a job done with its preview, unless it has finished already (a cancel).
+    async fn done(&self, id: &str, preview_key: String) {
+        self.change(id, |r| {
+            if r.status.is_active() {
+                r.status = Status::Done;
+                r.progress = 100;
+                r.preview_key = Some(preview_key);
+            }
+        })
+        .await;
     }
 
     /// Marks a job failed with `message`, unless it has finished already (a cancel).
