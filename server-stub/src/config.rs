@@ -69,19 +69,19 @@ pub struct Config {
     #[arg(long, env = "STUDIO_WORKERS", default_value_t = 1)]
     pub workers: u32,
     /// Queued and running jobs one project may have; further creates get 429.
-    #[arg(long, env = "STUDIO_MAX_ACTIVE_PER_PROJECT", default_value_t = 10)]
+    #[arg(long, env = "STUDIO_MAX_ACTIVE_PER_PROJECT", default_value_t = Limits::default().active_per_project)]
     pub max_active_per_project: usize,
     /// Queued and running jobs in all; further creates get 429.
-    #[arg(long, env = "STUDIO_MAX_ACTIVE_JOBS", default_value_t = 50)]
+    #[arg(long, env = "STUDIO_MAX_ACTIVE_JOBS", default_value_t = Limits::default().active)]
     pub max_active_jobs: usize,
     /// Submissions to hosted providers in flight at once.
-    #[arg(long, env = "STUDIO_MAX_HOSTED_SUBMISSIONS", default_value_t = 4)]
+    #[arg(long, env = "STUDIO_MAX_HOSTED_SUBMISSIONS", default_value_t = Limits::default().hosted_submissions)]
     pub max_hosted_submissions: usize,
     /// Seconds of video each provider may be asked for per UTC day, e.g. `openai=120,runway=60`.
     #[arg(long, env = "STUDIO_DAILY_VIDEO_SECONDS", value_delimiter = ',')]
     pub daily_video_seconds: Vec<String>,
     /// Days after which finished jobs (records and unsaved previews) are removed; 0 keeps them.
-    #[arg(long, env = "STUDIO_RETENTION_DAYS", default_value_t = 30)]
+    #[arg(long, env = "STUDIO_RETENTION_DAYS", default_value_t = Limits::default().retention.map_or(0, |d| d.as_secs() / 86_400))]
     pub retention_days: u64,
     /// The model used when a job names none.
     #[arg(long, env = "STUDIO_DEFAULT_MODEL", default_value = "local-1")]

@@ -22,12 +22,14 @@ async fn main() -> anyhow::Result<()> {
     let catalog = config.catalog()?;
     let storage = config.storage()?;
     let jobs = jobs::JobService::start(config.data.clone(), storage, catalog, config.limits()?)?;
+    let guard = config.guard(ip)?;
+    let code = guard.access_code.clone();
     let state = http::AppState {
         jobs: jobs.clone(),
         token: token.clone(),
         public_url: config.public_url.clone(),
         client_api_base: config.client_api_base.clone(),
-        guard: http::guard::Guard::new(config.guard(ip)?)?,
+        guard: http::guard::Guard::new(guard)?,
     };
     let app = http::router(state, &config.media_root(), &config.app_dir);
     let listener = tokio::net::TcpListener::bind((ip, config.port)).await?;
@@ -42,7 +44,6 @@ async fn main() -> anyhow::Result<()> {
         } else {
             SocketAddr::new(ip, port).to_string()
         };
-        let code = config.access_code()?;
         println!(
             "WARNING: listening on {address}, so other machines can reach this server. They get \
              the app and its token only through the invitation link below; share it only with \

@@ -53,11 +53,15 @@ pub struct Page {
 fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
     let (modified, name) = cursor.split_once('~')?;
     let plain = !modified.is_empty() && modified.bytes().all(|b| b.is_ascii_digit());
-    let name_ok = (1..=200).contains(&name.len())
+    (plain && valid_file_name(name)).then_some((modified.parse().ok()?, name))
+}
+
+/// A library file name as the API takes it: 1 to 200 of `A-Z a-z 0-9 . _ : -`.
+fn valid_file_name(name: &str) -> bool {
+    (1..=200).contains(&name.len())
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
-    (plain && name_ok).then_some((modified.parse().ok()?, name))
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
 }
 
 fn file_name(key: &str) -> &str {
@@ -153,7 +157,7 @@ pub async fn remove(
     valid_project(&project)?;
     let stem = name
         .strip_suffix(".mp4")
-        .filter(|_| parse_cursor(&format!("0~{name}")).is_some())
+        .filter(|_| valid_file_name(&name))
         .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
     let key = format!("projects/{project}/{name}");
     let storage = state.jobs.storage();

@@ -102,7 +102,7 @@ impl Guard {
             bound: settings.bound,
             cors_origins,
             access_code: settings.access_code,
-            csp: HeaderValue::from_str(&csp.replace("  ", " ")).unwrap_or_else(|_| {
+            csp: HeaderValue::from_str(&csp).unwrap_or_else(|_| {
                 HeaderValue::from_static("default-src 'self'; frame-ancestors 'none'")
             }),
         }))

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
-use axum::{middleware, Json, Router};
+use axum::{middleware, Router};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
@@ -59,11 +59,17 @@ async fn api_not_found() -> ApiError {
 pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
     let guard = state.guard.clone();
     let (api, doc) = openapi::routes().split_for_parts();
-    let doc = Arc::new(openapi::finish(doc, &models::ids(&state)));
+    // Serialised once: every request gets the same bytes.
+    let doc = bytes::Bytes::from(openapi::finish(doc, &models::ids(&state)).to_string());
     let api = api
         .route(
             "/openapi.json",
-            get(move |_: auth::Authorized| async move { Json(doc.as_ref().clone()) }),
+            get(move |_: auth::Authorized| async move {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    doc,
+                )
+            }),
         )
         .fallback(api_not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

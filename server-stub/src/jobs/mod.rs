@@ -496,14 +496,16 @@ impl JobService {
         let _one_at_a_time = self.inner.saving.lock().await;
         let key = library_key(project, id);
         let storage = &self.inner.storage;
-        let object = match (storage.head(&key).await?, storage.head(&preview).await?) {
+        let object = match storage.head(&key).await? {
+            None => storage.copy(&preview, &key).await?,
             // A copy cut short by a crash or a full disk is repaired from the preview.
-            (Some(saved), Some(source)) if saved.size_bytes != source.size_bytes => {
-                tracing::warn!(job = %id, key = %key, saved = saved.size_bytes, source = source.size_bytes, "repairing a damaged saved video");
-                storage.copy(&preview, &key).await?
-            }
-            (Some(saved), _) => saved,
-            (None, _) => storage.copy(&preview, &key).await?,
+            Some(saved) => match storage.head(&preview).await? {
+                Some(source) if source.size_bytes != saved.size_bytes => {
+                    tracing::warn!(job = %id, key = %key, saved = saved.size_bytes, source = source.size_bytes, "repairing a damaged saved video");
+                    storage.copy(&preview, &key).await?
+                }
+                _ => saved,
+            },
         };
         let meta_key = format!("{}.json", key.strip_suffix(".mp4").unwrap_or(&key));
         if storage.head(&meta_key).await?.is_none() {
@@ -582,7 +584,7 @@ impl JobService {
         }
     }
 
-    pub async fn sweep(&self, retention: Duration) {
+    async fn sweep(&self, retention: Duration) {
         let expired: Vec<JobRecord> = self
             .inner
             .records
