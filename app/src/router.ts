@@ -1,5 +1,6 @@
 // The two routes, based at the site root: "/" and "/{projectId}".
 import { useSyncExternalStore } from "react";
+import { Studio } from "./core/studio";
 
 export type Route = { name: "picker" } | { name: "dashboard"; projectId: string | null };
 
@@ -17,7 +18,7 @@ export function routeOf(pathname: string): Route {
   } catch {
     projectId = null;
   }
-  const valid = projectId !== null && projectId.trim() !== "" && !projectId.includes("/");
+  const valid = projectId !== null && Studio.isValidProjectId(projectId);
   return { name: "dashboard", projectId: valid ? projectId : null };
 }
 

@@ -89,6 +89,39 @@ describe("dashboard", () => {
     expect(calls.filter((c) => c.method === "POST")).toHaveLength(1);
   });
 
+  it("cancels a running job, retries it as an equal job and removes it", async () => {
+    storeJobs("p1", [
+      job({ status: "running", progress: 40, model: "local-1", seconds: 8, size: "640x360" }),
+    ]);
+    const calls = fakeServer((call) => {
+      if (call.url.endsWith("/cancel")) return json({ status: "error", error: "Cancelled" });
+      if (call.method === "POST") return json({ sora_job_id: "local-1:task_b", status: "queued" });
+      if (call.method === "DELETE") return json({});
+      return json({ videos: [], jobs: [] });
+    });
+    renderAt("/p1");
+    const first = () => screen.getByText("“a red fox”").closest("li")!;
+    fireEvent.click(within(first()).getByRole("button", { name: "Cancel" }));
+    await within(first()).findByText("Cancelled");
+    expect(within(first()).getByText("ERROR")).toBeTruthy();
+    expect(within(first()).queryByRole("button", { name: "Cancel" })).toBeNull();
+
+    fireEvent.click(within(first()).getByRole("button", { name: "Retry" }));
+    await screen.findByRole("heading", { name: "Jobs (2)" });
+    expect(calls.find((c) => c.method === "POST" && !c.url.endsWith("/cancel"))?.body).toEqual({
+      prompt: "a red fox",
+      model: "local-1",
+      seconds: 8,
+      size: "640x360",
+    });
+
+    fireEvent.click(screen.getByRole("button", { name: "Remove job local-1:task_a" }));
+    await screen.findByRole("heading", { name: "Jobs (1)" });
+    expect(
+      calls.some((c) => c.method === "DELETE" && c.url.endsWith("/jobs/sora/local-1%3Atask_a")),
+    ).toBe(true);
+  });
+
   it("shows a running job's progress and checks its status", async () => {
     storeJobs("p1", [job({ status: "running", progress: 40 })]);
     fakeServer((call) =>

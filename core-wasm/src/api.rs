@@ -48,6 +48,23 @@ pub enum ApiError {
     GetJobStatus(String),
     #[error("Failed to save job: {0}")]
     SaveJob(String),
+    #[error("Failed to list jobs: {0}")]
+    ListJobs(String),
+    #[error("Failed to cancel job: {0}")]
+    CancelJob(String),
+    #[error("Failed to remove job: {0}")]
+    RemoveJob(String),
+    #[error("Failed to follow job changes: {0}")]
+    Events(String),
+}
+
+/// What a new job is made of; `None` leaves the choice to the server.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewJob {
+    pub prompt: String,
+    pub model: Option<String>,
+    pub seconds: Option<Value>,
+    pub size: Option<String>,
 }
 
 /// Why the metadata of a video could not be shown.
@@ -73,7 +90,7 @@ pub fn encode_segment(segment: &str) -> String {
 }
 
 /// Why a response is not a success, in the words the error messages use.
-fn failure_text(response: &HttpResponse) -> String {
+pub fn failure_text(response: &HttpResponse) -> String {
     if response.status_text.trim().is_empty() {
         format!("HTTP {}", response.status)
     } else {
@@ -104,11 +121,21 @@ impl<'a, P: Platform> Api<'a, P> {
         url: String,
         body: Option<Value>,
     ) -> Result<Value, (String, String)> {
+        let response = self.send(method, url, body).await?;
+        serde_json::from_str(&response.body)
+            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
+    }
+
+    /// Sends an authorised call; returns the response of a success, or the failure text.
+    async fn send(
+        &self,
+        method: &'static str,
+        url: String,
+        body: Option<Value>,
+    ) -> Result<HttpResponse, (String, String)> {
         let request = HttpRequest {
-            method,
-            url,
-            bearer: Some(self.config.token.clone()),
             body: body.map(|b| b.to_string()),
+            ..self.authorised(method, url)
         };
         let response = self
             .platform
@@ -118,8 +145,17 @@ impl<'a, P: Platform> Api<'a, P> {
         if !response.ok() {
             return Err((failure_text(&response), response.body));
         }
-        serde_json::from_str(&response.body)
-            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
+        Ok(response)
+    }
+
+    fn authorised(&self, method: &'static str, url: String) -> HttpRequest {
+        HttpRequest {
+            method,
+            url,
+            bearer: Some(self.config.token.clone()),
+            body: None,
+            last_event_id: None,
+        }
     }
 
     pub async fn get_assets(&self, project_id: &str) -> Result<Vec<Asset>, ApiError> {
@@ -131,16 +167,17 @@ impl<'a, P: Platform> Api<'a, P> {
             .ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
     }
 
-    /// Creates a job; `model` names one of the server's models, or leaves the choice to it.
-    pub async fn create_job(
-        &self,
-        project_id: &str,
-        prompt: &str,
-        model: Option<&str>,
-    ) -> Result<Value, ApiError> {
-        let mut body = json!({ "prompt": prompt });
-        if let Some(model) = model {
+    /// Creates a job from the prompt, and the model, seconds and size when given.
+    pub async fn create_job(&self, project_id: &str, job: &NewJob) -> Result<Value, ApiError> {
+        let mut body = json!({ "prompt": job.prompt });
+        if let Some(model) = &job.model {
             body["model"] = json!(model);
+        }
+        if let Some(seconds) = &job.seconds {
+            body["seconds"] = seconds.clone();
+        }
+        if let Some(size) = &job.size {
+            body["size"] = json!(size);
         }
         let answer = self
             .call(
@@ -195,17 +232,59 @@ impl<'a, P: Platform> Api<'a, P> {
         }
     }
 
-    /// Fetches a video's companion metadata with a plain request (no credential).
-    pub async fn get_metadata(&self, url: &str) -> Result<Value, MetadataError> {
-        let request = HttpRequest {
-            method: "GET",
-            url: url.to_owned(),
-            bearer: None,
-            body: None,
-        };
+    /// The jobs the server keeps for a project (each as a status answer), newest first.
+    pub async fn list_jobs(&self, project_id: &str) -> Result<Vec<Value>, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["projects", project_id, "jobs"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::ListJobs(text))?;
+        match answer.get("jobs") {
+            Some(Value::Array(jobs)) => Ok(jobs.clone()),
+            _ => Err(ApiError::ListJobs("Response has no jobs array".into())),
+        }
+    }
+
+    /// Cancels a queued or running job; answers the job as it now is.
+    pub async fn cancel_job(&self, job_id: &str) -> Result<Value, ApiError> {
+        let answer = self
+            .call("POST", self.url(&["jobs", "sora", job_id, "cancel"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::CancelJob(text))?;
+        answer
+            .is_object()
+            .then_some(answer)
+            .ok_or_else(|| ApiError::CancelJob("Response is not an object".into()))
+    }
+
+    /// Removes the server's record of a job (a saved video stays). A job the server does not
+    /// know is already removed there.
+    pub async fn remove_job(&self, job_id: &str) -> Result<(), ApiError> {
+        let request = self.authorised("DELETE", self.url(&["jobs", "sora", job_id]));
         let response = self
             .platform
             .fetch(request)
+            .await
+            .map_err(ApiError::RemoveJob)?;
+        match response.status {
+            404 => Ok(()),
+            _ if response.ok() => Ok(()),
+            _ => Err(ApiError::RemoveJob(failure_text(&response))),
+        }
+    }
+
+    /// The request that opens the project's stream of job changes, resuming after `last_id`.
+    pub fn events_request(&self, project_id: &str, last_id: Option<&str>) -> HttpRequest {
+        HttpRequest {
+            last_event_id: last_id.map(str::to_owned),
+            ..self.authorised("GET", self.url(&["projects", project_id, "events"]))
+        }
+    }
+
+    /// Fetches a video's companion metadata with a plain request (no credential).
+    pub async fn get_metadata(&self, url: &str) -> Result<Value, MetadataError> {
+        let response = self
+            .platform
+            .fetch(HttpRequest::get(url))
             .await
             .map_err(|_| MetadataError::Failed)?;
         match response.status {

@@ -100,6 +100,34 @@ impl Job {
         serde_json::from_value(Value::Object(fields)).ok()
     }
 
+    /// The job merged with a status answer, or `None` when the answer changes nothing (so an
+    /// unchanged job is not written again, and nothing is redrawn).
+    pub fn merged_if_changed(&self, answer: &Value, now: &str) -> Option<Job> {
+        let mut merged = self.merged(answer, &self.updated_at)?;
+        if merged == *self {
+            return None;
+        }
+        merged.updated_at = now.to_owned();
+        Some(merged)
+    }
+
+    /// A job this browser has not seen, as the server lists it: the spec's stored fields from
+    /// the server's record (it keeps no library key, so `final_r2_key` starts empty).
+    pub fn from_listed(answer: &Value) -> Option<Job> {
+        let mut fields = answer.as_object()?.clone();
+        fields
+            .get("sora_job_id")?
+            .as_str()
+            .filter(|id| !id.is_empty())?;
+        fields.insert("final_r2_key".into(), Value::Null);
+        serde_json::from_value(Value::Object(fields)).ok()
+    }
+
+    /// A field the server answered (kept in `extra`), such as `model`, `seconds` or `size`.
+    pub fn answered(&self, field: &str) -> Option<&Value> {
+        self.extra.get(field).filter(|v| !v.is_null())
+    }
+
     pub fn status(&self) -> JobStatus {
         match self.status.as_str() {
             "queued" => JobStatus::Queued,
@@ -156,6 +184,37 @@ pub fn upsert(jobs: &[Job], job: Job) -> Vec<Job> {
     out.push(job);
     sort_newest_first(&mut out);
     out
+}
+
+/// Merges the server's jobs into the stored list: unknown ones are added, known ones merged
+/// as a poll would, and stored jobs the server does not list are kept. `None` when nothing
+/// changed.
+pub fn merge_listed(jobs: &[Job], listed: &[Value], now: &str) -> Option<Vec<Job>> {
+    let mut out = jobs.to_vec();
+    let mut changed = false;
+    for answer in listed {
+        let Some(id) = answer.get("sora_job_id").and_then(Value::as_str) else {
+            continue;
+        };
+        match out.iter_mut().find(|j| j.sora_job_id == id) {
+            Some(job) => {
+                if let Some(merged) = job.merged_if_changed(answer, now) {
+                    *job = merged;
+                    changed = true;
+                }
+            }
+            None => {
+                if let Some(job) = Job::from_listed(answer) {
+                    out.push(job);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed.then(|| {
+        sort_newest_first(&mut out);
+        out
+    })
 }
 
 #[cfg(test)]
@@ -268,5 +327,26 @@ mod tests {
         let list = upsert(&list, changed);
         assert_eq!(list.len(), 2);
         assert_eq!(list[1].status, "done");
+    }
+
+    #[test]
+    fn listed_jobs_are_added_merged_and_never_dropped() {
+        let local = created();
+        let mut only_here = created();
+        only_here.sora_job_id = "only-here".into();
+        let listed = [
+            json!({"sora_job_id": "sora-2:task_01", "status": "running", "progress": 40}),
+            json!({"sora_job_id": "other:task_02", "status": "done", "prompt": "a dog",
+                "preview_url": "http://x/p.mp4", "created_at": T1, "updated_at": T1}),
+            json!({"no_id": true}),
+        ];
+        let merged = merge_listed(&[local, only_here], &listed, T1).unwrap();
+        let ids: Vec<&str> = merged.iter().map(|j| j.sora_job_id.as_str()).collect();
+        assert_eq!(ids, ["other:task_02", "sora-2:task_01", "only-here"]);
+        assert_eq!(merged[0].prompt, "a dog");
+        assert!(merged[0].can_save());
+        assert_eq!(merged[1].percent(), 40);
+        assert_eq!(merged[1].updated_at, T1);
+        assert_eq!(merge_listed(&merged, &listed, "later"), None, "nothing new");
     }
 }

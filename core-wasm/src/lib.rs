@@ -5,11 +5,13 @@ pub mod api;
 pub mod asset;
 pub mod constants;
 pub mod core;
+pub mod error;
 pub mod job;
 pub mod platform;
 pub mod project_id;
 pub mod recent;
 pub mod snapshot;
+pub mod sse;
 pub mod store;
 pub mod time;
 

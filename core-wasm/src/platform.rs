@@ -1,6 +1,7 @@
 //! What the core needs from its host: storage, the network, a clock, a log and a way to tell
 //! subscribers that the state changed. The browser implements it in `wasm/`, tests with fakes.
 
+use crate::core::Part;
 use crate::time::TimeStyle;
 use std::future::Future;
 
@@ -12,6 +13,21 @@ pub struct HttpRequest {
     /// Bearer token; `None` for the plain metadata request.
     pub bearer: Option<String>,
     pub body: Option<String>,
+    /// Sent as `Last-Event-ID` to resume a stream of events.
+    pub last_event_id: Option<String>,
+}
+
+impl HttpRequest {
+    /// A plain GET with no credential.
+    pub fn get(url: &str) -> Self {
+        HttpRequest {
+            method: "GET",
+            url: url.to_owned(),
+            bearer: None,
+            body: None,
+            last_event_id: None,
+        }
+    }
 }
 
 /// What came back: the status line and the body text.
@@ -35,19 +51,31 @@ pub enum LogLevel {
     Error,
 }
 
+/// A response body read as it arrives.
+pub trait BodyStream {
+    /// The next piece of the body; `None` once it has ended, `Err` when it broke off.
+    fn next(&mut self) -> impl Future<Output = Option<Result<String, String>>>;
+}
+
 pub trait Platform: 'static {
+    type Stream: BodyStream;
     /// A local storage read; `None` when the key is absent or storage is unavailable.
     fn get_item(&self, key: &str) -> Option<String>;
     /// A local storage write; the error text says why it failed (for example the quota).
     fn set_item(&self, key: &str, value: &str) -> Result<(), String>;
     /// Sends a request; `Err` when no response arrived (network failure).
     fn fetch(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, String>>;
+    /// Sends a request whose body is read as it arrives (the response's `body` is empty).
+    fn stream(
+        &self,
+        request: HttpRequest,
+    ) -> impl Future<Output = Result<(HttpResponse, Self::Stream), String>>;
     /// The current time as an ISO-8601 UTC timestamp.
     fn now_iso(&self) -> String;
     /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone
     /// as it was at that moment.
     fn format_time(&self, millis: i64, style: TimeStyle) -> String;
     fn log(&self, level: LogLevel, message: &str);
-    /// Called after every state change, with no borrow of the state held.
-    fn notify(&self);
+    /// Called after every change of a part of the state, with no borrow of the state held.
+    fn notify(&self, part: Part);
 }

@@ -1,12 +1,29 @@
-//! Project-id cleaning and validation (spec section 5).
+//! Project ids (spec section 5): the one definition of a valid id, used by the picker, the
+//! router, local storage and the server alike, and the cleaning of a typed id.
+
+/// The longest project id, in characters.
+pub const MAX_CHARS: usize = 100;
+
+/// Whether `id` names a project: not blank after trimming, at most [`MAX_CHARS`] characters,
+/// no control characters. A recent project is opened as it is stored, so this is all an id
+/// must be; the cleaned form is only what Open Project makes of typed text.
+pub fn is_valid(id: &str) -> bool {
+    !id.trim().is_empty() && id.chars().count() <= MAX_CHARS && !id.chars().any(char::is_control)
+}
+
+/// Whether `id` is already in the cleaned form (a-z, 0-9 and '-').
+pub fn is_clean(id: &str) -> bool {
+    is_valid(id)
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
 
 /// Cleans what the user typed into a project id: trims, lowercases and replaces every
-/// character other than `a-z`, `0-9` or `-` with `-`. Blank input gives `None`.
+/// character other than `a-z`, `0-9` or `-` with `-`. `None` when the result is not a valid
+/// id (blank, or longer than [`MAX_CHARS`]).
 pub fn clean(raw: &str) -> Option<String> {
     let trimmed = raw.trim();
-    if trimmed.is_empty() {
-        return None;
-    }
     let mut id = String::with_capacity(trimmed.len());
     for c in trimmed.chars() {
         match c {
@@ -19,12 +36,7 @@ pub fn clean(raw: &str) -> Option<String> {
             _ => id.push('-'),
         }
     }
-    Some(id)
-}
-
-/// Whether Open Project may be pressed for this input.
-pub fn can_open(raw: &str) -> bool {
-    !raw.trim().is_empty()
+    is_valid(&id).then_some(id)
 }
 
 #[cfg(test)]
@@ -47,13 +59,32 @@ mod tests {
     #[test]
     fn keeps_an_already_clean_id() {
         assert_eq!(clean("summer-ads-2026").as_deref(), Some("summer-ads-2026"));
+        assert!(is_clean("summer-ads-2026"));
     }
 
     #[test]
-    fn rejects_blank_input() {
+    fn rejects_blank_and_overlong_input() {
         assert_eq!(clean(""), None);
         assert_eq!(clean("   \t\n"), None);
-        assert!(!can_open("  "));
-        assert!(can_open(" x "));
+        assert_eq!(clean(&"a".repeat(MAX_CHARS + 1)), None);
+        assert!(clean(&"a".repeat(MAX_CHARS)).is_some());
+    }
+
+    #[test]
+    fn a_recent_id_needs_no_cleaning_to_be_valid() {
+        for id in [
+            "My Project",
+            "a/b",
+            "Été",
+            " x ",
+            "..",
+            &"é".repeat(MAX_CHARS),
+        ] {
+            assert!(is_valid(id), "{id}");
+            assert!(!is_clean(id), "{id}");
+        }
+        for id in ["", "  ", "a\nb", "\u{7f}", &"x".repeat(MAX_CHARS + 1)] {
+            assert!(!is_valid(id), "{id:?}");
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! What the UI renders: plain, JSON-compatible views of the state, with every presentation
-//! rule already applied (titles, sizes, dates, badges, which buttons show).
+//! What the UI renders: plain, JSON-compatible views of the state, one per part, with every
+//! presentation rule already applied (titles, sizes, dates, badges, which buttons show). The
+//! app's TypeScript types are generated from these (`app/src/core/types.ts`, checked by a test).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -9,6 +10,7 @@ use crate::constants::DURATION_BADGE;
 use crate::job::Job;
 use crate::time::{label, TimeStyle};
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Banner {
     /// One of the spec's banner messages, exactly.
@@ -17,14 +19,16 @@ pub struct Banner {
     pub detail: Option<String>,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AssetsView {
+pub enum LibraryState {
     Loading,
     Empty,
     Ready,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobView {
@@ -40,17 +44,40 @@ pub struct JobView {
     pub can_save: bool,
     pub saved: bool,
     pub can_check: bool,
-    pub checking: bool,
-    pub saving: bool,
+    pub can_cancel: bool,
+    pub can_retry: bool,
+    /// The request in flight for this job, shown as busy buttons.
+    pub busy: Option<JobActivity>,
     pub error: Option<String>,
+}
+
+/// A request the user started for one job.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobActivity {
+    Checking,
+    Saving,
+    Cancelling,
+    Removing,
+}
+
+/// Whether job changes are being pushed by the server.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamState {
+    #[default]
+    Off,
+    Connecting,
+    Open,
 }
 
 impl JobView {
     pub fn new(
         job: &Job,
         format: impl Fn(i64, TimeStyle) -> String,
-        checking: bool,
-        saving: bool,
+        busy: Option<JobActivity>,
     ) -> Self {
         let done = job.status() == crate::job::JobStatus::Done;
         JobView {
@@ -66,8 +93,9 @@ impl JobView {
             can_save: job.can_save(),
             saved: job.final_r2_key.is_some(),
             can_check: job.is_active(),
-            checking,
-            saving,
+            can_cancel: job.is_active(),
+            can_retry: job.status() == crate::job::JobStatus::Error,
+            busy,
             error: job.extra.get("error").and_then(error_text),
         }
     }
@@ -81,6 +109,7 @@ fn error_text(value: &Value) -> Option<String> {
     }
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssetView {
@@ -93,7 +122,7 @@ pub struct AssetView {
     pub public_url: Option<String>,
     /// The public URL with a media fragment, so a muted thumbnail shows a frame of the video.
     pub thumbnail_url: Option<String>,
-    pub duration_badge: &'static str,
+    pub duration_badge: String,
 }
 
 impl AssetView {
@@ -107,12 +136,13 @@ impl AssetView {
             created_label: label(&a.last_modified, TimeStyle::DateTime, &format),
             public_url: a.public_url.clone(),
             thumbnail_url: a.public_url.as_ref().map(|u| format!("{u}#t=1")),
-            duration_badge: DURATION_BADGE,
+            duration_badge: DURATION_BADGE.to_owned(),
         }
     }
 }
 
 /// The Video Metadata modal.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetadataView {
@@ -125,13 +155,12 @@ pub struct MetadataView {
     pub error: Option<String>,
 }
 
+/// The picker's and dashboard's shared state: the open project and the prompt being typed.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Snapshot {
-    pub version: u64,
-    pub recent: Vec<String>,
+pub struct ConsoleView {
     pub project_id: Option<String>,
-    pub banner: Option<Banner>,
     pub draft: String,
     /// The models offered, the default first.
     pub models: Vec<String>,
@@ -139,8 +168,82 @@ pub struct Snapshot {
     pub model: String,
     pub can_generate: bool,
     pub creating: bool,
-    pub jobs: Vec<JobView>,
-    pub assets_view: AssetsView,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobsView {
+    /// The project's jobs, newest first.
+    pub items: Vec<JobView>,
+    pub stream: StreamState,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LibraryView {
+    pub state: LibraryState,
     pub assets: Vec<AssetView>,
+}
+
+/// Everything at once (the console's `studio.snapshot()`); the app reads one part at a time.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    #[cfg_attr(test, ts(type = "number"))]
+    pub version: u64,
+    pub recent: Vec<String>,
+    pub banner: Option<Banner>,
+    pub console: ConsoleView,
+    pub jobs: JobsView,
+    pub library: LibraryView,
     pub metadata: Option<MetadataView>,
+}
+
+#[cfg(test)]
+mod typescript {
+    use super::*;
+    use ts_rs::TS;
+
+    const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/core/types.ts");
+
+    fn generated() -> String {
+        let decls = [
+            Banner::decl(),
+            JobActivity::decl(),
+            JobView::decl(),
+            StreamState::decl(),
+            JobsView::decl(),
+            AssetView::decl(),
+            LibraryState::decl(),
+            LibraryView::decl(),
+            MetadataView::decl(),
+            ConsoleView::decl(),
+            Snapshot::decl(),
+        ];
+        let mut out = String::from(
+            "// Generated from core-wasm/src/snapshot.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n",
+        );
+        for decl in decls {
+            out.push_str("\nexport ");
+            out.push_str(&decl);
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn the_app_types_are_generated_from_these() {
+        let fresh = generated();
+        if std::env::var_os("UPDATE_TS_TYPES").is_some() {
+            std::fs::write(PATH, &fresh).unwrap();
+        }
+        let committed = std::fs::read_to_string(PATH).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "app/src/core/types.ts is out of date: run `UPDATE_TS_TYPES=1 cargo test -p studio-core`"
+        );
+    }
 }

@@ -100,10 +100,11 @@ fn subscribers_hear_changes_and_can_unsubscribe() {
     let seen = count.clone();
     let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
     let unsubscribe: Function = studio
-        .subscribe(listener.as_ref().unchecked_ref::<Function>().clone())
+        .subscribe(listener.as_ref().unchecked_ref::<Function>().clone(), None)
+        .unwrap()
         .into();
     let before = studio.snapshot();
-    assert!(Reflect::get(&before, &"draft".into()).is_ok());
+    assert!(get(&before, &["console", "draft"]).is_string());
     assert!(
         js_sys::Object::is(&before, &studio.snapshot()),
         "same object until the version changes"
@@ -116,6 +117,75 @@ fn subscribers_hear_changes_and_can_unsubscribe() {
     unsubscribe.call0(&JsValue::NULL).unwrap();
     studio.set_draft("bye");
     assert_eq!(count.get(), 1);
+}
+
+#[wasm_bindgen_test]
+fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
+    let studio = studio();
+    let count = Rc::new(Cell::new(0));
+    let seen = count.clone();
+    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
+    let function = listener.as_ref().unchecked_ref::<Function>().clone();
+    let _off = studio.subscribe(function, Some("jobs".into())).unwrap();
+    let jobs = studio.view("jobs").unwrap();
+    let console = studio.view("console").unwrap();
+    studio.set_draft("typing");
+    assert_eq!(count.get(), 0, "a keystroke is not a jobs change");
+    assert!(js_sys::Object::is(&jobs, &studio.view("jobs").unwrap()));
+    assert!(!js_sys::Object::is(
+        &console,
+        &studio.view("console").unwrap()
+    ));
+    assert!(studio.view("nothing").is_err());
+    assert!(studio
+        .subscribe(Function::new_no_args(""), Some("nothing".into()))
+        .is_err());
+}
+
+#[wasm_bindgen_test]
+async fn a_second_browser_sees_the_job_pushed_and_a_typed_error_has_a_code() {
+    let a = studio();
+    a.enter_project("wasm-push");
+    let b = Studio::new(config(TOKEN.unwrap_or_default())).unwrap();
+    let created = JsFuture::from(a.create_job(Some("a green cube spinning".into())))
+        .await
+        .unwrap();
+    let id = get(&created, &["sora_job_id"]).as_string().unwrap();
+    a.leave_project();
+    storage().remove_item("jobs:wasm-push").unwrap();
+    b.enter_project("wasm-push");
+    let seen = until(10_000, || {
+        get(&b.view("jobs").unwrap(), &["stream"])
+            .as_string()
+            .as_deref()
+            == Some("open")
+            && b.jobs().unchecked_into::<js_sys::Array>().length() == 1
+    })
+    .await;
+    assert!(
+        seen,
+        "B got the job from the server and follows its changes"
+    );
+    let cancelled = JsFuture::from(b.cancel_job(id.clone())).await;
+    let done_first = cancelled.is_err();
+    if done_first {
+        let error = cancelled.unwrap_err();
+        assert_eq!(
+            get(&error, &["name"]).as_string().as_deref(),
+            Some("StudioError")
+        );
+        assert_eq!(
+            get(&error, &["code"]).as_string().as_deref(),
+            Some("not-allowed")
+        );
+    } else {
+        let job = cancelled.unwrap();
+        assert_eq!(
+            get(&job, &["error"]).as_string().as_deref(),
+            Some("Cancelled")
+        );
+    }
+    b.leave_project();
 }
 
 #[wasm_bindgen_test]
@@ -166,11 +236,11 @@ async fn the_one_second_reread_picks_up_another_tabs_jobs() {
     let job = r#"[{"sora_job_id":"local-1:task_zz","status":"error","prompt":"from another tab","created_at":"2026-11-21T10:00:00Z"}]"#;
     storage().set_item("jobs:reread", job).unwrap();
     let seen = until(5_000, || {
-        get(&studio.snapshot(), &["jobs", "length"]).as_f64() == Some(1.0)
+        get(&studio.snapshot(), &["jobs", "items", "length"]).as_f64() == Some(1.0)
     })
     .await;
     assert!(seen, "the timer re-read local storage");
-    let first = js_sys::Array::from(&get(&studio.snapshot(), &["jobs"])).get(0);
+    let first = js_sys::Array::from(&get(&studio.snapshot(), &["jobs", "items"])).get(0);
     assert_eq!(
         get(&first, &["prompt"]).as_string().as_deref(),
         Some("from another tab")

@@ -11,8 +11,11 @@ use futures::executor::block_on;
 use serde_json::{json, Value};
 use studio_core::api::ApiConfig;
 use studio_core::core::Core;
+use studio_core::core::Part;
+use studio_core::error::CoreError;
+use studio_core::platform::BodyStream;
 use studio_core::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
-use studio_core::snapshot::AssetsView;
+use studio_core::snapshot::{LibraryState, StreamState};
 use studio_core::time::TimeStyle;
 
 #[derive(Default)]
@@ -26,6 +29,17 @@ struct Fake {
     notified: Cell<u32>,
     /// While set, every request waits one turn before it is answered.
     hold: Cell<bool>,
+    /// The pieces of the next streamed body (an `Err` breaks it off).
+    pieces: RefCell<VecDeque<Result<String, String>>>,
+}
+
+/// A streamed body that hands out the scripted pieces, then ends.
+struct Pieces(VecDeque<Result<String, String>>);
+
+impl BodyStream for Pieces {
+    async fn next(&mut self) -> Option<Result<String, String>> {
+        self.0.pop_front()
+    }
 }
 
 /// A future that is pending once, so a test can look at the state while a request is in flight.
@@ -45,6 +59,12 @@ impl Future for YieldOnce {
 }
 
 impl Platform for Fake {
+    type Stream = Pieces;
+
+    async fn stream(&self, request: HttpRequest) -> Result<(HttpResponse, Pieces), String> {
+        let head = self.fetch(request).await?;
+        Ok((head, Pieces(self.pieces.take())))
+    }
     fn get_item(&self, key: &str) -> Option<String> {
         self.storage.borrow().get(key).cloned()
     }
@@ -76,7 +96,7 @@ impl Platform for Fake {
     fn log(&self, level: LogLevel, message: &str) {
         self.logs.borrow_mut().push((level, message.into()));
     }
-    fn notify(&self) {
+    fn notify(&self, _part: Part) {
         self.notified.set(self.notified.get() + 1);
     }
 }
@@ -148,7 +168,11 @@ fn opening_projects_cleans_and_keeps_five_recent() {
     for p in ["b", "c", "d", "e", "f"] {
         core.open_project(p);
     }
-    assert_eq!(core.open_recent("Keep As Is"), "Keep As Is");
+    assert_eq!(
+        core.open_recent("Keep As Is").as_deref(),
+        Some("Keep As Is")
+    );
+    assert_eq!(core.open_recent("  "), None);
     let recent = core.snapshot().recent;
     assert_eq!(recent, ["Keep As Is", "f", "e", "d", "c"]);
     assert_eq!(stored(&core, "recent-projects"), Some(json!(recent)));
@@ -179,7 +203,7 @@ fn every_call_carries_the_token_and_encodes_job_ids() {
     open(&core, "p1");
     create(&core, "sora-2:task_01", "2026-11-21T10:00:00.000Z");
     script(&core, ok(json!({"status": "running", "progress": 10})));
-    block_on(core.refresh_job("sora-2:task_01", true)).unwrap();
+    block_on(core.check_job("sora-2:task_01")).unwrap();
     let requests = fake(&core).requests.borrow().clone();
     let urls: Vec<_> = requests
         .iter()
@@ -206,7 +230,7 @@ fn creating_stores_the_job_newest_first_and_clears_the_draft() {
     open(&core, "p1");
     create(&core, "m:task_old", "2026-11-21T10:00:00.000Z");
     core.set_draft("  a red fox runs  ");
-    assert!(core.snapshot().can_generate);
+    assert!(core.snapshot().console.can_generate);
     *fake(&core).now.borrow_mut() = "2026-11-21T10:05:00.000Z".into();
     script(
         &core,
@@ -224,10 +248,14 @@ fn creating_stores_the_job_newest_first_and_clears_the_draft() {
         .unwrap();
     assert_eq!(sent, r#"{"prompt":"a red fox runs"}"#);
     let snap = core.snapshot();
-    assert_eq!(snap.draft, "");
-    assert!(!snap.can_generate);
+    assert_eq!(snap.console.draft, "");
+    assert!(!snap.console.can_generate);
     assert_eq!(
-        snap.jobs.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(),
+        snap.jobs
+            .items
+            .iter()
+            .map(|j| j.id.as_str())
+            .collect::<Vec<_>>(),
         ["m:task_new", "m:task_old"]
     );
     let stored = stored(&core, "jobs:p1").unwrap();
@@ -252,13 +280,13 @@ fn blank_prompts_and_a_second_create_in_flight_are_refused() {
         .poll(&mut Context::from_waker(&waker))
         .is_pending());
     let snap = core.snapshot();
-    assert!(snap.creating && !snap.can_generate);
+    assert!(snap.console.creating && !snap.console.can_generate);
     assert_eq!(
         block_on(core.create_job(Some("y"))).unwrap_err(),
-        "A job is already being created"
+        CoreError::Busy("Creating a job".into())
     );
     assert!(block_on(first).is_ok());
-    assert!(!core.snapshot().creating);
+    assert!(!core.snapshot().console.creating);
     assert_eq!(
         fake(&core).requests.borrow().len(),
         2,
@@ -273,15 +301,18 @@ fn a_failed_create_shows_the_banner_and_keeps_the_draft() {
     core.set_draft("keep me");
     script(&core, status(500, "Internal Server Error"));
     let err = block_on(core.create_job(None)).unwrap_err();
-    assert_eq!(err, "Failed to create job: Internal Server Error");
+    assert_eq!(
+        err.to_string(),
+        "Failed to create job: Internal Server Error"
+    );
     let snap = core.snapshot();
     assert_eq!(
         snap.banner.unwrap().message,
         "Failed to create generation job"
     );
-    assert_eq!(snap.draft, "keep me");
-    assert!(!snap.creating);
-    assert!(snap.jobs.is_empty());
+    assert_eq!(snap.console.draft, "keep me");
+    assert!(!snap.console.creating);
+    assert!(snap.jobs.items.is_empty());
 }
 
 #[test]
@@ -291,6 +322,7 @@ fn an_answer_without_a_job_id_is_a_failed_create() {
     script(&core, ok(json!({"status": "queued"})));
     assert!(block_on(core.create_job(Some("x")))
         .unwrap_err()
+        .to_string()
         .starts_with("Failed to create job: "));
 }
 
@@ -306,11 +338,12 @@ fn polling_merges_answers_and_only_active_jobs_are_due() {
         &core,
         ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4", "fps": 24})),
     );
-    block_on(core.refresh_job("m:task_a", false)).unwrap();
+    block_on(core.poll_job("m:task_a")).unwrap();
     assert_eq!(core.jobs_due_for_poll(), ["m:task_b"]);
     let view = core
         .snapshot()
         .jobs
+        .items
         .into_iter()
         .find(|j| j.id == "m:task_a")
         .unwrap();
@@ -335,7 +368,7 @@ fn a_failed_automatic_poll_is_only_logged_but_a_manual_check_shows_the_banner() 
     open(&core, "p1");
     create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
     script(&core, Err("Failed to fetch".into()));
-    assert!(block_on(core.refresh_job("m:task_a", false)).is_err());
+    assert!(block_on(core.poll_job("m:task_a")).is_err());
     assert!(core.snapshot().banner.is_none());
     assert!(fake(&core)
         .logs
@@ -344,8 +377,8 @@ fn a_failed_automatic_poll_is_only_logged_but_a_manual_check_shows_the_banner() 
         .any(|(l, m)| *l == LogLevel::Warn && m.contains("Failed to fetch")));
     assert_eq!(core.jobs_due_for_poll(), ["m:task_a"], "polling goes on");
     script(&core, status(404, "Not Found"));
-    let err = block_on(core.refresh_job("m:task_a", true)).unwrap_err();
-    assert_eq!(err, "Failed to get job status: Not Found");
+    let err = block_on(core.check_job("m:task_a")).unwrap_err();
+    assert_eq!(err.to_string(), "Failed to get job status: Not Found");
     let banner = core.snapshot().banner.unwrap();
     assert_eq!(banner.message, "Failed to check job status");
 }
@@ -360,7 +393,7 @@ fn saving_stores_the_key_and_reloads_assets() {
         &core,
         ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4"})),
     );
-    block_on(core.refresh_job("m:task_a", true)).unwrap();
+    block_on(core.check_job("m:task_a")).unwrap();
     script(
         &core,
         ok(json!({"r2_key": "projects/p1/m:task_a.mp4", "public_url": "http://h/x.mp4"})),
@@ -384,13 +417,13 @@ fn saving_stores_the_key_and_reloads_assets() {
         Some(r#"{"project_id":"p1","prompt":"a prompt"}"#)
     );
     let snap = core.snapshot();
-    assert!(snap.jobs[0].saved && !snap.jobs[0].can_save);
+    assert!(snap.jobs.items[0].saved && !snap.jobs.items[0].can_save);
     assert_eq!(
         stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"],
         "projects/p1/m:task_a.mp4"
     );
-    assert_eq!(snap.assets_view, AssetsView::Ready);
-    let card = &snap.assets[0];
+    assert_eq!(snap.library.state, LibraryState::Ready);
+    let card = &snap.library.assets[0];
     assert_eq!(
         card.thumbnail_url.as_deref(),
         Some("http://h/media/projects/p1/m:task_a.mp4#t=1")
@@ -418,10 +451,10 @@ fn a_failed_save_logs_the_body_and_shows_the_banner() {
         &core,
         ok(json!({"status": "done", "preview_url": "http://h/p.mp4"})),
     );
-    block_on(core.refresh_job("m:task_a", true)).unwrap();
+    block_on(core.check_job("m:task_a")).unwrap();
     script(&core, status(409, "Conflict"));
     assert_eq!(
-        block_on(core.save_job("m:task_a")).unwrap_err(),
+        block_on(core.save_job("m:task_a")).unwrap_err().to_string(),
         "Failed to save job: Conflict"
     );
     assert_eq!(
@@ -433,21 +466,21 @@ fn a_failed_save_logs_the_body_and_shows_the_banner() {
         .borrow()
         .iter()
         .any(|(l, m)| *l == LogLevel::Error && m.contains(r#""message":"why""#)));
-    assert!(core.snapshot().jobs[0].can_save, "still saveable");
+    assert!(core.snapshot().jobs.items[0].can_save, "still saveable");
 }
 
 #[test]
 fn assets_load_states_and_failure_banner() {
     let core = studio();
     core.enter_project("p1");
-    assert_eq!(core.snapshot().assets_view, AssetsView::Loading);
+    assert_eq!(core.snapshot().library.state, LibraryState::Loading);
     script(&core, status(401, "Unauthorized"));
     assert_eq!(
-        block_on(core.load_assets()).unwrap_err(),
+        block_on(core.load_assets()).unwrap_err().to_string(),
         "Failed to get assets: Unauthorized"
     );
     let snap = core.snapshot();
-    assert_eq!(snap.assets_view, AssetsView::Empty);
+    assert_eq!(snap.library.state, LibraryState::Empty);
     assert_eq!(snap.banner.unwrap().message, "Failed to load assets");
 }
 
@@ -473,8 +506,8 @@ fn rereading_notifies_only_when_the_stored_list_changed() {
     assert!(core.reread_jobs());
     assert_eq!(fake(&core).notified.get(), before + 1);
     let snap = core.snapshot();
-    assert_eq!(snap.jobs[0].badge, "RUNNING 50%");
-    assert!(snap.jobs[0].show_progress);
+    assert_eq!(snap.jobs.items[0].badge, "RUNNING 50%");
+    assert!(snap.jobs.items[0].show_progress);
 }
 
 #[test]
@@ -487,7 +520,7 @@ fn a_corrupted_job_list_loads_what_is_valid_and_keeps_the_text() {
         .insert("jobs:p1".into(), raw.into());
     core.enter_project("p1");
     let snap = core.snapshot();
-    assert_eq!(snap.jobs.len(), 1);
+    assert_eq!(snap.jobs.items.len(), 1);
     let banner = snap.banner.unwrap();
     assert_eq!(banner.message, "Failed to load dashboard data");
     assert!(banner.detail.unwrap().contains("backup:jobs:p1:"));
@@ -508,7 +541,7 @@ fn a_corrupted_job_list_loads_what_is_valid_and_keeps_the_text() {
         .borrow_mut()
         .insert("jobs:p2".into(), "{not json".into());
     core.enter_project("p2");
-    assert!(core.snapshot().jobs.is_empty());
+    assert!(core.snapshot().jobs.items.is_empty());
     assert!(fake(&core)
         .storage
         .borrow()
@@ -522,9 +555,10 @@ fn a_full_storage_is_reported_and_the_job_is_still_shown() {
     open(&core, "p1");
     fake(&core).full.set(true);
     script(&core, ok(json!({"sora_job_id": "m:task_a"})));
-    block_on(core.create_job(Some("x"))).unwrap();
+    let err = block_on(core.create_job(Some("x"))).unwrap_err();
+    assert_eq!(err.code(), "storage");
     let snap = core.snapshot();
-    assert_eq!(snap.jobs.len(), 1);
+    assert_eq!(snap.jobs.items.len(), 1);
     let banner = snap.banner.unwrap();
     assert_eq!(banner.message, "Failed to create generation job");
     assert!(banner.detail.unwrap().contains("QuotaExceededError"));
@@ -543,7 +577,7 @@ fn metadata_modal_shows_prompt_json_and_errors() {
     );
     block_on(core.load_assets()).unwrap();
     script(&core, ok(json!({"prompt": "a cat", "fps": 24})));
-    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4")).unwrap();
     let request = fake(&core).requests.borrow().last().unwrap().clone();
     assert_eq!(
         (request.url.as_str(), request.bearer.clone()),
@@ -555,19 +589,19 @@ fn metadata_modal_shows_prompt_json_and_errors() {
     assert_eq!(modal.asset.file_name, "m:task_a.mp4");
 
     script(&core, status(404, "Not Found"));
-    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4")).unwrap();
     let modal = core.snapshot().metadata.unwrap();
     assert_eq!(modal.error.as_deref(), Some("Metadata not found"));
     assert!(modal.details_json.unwrap().contains("Metadata not found"));
 
     script(&core, status(500, "Server Error"));
-    block_on(core.open_metadata("projects/p1/m:task_a.mp4"));
+    block_on(core.open_metadata("projects/p1/m:task_a.mp4")).unwrap();
     assert_eq!(
         core.snapshot().metadata.unwrap().error.as_deref(),
         Some("Failed to load metadata")
     );
 
-    block_on(core.open_metadata("projects/p1/b.mp4"));
+    block_on(core.open_metadata("projects/p1/b.mp4")).unwrap();
     assert_eq!(
         core.snapshot().metadata.unwrap().error.as_deref(),
         Some("Metadata not found")
@@ -611,16 +645,20 @@ fn a_chosen_model_goes_with_new_jobs() {
         json!({"prompt": "a prompt"}),
         "the server chooses"
     );
-    assert!(core.snapshot().models.is_empty());
+    assert!(core.snapshot().console.models.is_empty());
     assert!(core.set_model("sora-2").is_err(), "only offered models");
 
     core.configure(ApiConfig {
         models: vec!["local-1".into(), "sora-2".into()],
         ..core.config()
     });
-    assert_eq!(core.snapshot().model, "local-1", "the default first");
+    assert_eq!(
+        core.snapshot().console.model,
+        "local-1",
+        "the default first"
+    );
     core.set_model("sora-2").unwrap();
-    assert_eq!(core.snapshot().model, "sora-2");
+    assert_eq!(core.snapshot().console.model, "sora-2");
     create(&core, "sora-2:task_b", "2026-11-21T10:01:00.000Z");
     assert_eq!(
         body(&core),
@@ -637,7 +675,7 @@ fn check_status_goes_through_while_an_automatic_poll_is_in_flight() {
     // Answers are taken in the order requests finish: the manual check finishes first.
     script(&core, ok(json!({"status": "running", "progress": 20})));
     script(&core, ok(json!({"status": "running", "progress": 10})));
-    let mut auto = Box::pin(core.refresh_job("m:task_a", false));
+    let mut auto = Box::pin(core.poll_job("m:task_a"));
     let waker = futures::task::noop_waker();
     assert!(auto
         .as_mut()
@@ -648,15 +686,199 @@ fn check_status_goes_through_while_an_automatic_poll_is_in_flight() {
         "no second automatic poll"
     );
     assert!(
-        !core.snapshot().jobs[0].checking,
+        core.snapshot().jobs.items[0].busy.is_none(),
         "an automatic poll is not shown as busy"
     );
-    let manual = block_on(core.refresh_job("m:task_a", true)).unwrap();
+    let manual = block_on(core.check_job("m:task_a")).unwrap();
     assert_eq!(manual.percent(), 20);
     assert_eq!(block_on(auto).unwrap().percent(), 10);
     assert_eq!(
         fake(&core).requests.borrow().len(),
         4,
         "assets, create and both status calls"
+    );
+}
+
+fn ids(core: &Core<Fake>) -> Vec<String> {
+    core.snapshot()
+        .jobs
+        .items
+        .into_iter()
+        .map(|j| j.id)
+        .collect()
+}
+
+#[test]
+fn reattach_adds_the_servers_jobs_and_keeps_local_ones() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_local", "2026-11-21T10:00:00.000Z");
+    script(
+        &core,
+        ok(json!({"jobs": [
+            {"sora_job_id": "m:task_other", "status": "running", "progress": 30, "prompt": "from B",
+             "model": "m", "seconds": 8, "size": "1280x720",
+             "created_at": "2026-11-21T10:05:00.000Z", "updated_at": "2026-11-21T10:05:00.000Z"},
+        ]})),
+    );
+    block_on(core.reattach()).unwrap();
+    assert_eq!(ids(&core), ["m:task_other", "m:task_local"]);
+    let stored = stored(&core, "jobs:p1").unwrap();
+    assert_eq!(stored[0]["prompt"], "from B");
+    assert_eq!(stored[0]["final_r2_key"], Value::Null);
+    assert_eq!(
+        fake(&core).requests.borrow().last().unwrap().url,
+        "http://h/api/projects/p1/jobs"
+    );
+
+    let before = core.version();
+    script(&core, ok(json!({"jobs": [stored[0].clone()]})));
+    block_on(core.reattach()).unwrap();
+    assert_eq!(core.version(), before, "an unchanged list redraws nothing");
+}
+
+#[test]
+fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    script(&core, ok(json!(null)));
+    *fake(&core).pieces.borrow_mut() = [
+        ": heartbeat\n\nid: 4\nevent: job\ndata: {\"sora_job_id\":\"m:task_a\",\"status\":\"running\",",
+        "\"progress\":55}\n\nid: 5\nevent: job\ndata: {\"sora_job_id\":\"m:task_b\",\"status\":\"queued\",\"prompt\":\"b\",\"created_at\":\"2026-11-21T10:09:00.000Z\"}\n\n",
+        "id: 6\nevent: removed\ndata: {\"sora_job_id\":\"m:task_b\"}\n\n",
+    ]
+    .map(|p| Ok(p.to_owned()))
+    .into();
+    block_on(core.follow_changes()).unwrap();
+    assert_eq!(ids(&core), ["m:task_a"]);
+    assert_eq!(core.snapshot().jobs.items[0].badge, "RUNNING 55%");
+    assert_eq!(core.stream_state(), StreamState::Off, "the body ended");
+
+    script(&core, ok(json!(null)));
+    fake(&core)
+        .pieces
+        .borrow_mut()
+        .push_back(Err("network error".into()));
+    assert_eq!(block_on(core.follow_changes()).unwrap_err().code(), "api");
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(request.url, "http://h/api/projects/p1/events");
+    assert_eq!(request.last_event_id.as_deref(), Some("6"));
+    assert_eq!(request.bearer.as_deref(), Some("t0k"));
+
+    script(&core, status(401, "Unauthorized"));
+    assert_eq!(
+        block_on(core.follow_changes()).unwrap_err().to_string(),
+        "Failed to follow job changes: Unauthorized"
+    );
+}
+
+#[test]
+fn cancel_retry_and_remove() {
+    let core = studio();
+    open(&core, "p1");
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:00:00.000Z".into();
+    script(
+        &core,
+        ok(
+            json!({"sora_job_id": "m:task_a", "status": "queued", "model": "m", "seconds": 8, "size": "720x1280"}),
+        ),
+    );
+    block_on(core.create_job(Some("a fox"))).unwrap();
+    assert!(core.snapshot().jobs.items[0].can_cancel);
+    assert_eq!(
+        block_on(core.retry_job("m:task_a")).unwrap_err().code(),
+        "not-allowed"
+    );
+
+    script(&core, ok(json!({"status": "error", "error": "Cancelled"})));
+    let cancelled = block_on(core.cancel_job("m:task_a")).unwrap();
+    assert_eq!(cancelled.status, "error");
+    let view = &core.snapshot().jobs.items[0];
+    assert_eq!(view.error.as_deref(), Some("Cancelled"));
+    assert!(view.can_retry && !view.can_cancel && view.busy.is_none());
+    let cancel = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(
+        (cancel.method, cancel.url.as_str()),
+        ("POST", "http://h/api/jobs/sora/m%3Atask_a/cancel")
+    );
+
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:01:00.000Z".into();
+    script(
+        &core,
+        ok(json!({"sora_job_id": "m:task_b", "status": "queued"})),
+    );
+    block_on(core.retry_job("m:task_a")).unwrap();
+    let body: Value = serde_json::from_str(
+        fake(&core)
+            .requests
+            .borrow()
+            .last()
+            .unwrap()
+            .body
+            .as_deref()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        body,
+        json!({"prompt": "a fox", "model": "m", "seconds": 8, "size": "720x1280"})
+    );
+    assert_eq!(ids(&core), ["m:task_b", "m:task_a"]);
+
+    script(&core, status(500, "Internal Server Error"));
+    block_on(core.remove_job("m:task_a")).unwrap_err();
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to remove generation job"
+    );
+    assert_eq!(ids(&core).len(), 2, "kept while the server still has it");
+    script(&core, status(404, "Not Found"));
+    block_on(core.remove_job("m:task_a")).unwrap();
+    assert_eq!(ids(&core), ["m:task_b"]);
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap().as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn a_keystroke_changes_only_the_console_part() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    let parts = |core: &Core<Fake>| Part::ALL.map(|p| core.part_version(p));
+    let before = parts(&core);
+    core.set_draft("a");
+    let after = parts(&core);
+    let changed: Vec<Part> = Part::ALL
+        .into_iter()
+        .filter(|p| before[p.index()] != after[p.index()])
+        .collect();
+    assert_eq!(changed, [Part::Console]);
+}
+
+#[test]
+fn a_recent_project_opens_as_it_is_stored() {
+    let platform = Fake::default();
+    platform
+        .storage
+        .borrow_mut()
+        .insert("recent-projects".into(), r#"["My Project", "a/b"]"#.into());
+    let core = Core::new(platform);
+    assert_eq!(core.snapshot().recent, ["My Project", "a/b"]);
+    assert!(core.snapshot().banner.is_none());
+    assert_eq!(
+        core.open_recent("My Project").as_deref(),
+        Some("My Project")
+    );
+    core.configure(ApiConfig {
+        api_base: "/api".into(),
+        ..ApiConfig::default()
+    });
+    open(&core, "My Project");
+    assert_eq!(
+        fake(&core).requests.borrow()[0].url,
+        "/api/projects/My%20Project/assets"
     );
 }

@@ -331,7 +331,7 @@ async fn bad_input_gets_a_clear_json_error() {
             api(
                 &h.app,
                 "POST",
-                "/api/projects/Upper/jobs",
+                "/api/projects/%20%20/jobs",
                 Some(json!({"prompt": "x"})),
             )
             .await,
@@ -341,14 +341,14 @@ async fn bad_input_gets_a_clear_json_error() {
             api(
                 &h.app,
                 "GET",
-                &format!("/api/projects/{}/assets", "a".repeat(65)),
+                &format!("/api/projects/{}/assets", "a".repeat(101)),
                 None,
             )
             .await,
             StatusCode::BAD_REQUEST,
         ),
         (
-            api(&h.app, "GET", "/api/projects/..%2F..%2Fetc/assets", None).await,
+            api(&h.app, "GET", "/api/projects/a%0Ab/assets", None).await,
             StatusCode::BAD_REQUEST,
         ),
         (
@@ -611,7 +611,7 @@ async fn media_paths_cannot_leave_the_media_folder() {
         &h.app,
         "POST",
         "/api/jobs/sora/local-1%3Atask_01aa/save",
-        Some(json!({"project_id": "../../x"})),
+        Some(json!({"project_id": "\u{7}x"})),
     )
     .await;
     assert_eq!(save.status, StatusCode::BAD_REQUEST);
@@ -1074,10 +1074,12 @@ async fn the_openapi_document_describes_every_route_it_serves() {
     }
     let create = &doc["paths"]["/projects/{project_id}/jobs"]["post"];
     assert!(create["responses"]["429"].is_object());
+    let project = &create["parameters"][0]["schema"];
     assert_eq!(
-        create["parameters"][0]["schema"]["pattern"],
-        "^[a-z0-9-]{1,64}$"
+        (&project["minLength"], &project["maxLength"]),
+        (&json!(1), &json!(100))
     );
+    assert!(project["pattern"].as_str().unwrap().contains("\\s"));
     let fields = &doc["components"]["schemas"]["CreateJob"]["properties"];
     assert_eq!(fields["prompt"]["maxLength"], 4000);
     assert_eq!(fields["model"]["enum"], json!(["local-1", null]));
@@ -1444,4 +1446,39 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
         .await
         .json();
     assert_eq!(left["videos"].as_array().unwrap().len(), 24);
+}
+
+#[tokio::test]
+async fn a_project_id_that_was_never_cleaned_keeps_its_videos_in_a_safe_folder() {
+    let h = start();
+    // "../My Project" percent-encoded: a recent project is opened as it is stored.
+    let path = "..%2FMy%20Project";
+    let id = create(&h.app, path, "a red kite in the wind").await;
+    let listed = api(&h.app, "GET", &format!("/api/projects/{path}/jobs"), None)
+        .await
+        .json();
+    assert_eq!(listed["jobs"][0]["project_id"], "../My Project");
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let save = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "../My Project", "prompt": "a red kite"})),
+    )
+    .await;
+    assert_eq!(save.status, StatusCode::OK);
+    let key = save.json()["r2_key"].as_str().unwrap().to_owned();
+    let folder = key.split('/').nth(1).unwrap().to_owned();
+    assert!(
+        folder.starts_with('_') && folder.len() == 33,
+        "a digest folder, not the id: {key}"
+    );
+    let videos = api(&h.app, "GET", &format!("/api/projects/{path}/assets"), None)
+        .await
+        .json();
+    assert_eq!(videos["videos"][0]["key"], key);
+    let other = api(&h.app, "GET", "/api/projects/My%20Project/assets", None)
+        .await
+        .json();
+    assert_eq!(other["videos"], json!([]), "another id, another folder");
 }

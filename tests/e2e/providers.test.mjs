@@ -39,12 +39,15 @@ test("a job on a hosted model, chosen in the console, is followed to the library
   const row = t.page.locator("li.job").first();
   await row.waitFor();
   const snapshot = () => t.page.evaluate(() => window.studio.snapshot());
-  assert.match((await snapshot()).jobs[0].id, /^sora-2:task_/);
+  assert.match((await snapshot()).jobs.items[0].id, /^sora-2:task_/);
   await screenshot(t.page, "hosted-model-running");
   await waitForDone(t.page);
   await row.getByRole("button", { name: "Save to Library" }).click();
   const card = t.page.locator("li.asset").first();
   await card.waitFor();
-  assert.match((await snapshot()).assets[0].key, /^projects\/hosted\/sora-2:task_\w+\.mp4$/);
+  assert.match(
+    (await snapshot()).library.assets[0].key,
+    /^projects\/hosted\/sora-2:task_\w+\.mp4$/,
+  );
   await screenshot(t.page, "hosted-model-saved");
 });

@@ -1,62 +1,59 @@
-// The shapes the wasm core hands to the UI (see core-wasm/src/snapshot.rs).
+// Generated from core-wasm/src/snapshot.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
 
-export interface Banner {
-  message: string;
-  detail: string | null;
-}
+export type Banner = { 
+/**
+ * One of the spec's banner messages, exactly.
+ */
+message: string, 
+/**
+ * What went wrong underneath, when known.
+ */
+detail: string | null, };
 
-export interface JobView {
-  id: string;
-  status: string;
-  badge: string;
-  percent: number;
-  prompt: string;
-  createdLabel: string;
-  previewUrl: string | null;
-  showProgress: boolean;
-  showPlayer: boolean;
-  canSave: boolean;
-  saved: boolean;
-  canCheck: boolean;
-  checking: boolean;
-  saving: boolean;
-  error: string | null;
-}
+export type JobActivity = "checking" | "saving" | "cancelling" | "removing";
 
-export interface AssetView {
-  key: string;
-  fileName: string;
-  title: string;
-  sizeMb: string;
-  dateLabel: string;
-  createdLabel: string;
-  publicUrl: string | null;
-  thumbnailUrl: string | null;
-  durationBadge: string;
-}
+export type JobView = { id: string, status: string, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: boolean, saved: boolean, canCheck: boolean, canCancel: boolean, canRetry: boolean, 
+/**
+ * The request in flight for this job, shown as busy buttons.
+ */
+busy: JobActivity | null, error: string | null, };
 
-export interface MetadataView {
-  asset: AssetView;
-  loading: boolean;
-  prompt: string | null;
-  detailsJson: string | null;
-  error: string | null;
-}
+export type StreamState = "off" | "connecting" | "open";
 
-export interface Snapshot {
-  version: number;
-  recent: string[];
-  projectId: string | null;
-  banner: Banner | null;
-  draft: string;
-  /** The models the server offers, its default first. */
-  models: string[];
-  /** The model new jobs use. */
-  model: string;
-  canGenerate: boolean;
-  creating: boolean;
-  jobs: JobView[];
-  assetsView: "loading" | "empty" | "ready";
-  assets: AssetView[];
-  metadata: MetadataView | null;
-}
+export type JobsView = { 
+/**
+ * The project's jobs, newest first.
+ */
+items: Array<JobView>, stream: StreamState, };
+
+export type AssetView = { key: string, fileName: string, title: string, sizeMb: string, dateLabel: string, createdLabel: string, publicUrl: string | null, 
+/**
+ * The public URL with a media fragment, so a muted thumbnail shows a frame of the video.
+ */
+thumbnailUrl: string | null, durationBadge: string, };
+
+export type LibraryState = "loading" | "empty" | "ready";
+
+export type LibraryView = { state: LibraryState, assets: Array<AssetView>, };
+
+export type MetadataView = { asset: AssetView, loading: boolean, prompt: string | null, 
+/**
+ * Technical Details: the metadata (or the error object) as formatted JSON.
+ */
+detailsJson: string | null, 
+/**
+ * The error object's message when the metadata could not be loaded.
+ */
+error: string | null, };
+
+export type ConsoleView = { projectId: string | null, draft: string, 
+/**
+ * The models offered, the default first.
+ */
+models: Array<string>, 
+/**
+ * The model new jobs use.
+ */
+model: string, canGenerate: boolean, creating: boolean, };
+
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, };

@@ -1,4 +1,5 @@
-// React over the core: the Studio from context and its snapshot through useSyncExternalStore.
+// React over the core: the Studio from context, and one part of its snapshot through
+// useSyncExternalStore (the part's object keeps its identity until that part changes).
 import { createContext, useCallback, useContext, useSyncExternalStore } from "react";
 import type { Studio } from "../../../pkg/studio_core.js";
 import type { Snapshot } from "./types";
@@ -11,14 +12,16 @@ export function useStudio(): Studio {
   return studio;
 }
 
-/** The core's snapshot; the same object until the core's version changes. */
-export function useSnapshot(): Snapshot {
+export type Part = Exclude<keyof Snapshot, "version">;
+
+/** One part of the core's state; the component renders again only when that part changes. */
+export function useView<K extends Part>(part: K): Snapshot[K] {
   const studio = useStudio();
   const subscribe = useCallback(
-    (onChange: () => void) => studio.subscribe(onChange) as () => void,
-    [studio],
+    (onChange: () => void) => studio.subscribe(onChange, part) as () => void,
+    [studio, part],
   );
-  const getSnapshot = useCallback(() => studio.snapshot() as Snapshot, [studio]);
+  const getSnapshot = useCallback(() => studio.view(part) as Snapshot[K], [studio, part]);
   return useSyncExternalStore(subscribe, getSnapshot);
 }
 

@@ -1,8 +1,8 @@
-import { useSnapshot, useStudio } from "../core/useStudio";
+import { useStudio, useView } from "../core/useStudio";
 
 export function ErrorBanner() {
   const studio = useStudio();
-  const { banner } = useSnapshot();
+  const banner = useView("banner");
   if (!banner) return null;
   return (
     <div className="banner" role="alert">

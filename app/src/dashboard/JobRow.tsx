@@ -1,8 +1,10 @@
+import { memo } from "react";
 import type { JobView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 
-export function JobRow({ job }: { job: JobView }) {
+export const JobRow = memo(function JobRow({ job }: { job: JobView }) {
   const studio = useStudio();
+  const busy = job.busy !== null;
   return (
     <li className="job" data-job-id={job.id}>
       <div className="job-head">
@@ -43,8 +45,8 @@ export function JobRow({ job }: { job: JobView }) {
           <button
             type="button"
             className="primary"
-            disabled={job.saving}
-            aria-busy={job.saving}
+            disabled={busy}
+            aria-busy={job.busy === "saving"}
             onClick={() => run(studio.saveJob(job.id))}
           >
             Save to Library
@@ -54,14 +56,40 @@ export function JobRow({ job }: { job: JobView }) {
         {job.canCheck && (
           <button
             type="button"
-            disabled={job.checking}
-            aria-busy={job.checking}
+            disabled={busy}
+            aria-busy={job.busy === "checking"}
             onClick={() => run(studio.checkStatus(job.id))}
           >
             Check Status
           </button>
         )}
+        {job.canCancel && (
+          <button
+            type="button"
+            disabled={busy}
+            aria-busy={job.busy === "cancelling"}
+            onClick={() => run(studio.cancelJob(job.id))}
+          >
+            Cancel
+          </button>
+        )}
+        {job.canRetry && (
+          <button type="button" disabled={busy} onClick={() => run(studio.retryJob(job.id))}>
+            Retry
+          </button>
+        )}
+        <button
+          type="button"
+          className="ghost"
+          disabled={busy}
+          aria-busy={job.busy === "removing"}
+          aria-label={`Remove job ${job.id}`}
+          title="Remove from the list (a saved video stays in the library)"
+          onClick={() => run(studio.removeJob(job.id))}
+        >
+          Remove
+        </button>
       </div>
     </li>
   );
-}
+});

@@ -1,9 +1,9 @@
 import { useEffect, useRef } from "react";
-import { useSnapshot, useStudio } from "../core/useStudio";
+import { useStudio, useView } from "../core/useStudio";
 
 export function MetadataModal() {
   const studio = useStudio();
-  const { metadata } = useSnapshot();
+  const metadata = useView("metadata");
   const closeButton = useRef<HTMLButtonElement>(null);
   const open = metadata !== null;
 

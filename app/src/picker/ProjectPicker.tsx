@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { Studio } from "../core/studio";
-import { useSnapshot, useStudio } from "../core/useStudio";
+import { useStudio, useView } from "../core/useStudio";
 import { navigate, projectPath } from "../router";
 
 const STEPS = [
@@ -13,7 +13,8 @@ const STEPS = [
 
 export function ProjectPicker() {
   const studio = useStudio();
-  const { recent, banner } = useSnapshot();
+  const recent = useView("recent");
+  const banner = useView("banner");
   const [text, setText] = useState("");
   const cleaned = Studio.cleanProjectId(text);
 
@@ -77,7 +78,10 @@ export function ProjectPicker() {
                 key={id}
                 type="button"
                 className="recent-item"
-                onClick={() => navigate(projectPath(studio.openRecent(id)))}
+                onClick={() => {
+                  const opened = studio.openRecent(id);
+                  if (opened !== undefined) navigate(projectPath(opened));
+                }}
               >
                 <span className="recent-name">{id}</span>
                 <span aria-hidden="true">→</span>

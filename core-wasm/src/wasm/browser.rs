@@ -1,31 +1,78 @@
-//! The browser implementation of `Platform`: localStorage, fetch, Date and console.
+//! The browser implementation of `Platform`: localStorage, fetch (whole and streamed), Intl,
+//! Date and console.
 
 use std::cell::{Cell, RefCell};
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, Request, RequestInit, Response};
+use web_sys::{
+    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit,
+    Response, TextDecodeOptions, TextDecoder,
+};
 
-use crate::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+use crate::core::Part;
+use crate::platform::{BodyStream, HttpRequest, HttpResponse, LogLevel, Platform};
 use crate::time::TimeStyle;
+
+struct Listener {
+    id: u32,
+    /// The part it follows; every part when `None`.
+    part: Option<Part>,
+    function: Function,
+}
 
 #[derive(Default)]
 pub struct BrowserPlatform {
-    listeners: RefCell<Vec<(u32, Function)>>,
+    listeners: RefCell<Vec<Listener>>,
     next_id: Cell<u32>,
+    /// The controllers of the streams opened since the last `abort_streams`.
+    streams: RefCell<Vec<AbortController>>,
 }
 
 impl BrowserPlatform {
-    pub fn add_listener(&self, listener: Function) -> u32 {
+    pub fn add_listener(&self, function: Function, part: Option<Part>) -> u32 {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        self.listeners.borrow_mut().push((id, listener));
+        self.listeners
+            .borrow_mut()
+            .push(Listener { id, part, function });
         id
     }
 
     pub fn remove_listener(&self, id: u32) {
-        self.listeners.borrow_mut().retain(|(i, _)| *i != id);
+        self.listeners.borrow_mut().retain(|l| l.id != id);
+    }
+
+    /// Closes every open stream (its reader then ends with an error).
+    pub fn abort_streams(&self) {
+        for controller in self.streams.take() {
+            controller.abort();
+        }
+    }
+}
+
+/// A fetch response body read with its stream reader, decoded as UTF-8 across pieces.
+pub struct BrowserStream {
+    reader: ReadableStreamDefaultReader,
+    decoder: TextDecoder,
+}
+
+impl BodyStream for BrowserStream {
+    async fn next(&mut self) -> Option<Result<String, String>> {
+        let read = async {
+            let chunk = JsFuture::from(self.reader.read()).await?;
+            if Reflect::get(&chunk, &"done".into())?.is_truthy() {
+                return Ok(None);
+            }
+            let bytes: js_sys::Uint8Array = Reflect::get(&chunk, &"value".into())?.dyn_into()?;
+            let options = TextDecodeOptions::new();
+            options.set_stream(true);
+            self.decoder
+                .decode_with_js_u8_array_and_options(&bytes, &options)
+                .map(Some)
+        };
+        read.await.map_err(|e| describe(&e)).transpose()
     }
 }
 
@@ -47,33 +94,63 @@ fn describe(error: &JsValue) -> String {
     }
 }
 
-async fn send(request: HttpRequest) -> Result<HttpResponse, JsValue> {
+/// Sends a request with `fetch` (of the window or the worker) and answers its response.
+async fn respond(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<Response, JsValue> {
     let init = RequestInit::new();
     init.set_method(request.method);
     if let Some(token) = &request.bearer {
         let headers = Headers::new()?;
         headers.set("Authorization", &format!("Bearer {token}"))?;
         headers.set("Content-Type", "application/json")?;
+        if let Some(id) = &request.last_event_id {
+            headers.set("Last-Event-ID", id)?;
+        }
         init.set_headers(&headers);
     }
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
+    if let Some(signal) = signal {
+        init.set_signal(Some(signal));
+    }
     let req = Request::new_with_str_and_init(&request.url, &init)?;
     let global = js_sys::global();
     let fetch: Function = Reflect::get(&global, &"fetch".into())?.dyn_into()?;
-    let response: Response = JsFuture::from(js_sys::Promise::from(fetch.call1(&global, &req)?))
+    JsFuture::from(js_sys::Promise::from(fetch.call1(&global, &req)?))
         .await?
-        .dyn_into()?;
+        .dyn_into()
+}
+
+fn head(response: &Response, body: String) -> HttpResponse {
+    HttpResponse {
+        status: response.status(),
+        status_text: response.status_text(),
+        body,
+    }
+}
+
+async fn send(request: HttpRequest) -> Result<HttpResponse, JsValue> {
+    let response = respond(&request, None).await?;
     let body = JsFuture::from(response.text()?)
         .await?
         .as_string()
         .unwrap_or_default();
-    Ok(HttpResponse {
-        status: response.status(),
-        status_text: response.status_text(),
-        body,
-    })
+    Ok(head(&response, body))
+}
+
+async fn open(
+    request: HttpRequest,
+    signal: &AbortSignal,
+) -> Result<(HttpResponse, BrowserStream), JsValue> {
+    let response = respond(&request, Some(signal)).await?;
+    let body = response
+        .body()
+        .ok_or_else(|| JsValue::from_str("The response has no body"))?;
+    let stream = BrowserStream {
+        reader: body.get_reader().dyn_into()?,
+        decoder: TextDecoder::new()?,
+    };
+    Ok((head(&response, String::new()), stream))
 }
 
 thread_local! {
@@ -96,6 +173,15 @@ fn date_format(with_time: bool) -> js_sys::Intl::DateTimeFormat {
 }
 
 impl Platform for BrowserPlatform {
+    type Stream = BrowserStream;
+
+    async fn stream(&self, request: HttpRequest) -> Result<(HttpResponse, BrowserStream), String> {
+        let controller = AbortController::new().map_err(|e| describe(&e))?;
+        let signal = controller.signal();
+        self.streams.borrow_mut().push(controller);
+        open(request, &signal).await.map_err(|e| describe(&e))
+    }
+
     fn get_item(&self, key: &str) -> Option<String> {
         storage()?.get_item(key).ok()?
     }
@@ -138,12 +224,13 @@ impl Platform for BrowserPlatform {
         }
     }
 
-    fn notify(&self) {
+    fn notify(&self, part: Part) {
         let listeners: Vec<Function> = self
             .listeners
             .borrow()
             .iter()
-            .map(|(_, f)| f.clone())
+            .filter(|l| l.part.is_none_or(|p| p == part))
+            .map(|l| l.function.clone())
             .collect();
         for listener in listeners {
             if let Err(e) = listener.call0(&JsValue::NULL) {

@@ -11,37 +11,54 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::api::ApiConfig;
-use crate::core::Core;
+use crate::core::{Core, Part};
+use crate::error::CoreError;
 use browser::BrowserPlatform;
 use schedule::Timers;
 
 type SharedCore = Rc<Core<BrowserPlatform>>;
 
-/// Plain JS data (objects, arrays, strings, numbers, null) through one JSON serializer.
+/// Plain JS data (objects, arrays, strings, numbers, null) from JSON text.
+fn parse(text: &str) -> JsValue {
+    js_sys::JSON::parse(text).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Plain JS data through one JSON serializer.
 fn to_js<T: Serialize>(value: &T) -> JsValue {
     serde_json::to_string(value)
-        .ok()
-        .and_then(|text| js_sys::JSON::parse(&text).ok())
+        .map(|text| parse(&text))
         .unwrap_or(JsValue::UNDEFINED)
 }
 
 fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
-    let text = js_sys::JSON::stringify(value).map_err(|_| js_error("expected plain data"))?;
-    serde_json::from_str(&String::from(text)).map_err(|e| js_error(e.to_string()))
+    let text = js_sys::JSON::stringify(value).map_err(|_| plain_error("expected plain data"))?;
+    serde_json::from_str(&String::from(text)).map_err(|e| plain_error(&e.to_string()))
 }
 
-fn js_error(message: impl AsRef<str>) -> JsValue {
-    js_sys::Error::new(message.as_ref()).into()
+fn plain_error(message: &str) -> JsValue {
+    js_sys::Error::new(message).into()
 }
 
-/// Runs a command as a Promise that resolves with its result or rejects with an `Error`.
+/// A failed command as a JS `Error` named `StudioError`, with the kind in `error.code`.
+fn js_error(error: CoreError) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    js.set_name("StudioError");
+    let _ = js_sys::Reflect::set(&js, &"code".into(), &error.code().into());
+    js.into()
+}
+
+/// Runs a command as a Promise that resolves with its result or rejects with a `StudioError`.
 fn promise<T, F>(core: &SharedCore, command: impl FnOnce(SharedCore) -> F) -> js_sys::Promise
 where
     T: Serialize,
-    F: std::future::Future<Output = Result<T, String>> + 'static,
+    F: std::future::Future<Output = Result<T, CoreError>> + 'static,
 {
     let future = command(core.clone());
     future_to_promise(async move { future.await.map(|v| to_js(&v)).map_err(js_error) })
+}
+
+fn part(name: &str) -> Result<Part, JsValue> {
+    Part::from_name(name).ok_or_else(|| plain_error(&format!("No part named {name}")))
 }
 
 /// The Studio client. Create one per page; it keeps its state until the page closes.
@@ -50,6 +67,8 @@ pub struct Studio {
     core: SharedCore,
     timers: RefCell<Option<Timers>>,
     snapshot: RefCell<Option<(u64, JsValue)>>,
+    /// Each part's view with the part version it was made at.
+    views: RefCell<[Option<(u64, JsValue)>; Part::ALL.len()]>,
 }
 
 #[wasm_bindgen]
@@ -61,6 +80,7 @@ impl Studio {
             core: Rc::new(Core::new(BrowserPlatform::default())),
             timers: RefCell::new(None),
             snapshot: RefCell::new(None),
+            views: RefCell::default(),
         };
         if !config.is_undefined() && !config.is_null() {
             studio.configure(config)?;
@@ -89,11 +109,20 @@ impl Studio {
         )
     }
 
-    /// Calls `listener()` after every state change; returns the function that unsubscribes.
-    pub fn subscribe(&self, listener: js_sys::Function) -> JsValue {
-        let id = self.core.platform().add_listener(listener);
+    /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
+    /// `"banner"`, `"console"`, `"jobs"`, `"library"` or `"metadata"`); returns the function
+    /// that unsubscribes.
+    pub fn subscribe(
+        &self,
+        listener: js_sys::Function,
+        part: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let part = part.as_deref().map(self::part).transpose()?;
+        let id = self.core.platform().add_listener(listener, part);
         let core = self.core.clone();
-        Closure::once_into_js(move || core.platform().remove_listener(id))
+        Ok(Closure::once_into_js(move || {
+            core.platform().remove_listener(id)
+        }))
     }
 
     /// Grows by one with every state change.
@@ -102,7 +131,7 @@ impl Studio {
         self.core.version() as f64
     }
 
-    /// The state to render; the same object until the version changes.
+    /// Everything the UI renders; the same object until the version changes.
     pub fn snapshot(&self) -> JsValue {
         let version = self.core.version();
         if let Some((v, value)) = self.snapshot.borrow().as_ref() {
@@ -115,10 +144,31 @@ impl Studio {
         value
     }
 
-    /// The cleaned project id for what was typed, or `undefined` when it is blank.
+    /// One part of the snapshot, e.g. `studio.view("jobs")`; the same object until that part
+    /// changes, so a keystroke in the prompt rebuilds no job or asset.
+    pub fn view(&self, part: &str) -> Result<JsValue, JsValue> {
+        let part = self::part(part)?;
+        let version = self.core.part_version(part);
+        if let Some((v, value)) = &self.views.borrow()[part.index()] {
+            if *v == version {
+                return Ok(value.clone());
+            }
+        }
+        let value = parse(&self.core.view_text(part));
+        self.views.borrow_mut()[part.index()] = Some((version, value.clone()));
+        Ok(value)
+    }
+
+    /// The cleaned project id for what was typed, or `undefined` when it makes no valid id.
     #[wasm_bindgen(js_name = cleanProjectId)]
     pub fn clean_project_id(raw: &str) -> Option<String> {
         crate::project_id::clean(raw)
+    }
+
+    /// Whether an id names a project as it is (what a recent project or an address must be).
+    #[wasm_bindgen(js_name = isValidProjectId)]
+    pub fn is_valid_project_id(id: &str) -> bool {
+        crate::project_id::is_valid(id)
     }
 
     /// Cleans the typed id, moves it to the front of Recent Projects and returns it.
@@ -129,11 +179,12 @@ impl Studio {
 
     /// Opens a recent project as it is, without cleaning.
     #[wasm_bindgen(js_name = openRecent)]
-    pub fn open_recent(&self, id: &str) -> String {
+    pub fn open_recent(&self, id: &str) -> Option<String> {
         self.core.open_recent(id)
     }
 
-    /// Shows a project's dashboard: reads its jobs, loads its assets and starts the timers.
+    /// Shows a project's dashboard: reads its jobs, loads its assets, fetches the server's
+    /// jobs, follows pushed changes and starts the timers.
     #[wasm_bindgen(js_name = enterProject)]
     pub fn enter_project(&self, id: &str) {
         self.timers.borrow_mut().take();
@@ -143,10 +194,10 @@ impl Studio {
         wasm_bindgen_futures::spawn_local(async move {
             let _ = core.load_assets().await;
         });
-        schedule::poll_due(&self.core);
+        schedule::round(&self.core);
     }
 
-    /// Leaves the dashboard and stops its timers.
+    /// Leaves the dashboard and stops its timers and stream.
     #[wasm_bindgen(js_name = leaveProject)]
     pub fn leave_project(&self) {
         self.timers.borrow_mut().take();
@@ -159,7 +210,7 @@ impl Studio {
         self.core.set_draft(text);
     }
 
-    /// Chooses the model for new jobs, one of `snapshot().models`.
+    /// Chooses the model for new jobs, one of `view("console").models`.
     #[wasm_bindgen(js_name = setModel)]
     pub fn set_model(&self, model: &str) -> Result<(), JsValue> {
         self.core.set_model(model).map_err(js_error)
@@ -176,15 +227,32 @@ impl Studio {
     /// Check Status: asks the server about one job now; resolves with the merged job.
     #[wasm_bindgen(js_name = checkStatus)]
     pub fn check_status(&self, id: String) -> js_sys::Promise {
-        promise(&self.core, |core| async move {
-            core.refresh_job(&id, true).await
-        })
+        promise(&self.core, |core| async move { core.check_job(&id).await })
     }
 
-    /// Polls every queued or running job now, as the 20-second timer does.
+    /// Polls every queued or running job and merges the server's job list now, as the
+    /// 20-second timer does.
     #[wasm_bindgen(js_name = pollActive)]
     pub fn poll_active(&self) {
-        schedule::poll_due(&self.core);
+        schedule::round(&self.core);
+    }
+
+    /// Cancel: stops a queued or running job; resolves with the job (`error`, "Cancelled").
+    #[wasm_bindgen(js_name = cancelJob)]
+    pub fn cancel_job(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.cancel_job(&id).await })
+    }
+
+    /// Retry: starts a new job like a failed one; resolves with the new job.
+    #[wasm_bindgen(js_name = retryJob)]
+    pub fn retry_job(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.retry_job(&id).await })
+    }
+
+    /// Remove: deletes a job here and on the server (a saved video stays).
+    #[wasm_bindgen(js_name = removeJob)]
+    pub fn remove_job(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.remove_job(&id).await })
     }
 
     /// Save to Library; resolves with the storage key.
@@ -202,10 +270,10 @@ impl Studio {
     /// Opens the Video Metadata modal for an asset key.
     #[wasm_bindgen(js_name = openMetadata)]
     pub fn open_metadata(&self, key: String) -> js_sys::Promise {
-        promise(&self.core, |core| async move {
-            core.open_metadata(&key).await;
-            Ok(())
-        })
+        promise(
+            &self.core,
+            |core| async move { core.open_metadata(&key).await },
+        )
     }
 
     #[wasm_bindgen(js_name = closeMetadata)]

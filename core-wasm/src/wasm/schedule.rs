@@ -1,12 +1,16 @@
-//! The dashboard's two timers: the 20-second poll of active jobs and the 1-second re-read of
-//! the job list. They live as long as the `Timers` value (gloo intervals cancel on drop).
+//! The dashboard's timers: the 20-second round (poll active jobs, merge the server's list,
+//! reopen the change stream when it is down) and the 1-second re-read of the job list. They
+//! live as long as the `Timers` value (gloo intervals cancel on drop; the stream is aborted).
 
 use gloo_timers::callback::Interval;
+use wasm_bindgen_futures::spawn_local;
 
 use super::SharedCore;
 use crate::constants::{POLL_INTERVAL_MS, REREAD_INTERVAL_MS};
+use crate::snapshot::StreamState;
 
 pub struct Timers {
+    core: SharedCore,
     _poll: Interval,
     _reread: Interval,
 }
@@ -16,7 +20,8 @@ impl Timers {
         let poll_core = core.clone();
         let reread_core = core.clone();
         Timers {
-            _poll: Interval::new(POLL_INTERVAL_MS, move || poll_due(&poll_core)),
+            core: core.clone(),
+            _poll: Interval::new(POLL_INTERVAL_MS, move || round(&poll_core)),
             _reread: Interval::new(REREAD_INTERVAL_MS, move || {
                 reread_core.reread_jobs();
             }),
@@ -24,12 +29,29 @@ impl Timers {
     }
 }
 
-/// Polls each queued or running job once; failures are only logged by the core.
-pub fn poll_due(core: &SharedCore) {
+impl Drop for Timers {
+    fn drop(&mut self) {
+        self.core.platform().abort_streams();
+    }
+}
+
+/// One round: polls each queued or running job, merges the server's job list and reopens
+/// the change stream if it is down. Failures are only logged by the core.
+pub fn round(core: &SharedCore) {
     for id in core.jobs_due_for_poll() {
         let core = core.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = core.refresh_job(&id, false).await;
+        spawn_local(async move {
+            let _ = core.poll_job(&id).await;
+        });
+    }
+    let listing = core.clone();
+    spawn_local(async move {
+        let _ = listing.reattach().await;
+    });
+    if core.stream_state() == StreamState::Off {
+        let following = core.clone();
+        spawn_local(async move {
+            let _ = following.follow_changes().await;
         });
     }
 }

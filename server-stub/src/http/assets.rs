@@ -11,6 +11,7 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery, PublicBase};
 use super::{valid_project, AppState};
+use crate::jobs::record::project_folder;
 use crate::storage::Object;
 
 /// The most videos one page holds.
@@ -100,7 +101,7 @@ pub async fn list(
     let mut objects = state
         .jobs
         .storage()
-        .list(&format!("projects/{project}/"))
+        .list(&format!("projects/{}/", project_folder(&project)))
         .await?;
     objects.retain(|o| o.key.ends_with(".mp4"));
     let newest_first = |a: &Object, b: &Object| {
@@ -159,13 +160,14 @@ pub async fn remove(
         .strip_suffix(".mp4")
         .filter(|_| valid_file_name(&name))
         .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
-    let key = format!("projects/{project}/{name}");
+    let folder = project_folder(&project);
+    let key = format!("projects/{folder}/{name}");
     let storage = state.jobs.storage();
     if storage.head(&key).await?.is_none() {
         return Err(ApiError::NotFound("No such video".into()));
     }
     storage
-        .delete(&format!("projects/{project}/{stem}.json"))
+        .delete(&format!("projects/{folder}/{stem}.json"))
         .await?;
     storage.delete(&key).await?;
     tracing::info!(key = %key, "removed from the library");

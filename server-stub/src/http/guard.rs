@@ -180,6 +180,7 @@ impl Guard {
                 axum::http::header::AUTHORIZATION,
                 axum::http::header::CONTENT_TYPE,
                 axum::http::header::RANGE,
+                axum::http::HeaderName::from_static("last-event-id"),
             ])
             .expose_headers([
                 axum::http::header::CONTENT_RANGE,

@@ -54,7 +54,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// The form of each path parameter.
 const PATH_PATTERNS: [(&str, &str); 2] = [
-    ("project_id", "^[a-z0-9-]{1,64}$"),
+    // Not blank, 1 to 100 characters, no control characters (studio_core::project_id).
+    (
+        "project_id",
+        "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$",
+    ),
     ("job_id", "^[a-z0-9.-]{1,32}:task_[a-z0-9]{1,64}$"),
 ];
 
@@ -110,6 +114,11 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
                 let name = parameter["name"].as_str().unwrap_or_default().to_owned();
                 if let Some((_, pattern)) = PATH_PATTERNS.iter().find(|(n, _)| *n == name) {
                     parameter["schema"] = json!({"type": "string", "pattern": pattern});
+                    if name == "project_id" {
+                        parameter["schema"]["minLength"] = json!(1);
+                        parameter["schema"]["maxLength"] =
+                            json!(studio_core::project_id::MAX_CHARS);
+                    }
                 }
             }
         }

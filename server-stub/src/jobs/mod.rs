@@ -145,7 +145,7 @@ pub fn preview_key(id: &str) -> String {
 }
 
 pub fn library_key(project: &str, id: &str) -> String {
-    format!("projects/{project}/{id}.mp4")
+    format!("projects/{}/{id}.mp4", record::project_folder(project))
 }
 
 impl JobService {

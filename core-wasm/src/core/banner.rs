@@ -1,0 +1,55 @@
+//! The dashboard's one error banner: which failure it shows, in the spec's words.
+
+use crate::error::CoreError;
+use crate::snapshot::Banner;
+
+pub const BANNER_ASSETS: &str = "Failed to load assets";
+pub const BANNER_DASHBOARD: &str = "Failed to load dashboard data";
+pub const BANNER_CREATE: &str = "Failed to create generation job";
+pub const BANNER_CHECK: &str = "Failed to check job status";
+pub const BANNER_SAVE: &str = "Failed to save video to library";
+pub const BANNER_CANCEL: &str = "Failed to cancel generation job";
+pub const BANNER_REMOVE: &str = "Failed to remove generation job";
+
+/// A failure the user is told about, by what they were doing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// Stored data could not be read or written (the text says what was kept where).
+    Storage(String),
+    Assets(CoreError),
+    Create(CoreError),
+    Check(CoreError),
+    Save(CoreError),
+    Cancel(CoreError),
+    Remove(CoreError),
+}
+
+impl Failure {
+    pub fn message(&self) -> &'static str {
+        match self {
+            Failure::Storage(_) => BANNER_DASHBOARD,
+            Failure::Assets(_) => BANNER_ASSETS,
+            Failure::Create(_) => BANNER_CREATE,
+            Failure::Check(_) => BANNER_CHECK,
+            Failure::Save(_) => BANNER_SAVE,
+            Failure::Cancel(_) => BANNER_CANCEL,
+            Failure::Remove(_) => BANNER_REMOVE,
+        }
+    }
+
+    pub fn banner(&self) -> Banner {
+        let detail = match self {
+            Failure::Storage(text) => text.clone(),
+            Failure::Assets(e)
+            | Failure::Create(e)
+            | Failure::Check(e)
+            | Failure::Save(e)
+            | Failure::Cancel(e)
+            | Failure::Remove(e) => e.to_string(),
+        };
+        Banner {
+            message: self.message().to_owned(),
+            detail: Some(detail),
+        }
+    }
+}

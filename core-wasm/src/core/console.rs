@@ -1,0 +1,144 @@
+//! The Generation Console slice: the open project, the prompt being typed, the model, and
+//! starting jobs (from the prompt, or again from a failed job with Retry).
+
+use serde_json::Value;
+
+use super::{Core, Failure};
+use crate::api::NewJob;
+use crate::error::CoreError;
+use crate::job::{upsert, Job, JobStatus};
+use crate::platform::{LogLevel, Platform};
+use crate::snapshot::ConsoleView;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Creating {
+    #[default]
+    Idle,
+    Sending,
+}
+
+#[derive(Debug, Default)]
+pub struct Console {
+    pub project: Option<String>,
+    draft: String,
+    /// The model chosen for new jobs (the server's default when unset).
+    model: Option<String>,
+    creating: Creating,
+}
+
+impl Console {
+    pub fn new(project: &str) -> Self {
+        Console {
+            project: Some(project.to_owned()),
+            ..Console::default()
+        }
+    }
+}
+
+impl<P: Platform> Core<P> {
+    pub fn console_view(&self) -> ConsoleView {
+        let models = self.config.borrow().models.clone();
+        self.console.read(|c| ConsoleView {
+            project_id: c.project.clone(),
+            draft: c.draft.clone(),
+            model: c
+                .model
+                .clone()
+                .or_else(|| models.first().cloned())
+                .unwrap_or_default(),
+            models,
+            can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
+            creating: c.creating == Creating::Sending,
+        })
+    }
+
+    pub fn set_draft(&self, text: &str) {
+        if self.console.read(|c| c.draft != text) {
+            self.write(&self.console, |c| c.draft = text.to_owned());
+        }
+    }
+
+    /// Chooses the model for new jobs: one of those the server offers.
+    pub fn set_model(&self, model: &str) -> Result<(), CoreError> {
+        if !self.config.borrow().models.iter().any(|m| m == model) {
+            return Err(CoreError::UnknownModel(model.to_owned()));
+        }
+        self.write(&self.console, |c| c.model = Some(model.to_owned()));
+        Ok(())
+    }
+
+    /// Starts a generation job from `prompt`, or from the draft when `None`.
+    pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, CoreError> {
+        let from_draft = prompt.is_none();
+        let text = match prompt {
+            Some(p) => p.to_owned(),
+            None => self.console.read(|c| c.draft.clone()),
+        };
+        let job = NewJob {
+            prompt: text.trim().to_owned(),
+            model: self.console.read(|c| c.model.clone()),
+            ..NewJob::default()
+        };
+        let created = self.start(job).await?;
+        if from_draft {
+            self.write(&self.console, |c| c.draft.clear());
+        }
+        Ok(created)
+    }
+
+    /// Retry: a new job with the same prompt, model, seconds and size as a failed one.
+    pub async fn retry_job(&self, id: &str) -> Result<Job, CoreError> {
+        let job = self.stored_job(id)?;
+        if job.status() != JobStatus::Error {
+            return Err(CoreError::NotAllowed {
+                id: id.to_owned(),
+                action: "retried (only failed jobs are)",
+            });
+        }
+        let text = |field| {
+            job.answered(field)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        self.start(NewJob {
+            prompt: job.prompt.clone(),
+            model: text("model"),
+            seconds: job.answered("seconds").cloned(),
+            size: text("size"),
+        })
+        .await
+    }
+
+    async fn start(&self, new: NewJob) -> Result<Job, CoreError> {
+        let visit = self.visit()?;
+        if new.prompt.is_empty() {
+            return Err(CoreError::EmptyPrompt);
+        }
+        if self.console.read(|c| c.creating == Creating::Sending) {
+            return Err(CoreError::Busy("Creating a job".into()));
+        }
+        self.write(&self.console, |c| c.creating = Creating::Sending);
+        self.dismiss_banner();
+        let outcome = match self.api().create_job(&visit.project, &new).await {
+            Ok(answer) => Job::from_created(&answer, &new.prompt, &self.platform.now_iso())
+                .ok_or_else(|| {
+                    CoreError::Api(crate::api::ApiError::CreateJob("Invalid job".into()))
+                }),
+            Err(e) => Err(e.into()),
+        };
+        let stored = outcome.and_then(|job| {
+            let stored = self.change_jobs(&visit, |jobs| Some(upsert(jobs, job.clone())));
+            stored.map(|()| job).map_err(CoreError::from)
+        });
+        if self.still(&visit) {
+            self.write(&self.console, |c| c.creating = Creating::Idle);
+            if let Err(e) = &stored {
+                self.fail(Failure::Create(e.clone()));
+            }
+        }
+        if let Err(e) = &stored {
+            self.log(LogLevel::Error, &e.to_string());
+        }
+        stored
+    }
+}

@@ -1,0 +1,402 @@
+//! The jobs slice: the project's jobs as kept under `jobs:{projectId}`, the 1 s re-read, the
+//! 20 s poll and re-attach, the pushed changes, and the per-job commands (Check Status, Save
+//! to Library, Cancel, Remove).
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{Core, Failure, Visit};
+use crate::api::{failure_text, ApiError};
+use crate::constants::jobs_key;
+use crate::error::CoreError;
+use crate::job::{merge_listed, sort_newest_first, Job};
+use crate::platform::{BodyStream, LogLevel, Platform};
+use crate::snapshot::{JobActivity, JobView, JobsView, StreamState};
+use crate::sse;
+use crate::store::{self, StoreError};
+
+#[derive(Debug, Default)]
+pub struct Jobs {
+    list: Vec<Job>,
+    /// The stored text the list was last read from or written as.
+    raw: Option<String>,
+    /// Requests the user started, by job.
+    busy: BTreeMap<String, JobActivity>,
+    /// Jobs with an automatic poll in flight (not shown; keeps polls from piling up).
+    polling: BTreeSet<String>,
+    stream: StreamState,
+    /// The id of the last pushed change, to resume after. Kept outside the view's version:
+    /// it changes with every event, the view need not.
+    last_event: RefCell<Option<String>>,
+}
+
+fn valid_job(job: &Job) -> bool {
+    !job.sora_job_id.is_empty()
+}
+
+impl<P: Platform> Core<P> {
+    pub fn jobs_view(&self) -> JobsView {
+        let format = self.format();
+        self.jobs.read(|j| JobsView {
+            items: j
+                .list
+                .iter()
+                .map(|job| JobView::new(job, &format, j.busy.get(&job.sora_job_id).copied()))
+                .collect(),
+            stream: j.stream,
+        })
+    }
+
+    /// Whether pushed changes are being followed.
+    pub fn stream_state(&self) -> StreamState {
+        self.jobs.read(|j| j.stream)
+    }
+
+    /// The open project's stored jobs, newest first.
+    pub fn jobs(&self) -> Vec<Job> {
+        self.jobs.read(|j| j.list.clone())
+    }
+
+    pub(super) fn stored_job(&self, id: &str) -> Result<Job, CoreError> {
+        self.jobs
+            .read(|j| j.list.iter().find(|job| job.sora_job_id == id).cloned())
+            .ok_or_else(|| CoreError::UnknownJob(id.to_owned()))
+    }
+
+    /// Reads the project's jobs from storage (repairing damaged text); the problem, if any,
+    /// is logged and returned for the banner.
+    fn load_jobs(&self, project: &str) -> (Vec<Job>, Option<String>, Option<String>) {
+        let loaded = store::load(&self.platform, &jobs_key(project), "saved jobs", valid_job);
+        if let Some(problem) = &loaded.problem {
+            self.log(LogLevel::Warn, problem);
+        }
+        let mut jobs = loaded.items;
+        sort_newest_first(&mut jobs);
+        (jobs, loaded.raw, loaded.problem)
+    }
+
+    /// Starts the slice over for a project (or for none); returns a storage problem.
+    pub(super) fn reset_jobs(&self, project: Option<&str>) -> Option<String> {
+        let (list, raw, problem) = match project {
+            Some(p) => self.load_jobs(p),
+            None => (Vec::new(), None, None),
+        };
+        self.write(&self.jobs, |j| {
+            *j = Jobs {
+                list,
+                raw,
+                ..Jobs::default()
+            }
+        });
+        problem
+    }
+
+    /// Re-reads the job list from storage; tells subscribers only when it changed.
+    pub fn reread_jobs(&self) -> bool {
+        let Ok(visit) = self.visit() else {
+            return false;
+        };
+        let raw = self.platform.get_item(&jobs_key(&visit.project));
+        if self.jobs.read(|j| j.raw == raw) {
+            return false;
+        }
+        let (list, raw, problem) = self.load_jobs(&visit.project);
+        self.write(&self.jobs, |j| {
+            j.list = list;
+            j.raw = raw;
+        });
+        if let Some(problem) = problem {
+            self.fail(Failure::Storage(problem));
+        }
+        true
+    }
+
+    /// Reads the project's jobs from storage, applies `change` (`None`: nothing to change) and
+    /// writes them back, so that changes made meanwhile in another tab are kept. The list
+    /// shows the result even when storage refuses it, and the refusal is returned.
+    pub(super) fn change_jobs(
+        &self,
+        visit: &Visit,
+        change: impl FnOnce(&[Job]) -> Option<Vec<Job>>,
+    ) -> Result<(), StoreError> {
+        let (jobs, _, problem) = self.load_jobs(&visit.project);
+        let Some(jobs) = change(&jobs) else {
+            return Ok(());
+        };
+        let saved = store::save(&self.platform, &jobs_key(&visit.project), &jobs);
+        if self.still(visit) {
+            let raw = saved.as_ref().ok().cloned();
+            self.write(&self.jobs, |j| {
+                j.list = jobs;
+                if raw.is_some() {
+                    j.raw = raw;
+                }
+            });
+            if let Some(problem) = problem {
+                self.fail(Failure::Storage(problem));
+            }
+        }
+        saved.map(|_| ())
+    }
+
+    /// Merges the status answer for job `id` (a poll, Check Status, Cancel) into the stored job.
+    fn merge_answer(&self, visit: &Visit, id: &str, mut answer: Value) -> Result<Job, CoreError> {
+        self.stored_job(id)?;
+        if let Value::Object(fields) = &mut answer {
+            fields.insert("sora_job_id".into(), id.into());
+        }
+        self.merge_answers(visit, &[answer])?;
+        self.stored_job(id)
+    }
+
+    /// Merges status answers (the server's list, a pushed change) into the stored jobs.
+    fn merge_answers(&self, visit: &Visit, answers: &[Value]) -> Result<(), StoreError> {
+        let now = self.platform.now_iso();
+        self.change_jobs(visit, |jobs| merge_listed(jobs, answers, &now))
+    }
+
+    /// Marks a user's request on a job, unless one is already in flight.
+    fn begin(&self, id: &str, activity: JobActivity) -> Result<(), CoreError> {
+        if let Some(current) = self.jobs.read(|j| j.busy.get(id).copied()) {
+            return Err(CoreError::Busy(format!("{current:?} {id}")));
+        }
+        self.write(&self.jobs, |j| j.busy.insert(id.to_owned(), activity));
+        Ok(())
+    }
+
+    /// Ends a user's request, showing its failure in the banner.
+    fn end<T>(
+        &self,
+        visit: &Visit,
+        id: &str,
+        outcome: &Result<T, CoreError>,
+        failure: fn(CoreError) -> Failure,
+    ) {
+        if !self.still(visit) {
+            return;
+        }
+        self.write(&self.jobs, |j| j.busy.remove(id));
+        if let Err(e) = outcome {
+            self.log(LogLevel::Error, &format!("{id}: {e}"));
+            self.fail(failure(e.clone()));
+        }
+    }
+
+    /// The queued and running jobs not already being checked.
+    pub fn jobs_due_for_poll(&self) -> Vec<String> {
+        self.jobs.read(|j| {
+            j.list
+                .iter()
+                .filter(|job| {
+                    job.is_active()
+                        && !j.busy.contains_key(&job.sora_job_id)
+                        && !j.polling.contains(&job.sora_job_id)
+                })
+                .map(|job| job.sora_job_id.clone())
+                .collect()
+        })
+    }
+
+    /// Check Status: asks the server about one job now, merges the answer and shows a
+    /// failure in the banner.
+    pub async fn check_job(&self, id: &str) -> Result<Job, CoreError> {
+        let visit = self.visit()?;
+        self.stored_job(id)?;
+        self.begin(id, JobActivity::Checking)?;
+        self.clear_banner(|_| true);
+        let outcome = self.fetch_status(&visit, id).await;
+        self.end(&visit, id, &outcome, Failure::Check);
+        outcome
+    }
+
+    /// The 20 s poll of one job: like Check Status, but a failure is only logged.
+    pub async fn poll_job(&self, id: &str) -> Result<Job, CoreError> {
+        let visit = self.visit()?;
+        if self.jobs.read(|j| j.polling.contains(id)) {
+            return Err(CoreError::Busy(format!("Polling {id}")));
+        }
+        self.write(&self.jobs, |j| j.polling.insert(id.to_owned()));
+        let outcome = self.fetch_status(&visit, id).await;
+        if self.still(&visit) {
+            self.write(&self.jobs, |j| j.polling.remove(id));
+        }
+        if let Err(e) = &outcome {
+            self.log(LogLevel::Warn, &format!("Polling {id}: {e}"));
+        }
+        outcome
+    }
+
+    async fn fetch_status(&self, visit: &Visit, id: &str) -> Result<Job, CoreError> {
+        let answer = self.api().get_job_status(id).await?;
+        self.merge_answer(visit, id, answer)
+    }
+
+    /// Re-attach: merges the server's jobs for the project into the stored list, so jobs
+    /// started in another browser (or before site data was cleared) appear. Failures are
+    /// only logged: the next round tries again.
+    pub async fn reattach(&self) -> Result<(), CoreError> {
+        let visit = self.visit()?;
+        let outcome = match self.api().list_jobs(&visit.project).await {
+            Ok(listed) => self.merge_answers(&visit, &listed).map_err(CoreError::from),
+            Err(e) => Err(e.into()),
+        };
+        if let Err(e) = &outcome {
+            self.log(LogLevel::Warn, &e.to_string());
+        }
+        outcome
+    }
+
+    /// Save to Library: copies a finished job's video to the project library, stores its key
+    /// and reloads the assets.
+    pub async fn save_job(&self, id: &str) -> Result<String, CoreError> {
+        let visit = self.visit()?;
+        let job = self.stored_job(id)?;
+        if !job.can_save() {
+            return Err(CoreError::NotAllowed {
+                id: id.to_owned(),
+                action: "saved (only finished, unsaved jobs are)",
+            });
+        }
+        self.begin(id, JobActivity::Saving)?;
+        self.clear_banner(|_| true);
+        let outcome = self.save(&visit, &job).await;
+        self.end(&visit, id, &outcome, Failure::Save);
+        if outcome.is_ok() && self.still(&visit) {
+            let _ = self.load_assets().await;
+        }
+        outcome
+    }
+
+    async fn save(&self, visit: &Visit, job: &Job) -> Result<String, CoreError> {
+        let id = &job.sora_job_id;
+        let key = self.api().save_job(id, &visit.project, &job.prompt).await?;
+        let now = self.platform.now_iso();
+        self.change_jobs(visit, |jobs| {
+            Some(
+                jobs.iter()
+                    .map(|j| match j.sora_job_id == *id {
+                        true => Job {
+                            final_r2_key: Some(key.clone()),
+                            updated_at: now.clone(),
+                            ..j.clone()
+                        },
+                        false => j.clone(),
+                    })
+                    .collect(),
+            )
+        })?;
+        Ok(key)
+    }
+
+    /// Cancel: stops a queued or running job on the server (and at its provider where the
+    /// provider allows it); the job ends as `error` with the message "Cancelled".
+    pub async fn cancel_job(&self, id: &str) -> Result<Job, CoreError> {
+        let visit = self.visit()?;
+        if !self.stored_job(id)?.is_active() {
+            return Err(CoreError::NotAllowed {
+                id: id.to_owned(),
+                action: "cancelled (only queued and running jobs are)",
+            });
+        }
+        self.begin(id, JobActivity::Cancelling)?;
+        let outcome = async {
+            let answer = self.api().cancel_job(id).await?;
+            self.merge_answer(&visit, id, answer)
+        }
+        .await;
+        self.end(&visit, id, &outcome, Failure::Cancel);
+        outcome
+    }
+
+    /// Remove: deletes the job from the list here and its record on the server. A video
+    /// saved from it stays in the library.
+    pub async fn remove_job(&self, id: &str) -> Result<(), CoreError> {
+        let visit = self.visit()?;
+        self.stored_job(id)?;
+        self.begin(id, JobActivity::Removing)?;
+        let outcome = async {
+            self.api().remove_job(id).await?;
+            self.change_jobs(&visit, |jobs| Some(without(jobs, id)))?;
+            Ok(())
+        }
+        .await;
+        self.end(&visit, id, &outcome, Failure::Remove);
+        outcome
+    }
+
+    /// Follows the project's pushed job changes until the stream ends (the caller opens it
+    /// again later; the 20 s poll keeps everything right meanwhile).
+    pub async fn follow_changes(&self) -> Result<(), CoreError> {
+        let visit = self.visit()?;
+        if self.jobs.read(|j| j.stream != StreamState::Off) {
+            return Err(CoreError::Busy("Following job changes".into()));
+        }
+        self.write(&self.jobs, |j| j.stream = StreamState::Connecting);
+        let outcome = self.read_changes(&visit).await;
+        if !self.still(&visit) {
+            // Left meanwhile: the stream was closed on purpose.
+            return Ok(());
+        }
+        self.write(&self.jobs, |j| j.stream = StreamState::Off);
+        if let Err(e) = &outcome {
+            self.log(LogLevel::Warn, &e.to_string());
+        }
+        outcome
+    }
+
+    async fn read_changes(&self, visit: &Visit) -> Result<(), CoreError> {
+        let broke = |e: String| CoreError::Api(ApiError::Events(e));
+        let last = self.jobs.read(|j| j.last_event.borrow().clone());
+        let request = self.api().events_request(&visit.project, last.as_deref());
+        let (response, mut body) = self.platform.stream(request).await.map_err(broke)?;
+        if !response.ok() {
+            return Err(broke(failure_text(&response)));
+        }
+        if !self.still(visit) {
+            return Ok(());
+        }
+        self.write(&self.jobs, |j| j.stream = StreamState::Open);
+        let mut reader = sse::Reader::default();
+        while let Some(piece) = body.next().await {
+            let piece = piece.map_err(broke)?;
+            if !self.still(visit) {
+                return Ok(());
+            }
+            for event in reader.push(&piece) {
+                self.apply_change(visit, &event)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<(), CoreError> {
+        match (
+            event.name.as_str(),
+            serde_json::from_str::<Value>(&event.data),
+        ) {
+            ("job", Ok(answer)) => self.merge_answers(visit, &[answer])?,
+            ("removed", Ok(answer)) => {
+                if let Some(id) = answer.get("sora_job_id").and_then(Value::as_str) {
+                    self.change_jobs(visit, |jobs| {
+                        jobs.iter()
+                            .any(|j| j.sora_job_id == id)
+                            .then(|| without(jobs, id))
+                    })?;
+                }
+            }
+            (name, _) => self.log(LogLevel::Warn, &format!("Ignored a pushed {name} event")),
+        }
+        self.jobs
+            .read(|j| *j.last_event.borrow_mut() = event.id.clone());
+        Ok(())
+    }
+}
+
+fn without(jobs: &[Job], id: &str) -> Vec<Job> {
+    jobs.iter()
+        .filter(|j| j.sora_job_id != id)
+        .cloned()
+        .collect()
+}

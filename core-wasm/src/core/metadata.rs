@@ -1,0 +1,96 @@
+//! The Video Metadata modal slice: which video is open and its companion `.json`.
+
+use serde_json::{json, Value};
+
+use super::Core;
+use crate::api::MetadataError;
+use crate::asset::metadata_url;
+use crate::platform::{LogLevel, Platform};
+use crate::snapshot::{AssetView, MetadataView};
+
+#[derive(Debug, Default)]
+pub enum Metadata {
+    #[default]
+    Closed,
+    Loading {
+        key: String,
+    },
+    Loaded {
+        key: String,
+        value: Value,
+    },
+    Failed {
+        key: String,
+        error: MetadataError,
+    },
+}
+
+impl Metadata {
+    fn key(&self) -> Option<&str> {
+        match self {
+            Metadata::Closed => None,
+            Metadata::Loading { key }
+            | Metadata::Loaded { key, .. }
+            | Metadata::Failed { key, .. } => Some(key),
+        }
+    }
+}
+
+impl<P: Platform> Core<P> {
+    pub fn metadata_view(&self) -> Option<MetadataView> {
+        let key = self.metadata.read(|m| m.key().map(str::to_owned))?;
+        let asset = self.asset(&key).ok()?;
+        let format = self.format();
+        self.metadata.read(|m| {
+            let (value, error) = match m {
+                Metadata::Loaded { value, .. } => (Some(value), None),
+                Metadata::Failed { error, .. } => (None, Some(*error)),
+                _ => (None, None),
+            };
+            let shown = match error {
+                Some(e) => Some(json!({ "error": e.to_string() })),
+                None => value.cloned(),
+            };
+            Some(MetadataView {
+                asset: AssetView::new(&asset, &format),
+                loading: matches!(m, Metadata::Loading { .. }),
+                prompt: value.and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
+                details_json: shown.map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+                error: error.map(|e| e.to_string()),
+            })
+        })
+    }
+
+    /// Opens the Video Metadata modal for an asset and loads its companion `.json`.
+    pub async fn open_metadata(&self, key: &str) -> Result<(), crate::error::CoreError> {
+        let asset = self.asset(key)?;
+        self.write(&self.metadata, |m| {
+            *m = Metadata::Loading {
+                key: key.to_owned(),
+            }
+        });
+        let result = match &asset.public_url {
+            Some(url) => self.api().get_metadata(&metadata_url(url)).await,
+            None => Err(MetadataError::NotFound),
+        };
+        if let Err(e) = &result {
+            self.log(LogLevel::Warn, &format!("Metadata of {key}: {e}"));
+        }
+        if self.metadata.read(|m| m.key() == Some(key)) {
+            let key = key.to_owned();
+            self.write(&self.metadata, |m| {
+                *m = match result {
+                    Ok(value) => Metadata::Loaded { key, value },
+                    Err(error) => Metadata::Failed { key, error },
+                }
+            });
+        }
+        Ok(())
+    }
+
+    pub fn close_metadata(&self) {
+        if self.metadata.read(|m| m.key().is_some()) {
+            self.write(&self.metadata, |m| *m = Metadata::Closed);
+        }
+    }
+}
