@@ -3,7 +3,6 @@
 //! to Library, Cancel, Remove).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -22,14 +21,20 @@ pub struct Jobs {
     list: Vec<Job>,
     /// The stored text the list was last read from or written as.
     raw: Option<String>,
-    /// Requests the user started, by job.
-    busy: BTreeMap<String, JobActivity>,
+    /// Requests the user started, by job (a few at most: a list costs the wasm no map code).
+    busy: Vec<(String, JobActivity)>,
     /// Jobs with an automatic poll in flight (not shown; keeps polls from piling up).
-    polling: BTreeSet<String>,
+    polling: Vec<String>,
     stream: StreamState,
     /// The id of the last pushed change, to resume after. Kept outside the view's version:
     /// it changes with every event, the view need not.
     last_event: RefCell<Option<String>>,
+}
+
+impl Jobs {
+    fn busy_with(&self, id: &str) -> Option<JobActivity> {
+        self.busy.iter().find(|(i, _)| i == id).map(|(_, a)| *a)
+    }
 }
 
 fn valid_job(job: &Job) -> bool {
@@ -43,7 +48,7 @@ impl<P: Platform> Core<P> {
             items: j
                 .list
                 .iter()
-                .map(|job| JobView::new(job, &format, j.busy.get(&job.sora_job_id).copied()))
+                .map(|job| JobView::new(job, &format, j.busy_with(&job.sora_job_id)))
                 .collect(),
             stream: j.stream,
         })
@@ -159,10 +164,10 @@ impl<P: Platform> Core<P> {
 
     /// Marks a user's request on a job, unless one is already in flight.
     fn begin(&self, id: &str, activity: JobActivity) -> Result<(), CoreError> {
-        if let Some(current) = self.jobs.read(|j| j.busy.get(id).copied()) {
-            return Err(CoreError::Busy(format!("{current:?} {id}")));
+        if self.jobs.read(|j| j.busy_with(id).is_some()) {
+            return Err(CoreError::Busy(id.to_owned()));
         }
-        self.write(&self.jobs, |j| j.busy.insert(id.to_owned(), activity));
+        self.write(&self.jobs, |j| j.busy.push((id.to_owned(), activity)));
         Ok(())
     }
 
@@ -177,7 +182,7 @@ impl<P: Platform> Core<P> {
         if !self.still(visit) {
             return;
         }
-        self.write(&self.jobs, |j| j.busy.remove(id));
+        self.write(&self.jobs, |j| j.busy.retain(|(i, _)| i != id));
         if let Err(e) = outcome {
             self.log(LogLevel::Error, &format!("{id}: {e}"));
             self.fail(failure(e.clone()));
@@ -191,7 +196,7 @@ impl<P: Platform> Core<P> {
                 .iter()
                 .filter(|job| {
                     job.is_active()
-                        && !j.busy.contains_key(&job.sora_job_id)
+                        && j.busy_with(&job.sora_job_id).is_none()
                         && !j.polling.contains(&job.sora_job_id)
                 })
                 .map(|job| job.sora_job_id.clone())
@@ -214,13 +219,13 @@ impl<P: Platform> Core<P> {
     /// The 20 s poll of one job: like Check Status, but a failure is only logged.
     pub async fn poll_job(&self, id: &str) -> Result<Job, CoreError> {
         let visit = self.visit()?;
-        if self.jobs.read(|j| j.polling.contains(id)) {
+        if self.jobs.read(|j| j.polling.iter().any(|p| p == id)) {
             return Err(CoreError::Busy(format!("Polling {id}")));
         }
-        self.write(&self.jobs, |j| j.polling.insert(id.to_owned()));
+        self.write(&self.jobs, |j| j.polling.push(id.to_owned()));
         let outcome = self.fetch_status(&visit, id).await;
         if self.still(&visit) {
-            self.write(&self.jobs, |j| j.polling.remove(id));
+            self.write(&self.jobs, |j| j.polling.retain(|p| p != id));
         }
         if let Err(e) = &outcome {
             self.log(LogLevel::Warn, &format!("Polling {id}: {e}"));

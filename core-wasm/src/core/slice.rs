@@ -64,11 +64,13 @@ impl<S: Default> Slice<S> {
 }
 
 impl<S> Slice<S> {
+    #[inline(always)]
     pub fn read<R>(&self, f: impl FnOnce(&S) -> R) -> R {
         f(&self.state.borrow())
     }
 
     /// Changes the state and bumps the version; the borrow ends before this returns.
+    #[inline(always)]
     pub(super) fn write<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
         let result = f(&mut self.state.borrow_mut());
         self.version.set(self.version.get() + 1);

@@ -4,6 +4,8 @@ mod browser;
 mod schedule;
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -47,14 +49,21 @@ fn js_error(error: CoreError) -> JsValue {
     js.into()
 }
 
+/// A command's work, boxed so every command shares one Promise adapter in the wasm.
+type Command = Pin<Box<dyn Future<Output = Result<JsValue, CoreError>>>>;
+
 /// Runs a command as a Promise that resolves with its result or rejects with a `StudioError`.
 fn promise<T, F>(core: &SharedCore, command: impl FnOnce(SharedCore) -> F) -> js_sys::Promise
 where
     T: Serialize,
-    F: std::future::Future<Output = Result<T, CoreError>> + 'static,
+    F: Future<Output = Result<T, CoreError>> + 'static,
 {
     let future = command(core.clone());
-    future_to_promise(async move { future.await.map(|v| to_js(&v)).map_err(js_error) })
+    settle(Box::pin(async move { future.await.map(|v| to_js(&v)) }))
+}
+
+fn settle(command: Command) -> js_sys::Promise {
+    future_to_promise(async move { command.await.map_err(js_error) })
 }
 
 fn part(name: &str) -> Result<Part, JsValue> {
@@ -191,9 +200,9 @@ impl Studio {
         self.core.enter_project(id);
         *self.timers.borrow_mut() = Some(Timers::start(&self.core));
         let core = self.core.clone();
-        wasm_bindgen_futures::spawn_local(async move {
+        schedule::spawn(Box::pin(async move {
             let _ = core.load_assets().await;
-        });
+        }));
         schedule::round(&self.core);
     }
 

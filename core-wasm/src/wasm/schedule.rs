@@ -2,6 +2,9 @@
 //! reopen the change stream when it is down) and the 1-second re-read of the job list. They
 //! live as long as the `Timers` value (gloo intervals cancel on drop; the stream is aborted).
 
+use std::future::Future;
+use std::pin::Pin;
+
 use gloo_timers::callback::Interval;
 use wasm_bindgen_futures::spawn_local;
 
@@ -40,18 +43,23 @@ impl Drop for Timers {
 pub fn round(core: &SharedCore) {
     for id in core.jobs_due_for_poll() {
         let core = core.clone();
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let _ = core.poll_job(&id).await;
-        });
+        }));
     }
     let listing = core.clone();
-    spawn_local(async move {
+    spawn(Box::pin(async move {
         let _ = listing.reattach().await;
-    });
+    }));
     if core.stream_state() == StreamState::Off {
         let following = core.clone();
-        spawn_local(async move {
+        spawn(Box::pin(async move {
             let _ = following.follow_changes().await;
-        });
+        }));
     }
+}
+
+/// Runs background work; boxed, so the wasm holds one task adapter for all of it.
+pub fn spawn(task: Pin<Box<dyn Future<Output = ()>>>) {
+    spawn_local(task);
 }
