@@ -193,15 +193,26 @@ impl<'a, P: Platform> Api<'a, P> {
         }
     }
 
-    pub async fn get_job_status(&self, job_id: &str) -> Result<Value, ApiError> {
+    /// A call on one job that answers the job as an object.
+    async fn job_call(
+        &self,
+        method: &'static str,
+        segments: &[&str],
+        failed: fn(String) -> ApiError,
+    ) -> Result<Value, ApiError> {
         let answer = self
-            .call("GET", self.url(&["jobs", "sora", job_id]), None)
+            .call(method, self.url(segments), None)
             .await
-            .map_err(|(text, _)| ApiError::GetJobStatus(text))?;
+            .map_err(|(text, _)| failed(text))?;
         answer
             .is_object()
             .then_some(answer)
-            .ok_or_else(|| ApiError::GetJobStatus("Response is not an object".into()))
+            .ok_or_else(|| failed("Response is not an object".into()))
+    }
+
+    pub async fn get_job_status(&self, job_id: &str) -> Result<Value, ApiError> {
+        self.job_call("GET", &["jobs", "sora", job_id], ApiError::GetJobStatus)
+            .await
     }
 
     /// Saves a finished job to the project library and returns its `r2_key`.
@@ -246,14 +257,12 @@ impl<'a, P: Platform> Api<'a, P> {
 
     /// Cancels a queued or running job; answers the job as it now is.
     pub async fn cancel_job(&self, job_id: &str) -> Result<Value, ApiError> {
-        let answer = self
-            .call("POST", self.url(&["jobs", "sora", job_id, "cancel"]), None)
-            .await
-            .map_err(|(text, _)| ApiError::CancelJob(text))?;
-        answer
-            .is_object()
-            .then_some(answer)
-            .ok_or_else(|| ApiError::CancelJob("Response is not an object".into()))
+        self.job_call(
+            "POST",
+            &["jobs", "sora", job_id, "cancel"],
+            ApiError::CancelJob,
+        )
+        .await
     }
 
     /// Removes the server's record of a job (a saved video stays). A job the server does not
