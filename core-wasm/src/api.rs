@@ -121,18 +121,6 @@ impl<'a, P: Platform> Api<'a, P> {
         url: String,
         body: Option<Value>,
     ) -> Result<Value, (String, String)> {
-        let response = self.send(method, url, body).await?;
-        serde_json::from_str(&response.body)
-            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
-    }
-
-    /// Sends an authorised call; returns the response of a success, or the failure text.
-    async fn send(
-        &self,
-        method: &'static str,
-        url: String,
-        body: Option<Value>,
-    ) -> Result<HttpResponse, (String, String)> {
         let request = HttpRequest {
             body: body.map(|b| b.to_string()),
             ..self.authorised(method, url)
@@ -145,7 +133,8 @@ impl<'a, P: Platform> Api<'a, P> {
         if !response.ok() {
             return Err((failure_text(&response), response.body));
         }
-        Ok(response)
+        serde_json::from_str(&response.body)
+            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
     }
 
     fn authorised(&self, method: &'static str, url: String) -> HttpRequest {

@@ -1,8 +1,7 @@
-import { memo } from "react";
 import type { JobView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 
-export const JobRow = memo(function JobRow({ job }: { job: JobView }) {
+export function JobRow({ job }: { job: JobView }) {
   const studio = useStudio();
   const busy = job.busy !== null;
   return (
@@ -92,4 +91,4 @@ export const JobRow = memo(function JobRow({ job }: { job: JobView }) {
       </div>
     </li>
   );
-});
+}

@@ -210,7 +210,7 @@ impl<P: Platform> Core<P> {
         let visit = self.visit()?;
         self.stored_job(id)?;
         self.begin(id, JobActivity::Checking)?;
-        self.clear_banner(|_| true);
+        self.dismiss_banner();
         let outcome = self.fetch_status(&visit, id).await;
         self.end(&visit, id, &outcome, Failure::Check);
         outcome
@@ -265,7 +265,7 @@ impl<P: Platform> Core<P> {
             });
         }
         self.begin(id, JobActivity::Saving)?;
-        self.clear_banner(|_| true);
+        self.dismiss_banner();
         let outcome = self.save(&visit, &job).await;
         self.end(&visit, id, &outcome, Failure::Save);
         if outcome.is_ok() && self.still(&visit) {

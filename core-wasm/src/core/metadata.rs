@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::Core;
 use crate::api::MetadataError;
 use crate::asset::metadata_url;
+use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
 use crate::snapshot::{AssetView, MetadataView};
 
@@ -62,7 +63,7 @@ impl<P: Platform> Core<P> {
     }
 
     /// Opens the Video Metadata modal for an asset and loads its companion `.json`.
-    pub async fn open_metadata(&self, key: &str) -> Result<(), crate::error::CoreError> {
+    pub async fn open_metadata(&self, key: &str) -> Result<(), CoreError> {
         let asset = self.asset(key)?;
         self.write(&self.metadata, |m| {
             *m = Metadata::Loading {

@@ -109,6 +109,7 @@ impl<P: Platform> Core<P> {
 
     pub fn configure(&self, config: ApiConfig) {
         *self.config.borrow_mut() = config;
+        // The console view shows the configured models.
         self.write(&self.console, |_| ());
     }
 

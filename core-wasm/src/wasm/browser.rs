@@ -26,8 +26,8 @@ struct Listener {
 pub struct BrowserPlatform {
     listeners: RefCell<Vec<Listener>>,
     next_id: Cell<u32>,
-    /// The controllers of the streams opened since the last `abort_streams`.
-    streams: RefCell<Vec<AbortController>>,
+    /// The controller of the last stream opened (the core follows one at a time).
+    stream: RefCell<Option<AbortController>>,
 }
 
 impl BrowserPlatform {
@@ -44,9 +44,9 @@ impl BrowserPlatform {
         self.listeners.borrow_mut().retain(|l| l.id != id);
     }
 
-    /// Closes every open stream (its reader then ends with an error).
-    pub fn abort_streams(&self) {
-        for controller in self.streams.take() {
+    /// Closes the open stream, if any (its reader then ends with an error).
+    pub fn abort_stream(&self) {
+        if let Some(controller) = self.stream.take() {
             controller.abort();
         }
     }
@@ -178,7 +178,8 @@ impl Platform for BrowserPlatform {
     async fn stream(&self, request: HttpRequest) -> Result<(HttpResponse, BrowserStream), String> {
         let controller = AbortController::new().map_err(|e| describe(&e))?;
         let signal = controller.signal();
-        self.streams.borrow_mut().push(controller);
+        self.abort_stream();
+        *self.stream.borrow_mut() = Some(controller);
         open(request, &signal).await.map_err(|e| describe(&e))
     }
 

@@ -34,7 +34,7 @@ impl Timers {
 
 impl Drop for Timers {
     fn drop(&mut self) {
-        self.core.platform().abort_streams();
+        self.core.platform().abort_stream();
     }
 }
 

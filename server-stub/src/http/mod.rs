@@ -42,8 +42,10 @@ pub struct AppState {
     pub guard: Arc<Guard>,
 }
 
+/// A project id as the client defines it (`studio_core::project_id`): not blank, at most 100
+/// characters, no control characters.
 pub fn valid_project(id: &str) -> Result<(), ApiError> {
-    if crate::jobs::record::is_valid_project(id) {
+    if studio_core::project_id::is_valid(id) {
         Ok(())
     } else {
         Err(ApiError::BadRequest(

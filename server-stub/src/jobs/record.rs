@@ -76,12 +76,6 @@ pub fn is_valid_model(model: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
 }
 
-/// Whether `id` names a project: the client's one definition (not blank, at most 100
-/// characters, no control characters), so a recent project opened without cleaning works.
-pub fn is_valid_project(id: &str) -> bool {
-    studio_core::project_id::is_valid(id)
-}
-
 /// The storage folder of a project: the id itself in the cleaned form (a-z, 0-9 and '-'),
 /// else `_` and a digest of it, so no id can reach outside `projects/` or make an unsafe key.
 pub fn project_folder(id: &str) -> String {
@@ -122,13 +116,13 @@ mod tests {
     fn any_valid_project_id_gets_a_safe_folder() {
         assert_eq!(project_folder("my-project-1-"), "my-project-1-");
         for id in ["My Project", "a/b", "..", "Été", &"é".repeat(100)] {
-            assert!(is_valid_project(id), "{id}");
+            assert!(studio_core::project_id::is_valid(id), "{id}");
             let folder = project_folder(id);
             assert!(folder.starts_with('_') && folder.len() == 33, "{folder}");
         }
         assert_ne!(project_folder("a/b"), project_folder("a b"));
         for bad in ["", "  ", "a\nb", &"x".repeat(101)] {
-            assert!(!is_valid_project(bad), "{bad:?}");
+            assert!(!studio_core::project_id::is_valid(bad), "{bad:?}");
         }
     }
 }
