@@ -6,5 +6,6 @@ pub mod durable;
 pub mod engine;
 pub mod http;
 pub mod jobs;
+pub mod poster;
 pub mod providers;
 pub mod storage;

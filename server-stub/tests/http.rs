@@ -474,6 +474,16 @@ async fn a_job_renders_saves_once_and_is_served_with_ranges() {
     let videos = assets["videos"].as_array().unwrap();
     assert_eq!(videos.len(), 1);
     assert_eq!(videos[0]["key"], key);
+    let poster = format!("projects/p1/{id}.jpg");
+    assert_eq!(
+        videos[0]["poster_url"],
+        format!("http://studio.test:8080/media/{poster}")
+    );
+    let media = h.dir.path().join("data/media");
+    assert!(
+        media.join(&poster).exists() && media.join(format!("previews/{id}.jpg")).exists(),
+        "the preview's poster is made when the job finishes and copied on save"
+    );
     assert!(videos[0]["size_bytes"].as_u64().unwrap() > 1000);
     assert!(videos[0]["last_modified"].as_str().unwrap().ends_with('Z'));
 
@@ -1363,6 +1373,7 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
             .unwrap();
     }
     std::fs::write(folder.join("v24.json"), r#"{"prompt":"the newest"}"#).unwrap();
+    std::fs::write(folder.join("v24.jpg"), b"a poster").unwrap();
     let whole = api(&h.app, "GET", "/api/projects/lib/assets", None)
         .await
         .json();
@@ -1427,6 +1438,7 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
         StatusCode::NO_CONTENT
     );
     assert!(!folder.join("v24.mp4").exists() && !folder.join("v24.json").exists());
+    assert!(!folder.join("v24.jpg").exists(), "the poster goes too");
     assert!(folder.join("v23.mp4").exists(), "only that video");
     assert_eq!(
         api(&h.app, "DELETE", remove, None).await.status,
@@ -1446,6 +1458,68 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
         .await
         .json();
     assert_eq!(left["videos"].as_array().unwrap().len(), 24);
+}
+
+#[tokio::test]
+async fn a_video_dropped_in_by_hand_gets_its_poster_on_first_request() {
+    let h = start();
+    let folder = h.dir.path().join("data/media/projects/drop");
+    std::fs::create_dir_all(&folder).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let spec = server_stub::engine::VideoSpec {
+        seconds: 1,
+        width: 640,
+        height: 360,
+        fps: 2,
+    };
+    server_stub::engine::render_video(
+        "a dropped-in harbour",
+        &spec,
+        &folder.join("made.mp4"),
+        &stop,
+        |_, _| {},
+    )
+    .unwrap();
+    std::fs::write(folder.join("junk.mp4"), b"not a video").unwrap();
+    let listed = api(&h.app, "GET", "/api/projects/drop/assets", None)
+        .await
+        .json();
+    let poster_of = |name: &str| {
+        listed["videos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["key"] == format!("projects/drop/{name}.mp4"))
+            .map(|v| v["poster_url"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    let url = poster_of("made");
+    assert_eq!(url, "http://studio.test:8080/media/projects/drop/made.jpg");
+    let path = url.trim_start_matches("http://studio.test:8080");
+    for round in ["made now", "served from the folder"] {
+        let got = send(&h.app, request("GET", path).body(Body::empty()).unwrap()).await;
+        assert_eq!(got.status, StatusCode::OK, "{round}");
+        assert_eq!(&got.body[..2], &[0xff, 0xd8], "{round}: a JPEG");
+        assert_eq!(
+            got.headers[header::CACHE_CONTROL],
+            "public, max-age=31536000, immutable",
+            "{round}"
+        );
+    }
+    assert!(folder.join("made.jpg").exists(), "kept beside the video");
+    let junk = poster_of("junk").replace("http://studio.test:8080", "");
+    for _ in 0..2 {
+        let got = send(&h.app, request("GET", &junk).body(Body::empty()).unwrap()).await;
+        assert_eq!(got.status, StatusCode::NOT_FOUND, "no poster for junk");
+    }
+    let none = send(
+        &h.app,
+        request("GET", "/media/projects/drop/absent.jpg")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

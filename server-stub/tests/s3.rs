@@ -267,6 +267,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
     };
     let app = router(state, dir.path(), dir.path());
     let response = app
+        .clone()
         .oneshot(
             Request::get("/api/projects/bucket/assets")
                 .header(header::HOST, "localhost")
@@ -289,4 +290,49 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         .iter()
         .enumerate()
         .all(|(i, &b)| b == byte_at(i as u64)));
+
+    // A real video put in the bucket by another tool gets its poster made into the bucket.
+    let made = dir.path().join("made.mp4");
+    let spec = server_stub::engine::VideoSpec {
+        seconds: 1,
+        width: 640,
+        height: 360,
+        fps: 2,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    server_stub::engine::render_video("a bucket of light", &spec, &made, &stop, |_, _| {}).unwrap();
+    storage
+        .put_file("projects/bucket/made.mp4", &made)
+        .await
+        .unwrap();
+    let get = |uri: &str| {
+        app.clone().oneshot(
+            Request::get(uri)
+                .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, "Bearer t")
+                .body(Body::empty())
+                .unwrap(),
+        )
+    };
+    let poster = get("/media/projects/bucket/made.jpg").await.unwrap();
+    assert_eq!(poster.status(), StatusCode::OK);
+    assert!(storage
+        .head("projects/bucket/made.jpg")
+        .await
+        .unwrap()
+        .is_some());
+    let listed = get("/api/projects/bucket/assets").await.unwrap();
+    let body: serde_json::Value =
+        serde_json::from_slice(&to_bytes(listed.into_body(), usize::MAX).await.unwrap()).unwrap();
+    let made = body["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["key"] == "projects/bucket/made.mp4")
+        .unwrap();
+    assert_eq!(
+        made["poster_url"],
+        format!("{}/studio/projects/bucket/made.jpg", s3.public_base_url),
+        "a stored poster is served by the bucket"
+    );
 }

@@ -1,5 +1,7 @@
 //! The project's library: GET /api/projects/{projectId}/assets lists the saved videos, newest
-//! first, whole or a page at a time; DELETE removes one video with its metadata.
+//! first, whole or a page at a time; DELETE removes one video with its metadata and poster.
+
+use std::collections::HashSet;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -12,6 +14,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery, PublicBase};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
+use crate::poster::poster_key;
 use crate::storage::Object;
 
 /// The most videos one page holds.
@@ -27,6 +30,9 @@ pub struct Asset {
     last_modified: String,
     /// The metadata is at the same address with .mp4 replaced by .json.
     public_url: String,
+    /// A JPEG of the first frame, about 480 pixels wide (made on first request when the
+    /// video has none yet).
+    poster_url: String,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -103,6 +109,11 @@ pub async fn list(
         .storage()
         .list(&format!("projects/{}/", project_folder(&project)))
         .await?;
+    let posters: HashSet<String> = objects
+        .iter()
+        .filter(|o| o.key.ends_with(".jpg"))
+        .map(|o| o.key.clone())
+        .collect();
     objects.retain(|o| o.key.ends_with(".mp4"));
     let newest_first = |a: &Object, b: &Object| {
         b.modified
@@ -126,6 +137,7 @@ pub async fn list(
         .take(limit)
         .map(|o| Asset {
             last_modified: rfc3339(o.modified),
+            poster_url: poster_url(&state, &base, &posters, &o.key),
             public_url: base.url(&state, &o.key),
             size_bytes: o.size_bytes,
             key: o.key,
@@ -146,7 +158,7 @@ pub async fn list(
         ("file_name" = String, Path, description = "The last segment of the video's key", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
     ),
     responses(
-        (status = 204, description = "The video and its .json metadata are removed"),
+        (status = 204, description = "The video, its .json metadata and its .jpg poster are removed"),
         (status = 404, description = "No such video", body = ErrorBody),
     ),
 )]
@@ -166,12 +178,30 @@ pub async fn remove(
     if storage.head(&key).await?.is_none() {
         return Err(ApiError::NotFound("No such video".into()));
     }
-    storage
-        .delete(&format!("projects/{folder}/{stem}.json"))
-        .await?;
+    for companion in ["json", "jpg"] {
+        storage
+            .delete(&format!("projects/{folder}/{stem}.{companion}"))
+            .await?;
+    }
     storage.delete(&key).await?;
     tracing::info!(key = %key, "removed from the library");
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A stored poster's public address; for a video without one, this server's own /media
+/// address, which makes it on first request.
+fn poster_url(
+    state: &AppState,
+    base: &PublicBase,
+    stored: &HashSet<String>,
+    video: &str,
+) -> String {
+    let key = poster_key(video).unwrap_or_default();
+    if stored.contains(&key) {
+        base.url(state, &key)
+    } else {
+        format!("{}/media/{key}", base.0)
+    }
 }
 
 fn rfc3339(unix: i64) -> String {

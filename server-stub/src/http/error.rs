@@ -127,7 +127,9 @@ impl From<StorageError> for ApiError {
         match e {
             StorageError::NotFound(key) => ApiError::NotFound(format!("{key} was not found")),
             StorageError::InvalidKey(key) => ApiError::BadRequest(format!("invalid key {key}")),
-            StorageError::Io(e) => ApiError::Internal(e.to_string()),
+            e @ (StorageError::Io(_) | StorageError::TooLarge(..)) => {
+                ApiError::Internal(e.to_string())
+            }
         }
     }
 }

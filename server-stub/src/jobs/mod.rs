@@ -22,6 +22,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::{self, EngineError, VideoSpec};
+use crate::poster::{poster_key, Posters};
 use crate::providers::{Catalog, Maker};
 use crate::storage::{Storage, StorageError};
 use persist::RecordDir;
@@ -101,6 +102,7 @@ struct Inner {
     records: Mutex<HashMap<String, JobRecord>>,
     disk: RecordDir,
     storage: Arc<dyn Storage>,
+    posters: Posters,
     catalog: Catalog,
     scratch: PathBuf,
     workers: Arc<Semaphore>,
@@ -164,6 +166,7 @@ impl JobService {
             inner: Arc::new(Inner {
                 records: Mutex::new(HashMap::new()),
                 disk,
+                posters: Posters::new(storage.clone()),
                 storage,
                 catalog,
                 scratch,
@@ -212,6 +215,10 @@ impl JobService {
             tokio::spawn(async move { sweeper.sweep_every(retention).await });
         }
         Ok(service)
+    }
+
+    pub fn posters(&self) -> &Posters {
+        &self.inner.posters
     }
 
     pub fn storage(&self) -> &Arc<dyn Storage> {
@@ -507,6 +514,17 @@ impl JobService {
                 _ => saved,
             },
         };
+        if let (Some(from), Some(to)) = (poster_key(&preview), poster_key(&key)) {
+            if storage.head(&to).await?.is_none() {
+                match storage.copy(&from, &to).await {
+                    // A preview from before posters: the library's poster is made on request.
+                    Err(StorageError::NotFound(_)) => {}
+                    other => {
+                        other?;
+                    }
+                }
+            }
+        }
         let meta_key = format!("{}.json", key.strip_suffix(".mp4").unwrap_or(&key));
         if storage.head(&meta_key).await?.is_none() {
             let prompt = if prompt.trim().is_empty() {
@@ -548,8 +566,12 @@ impl JobService {
         Ok(key)
     }
 
-    /// Marks a job done with its preview, unless it has finished already (a cancel).
+    /// Marks a job done with its preview (and the preview's poster), unless it has finished
+    /// already (a cancel).
     async fn done(&self, id: &str, preview_key: String) {
+        if let Err(e) = self.inner.posters.ensure(&preview_key).await {
+            tracing::warn!(job = %id, error = %e, "the preview has no poster");
+        }
         self.change(id, |r| {
             if r.status.is_active() {
                 r.status = Status::Done;
@@ -605,6 +627,9 @@ impl JobService {
     /// Removes a finished job's preview and record, in memory and on disk.
     async fn forget(&self, record: &JobRecord) -> Result<(), JobError> {
         if let Some(key) = &record.preview_key {
+            if let Some(poster) = poster_key(key) {
+                self.inner.storage.delete(&poster).await?;
+            }
             self.inner.storage.delete(key).await?;
         }
         let id = record.sora_job_id.clone();

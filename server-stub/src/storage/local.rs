@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio::fs;
 use tokio::io::AsyncWriteExt;
@@ -144,6 +145,18 @@ impl Storage for LocalStorage {
             Ok(meta) if meta.is_file() => Ok(Some(object(key, &meta)?)),
             Ok(_) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
+        let path = self.path(key)?;
+        match fs::metadata(&path).await {
+            Ok(meta) if meta.len() > max => Err(StorageError::TooLarge(key.to_owned(), max)),
+            Ok(_) => Ok(fs::read(&path).await?.into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StorageError::NotFound(key.to_owned()))
+            }
             Err(e) => Err(e.into()),
         }
     }

@@ -23,6 +23,8 @@ pub enum StorageError {
     NotFound(String),
     #[error("invalid key: {0}")]
     InvalidKey(String),
+    #[error("larger than {1} bytes: {0}")]
+    TooLarge(String, u64),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -47,6 +49,8 @@ pub trait Storage: Send + Sync {
     /// Copies one stored object to another key, streaming, atomically.
     async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError>;
     async fn head(&self, key: &str) -> Result<Option<Object>, StorageError>;
+    /// Reads a whole object of at most `max` bytes.
+    async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError>;
     /// Removes an object; removing one that is not there is no error.
     async fn delete(&self, key: &str) -> Result<(), StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).

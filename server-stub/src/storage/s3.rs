@@ -99,6 +99,7 @@ fn content_type(key: &str) -> Attributes {
     let kind = match key.rsplit('.').next() {
         Some("mp4") => "video/mp4",
         Some("json") => "application/json",
+        Some("jpg") => "image/jpeg",
         _ => "application/octet-stream",
     };
     Attributes::from_iter([(Attribute::ContentType, kind)])
@@ -174,6 +175,18 @@ impl Storage for S3Storage {
             Err(StorageError::NotFound(_)) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
+        let found = self
+            .store
+            .get(&self.path(key)?)
+            .await
+            .map_err(|e| not_found(e, key))?;
+        if found.meta.size > max {
+            return Err(StorageError::TooLarge(key.to_owned(), max));
+        }
+        found.bytes().await.map_err(backend)
     }
 
     async fn delete(&self, key: &str) -> Result<(), StorageError> {
