@@ -7,5 +7,6 @@ pub mod engine;
 pub mod http;
 pub mod jobs;
 pub mod poster;
+pub mod prompts;
 pub mod providers;
 pub mod storage;

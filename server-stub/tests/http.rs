@@ -1385,6 +1385,14 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
         .collect();
     assert_eq!(all.len(), 25);
     assert_eq!(all[0], "projects/lib/v24.mp4", "newest first");
+    assert_eq!(
+        whole["videos"][0]["prompt"], "the newest",
+        "read from its metadata"
+    );
+    assert!(
+        whole["videos"][1].get("prompt").is_none(),
+        "no metadata, no prompt"
+    );
     assert!(whole["next_cursor"].is_null());
     let mut paged = Vec::new();
     let mut uri = "/api/projects/lib/assets?limit=10".to_owned();

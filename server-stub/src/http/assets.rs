@@ -2,6 +2,7 @@
 //! first, whole or a page at a time; DELETE removes one video with its metadata and poster.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -19,6 +20,8 @@ use crate::storage::Object;
 
 /// The most videos one page holds.
 const PAGE_MAX: usize = 1000;
+/// How long one listing may spend reading prompts it does not know yet.
+const PROMPT_BUDGET: Duration = Duration::from_millis(50);
 
 /// A saved video.
 #[derive(Serialize, ToSchema)]
@@ -30,6 +33,10 @@ pub struct Asset {
     last_modified: String,
     /// The metadata is at the same address with .mp4 replaced by .json.
     public_url: String,
+    /// The prompt from the video's `.json` metadata, when it has one (and it has been read:
+    /// a first listing of many videos reads for at most 50 ms, later listings have the rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt: Option<String>,
     /// A JPEG of the first frame, about 480 pixels wide (made on first request when the
     /// video has none yet).
     poster_url: String,
@@ -104,11 +111,19 @@ pub async fn list(
         ),
         None => None,
     };
-    let mut objects = state
+    let folder = format!("projects/{}/", project_folder(&project));
+    let storage = state.jobs.storage();
+    let mut objects = storage.list(&folder).await?;
+    let metadata: Vec<Object> = objects
+        .iter()
+        .filter(|o| o.key.ends_with(".json"))
+        .cloned()
+        .collect();
+    let prompts = state
         .jobs
-        .storage()
-        .list(&format!("projects/{}/", project_folder(&project)))
-        .await?;
+        .prompts()
+        .of(storage.as_ref(), &folder, &metadata, PROMPT_BUDGET)
+        .await;
     let posters: HashSet<String> = objects
         .iter()
         .filter(|o| o.key.ends_with(".jpg"))
@@ -138,6 +153,10 @@ pub async fn list(
         .map(|o| Asset {
             last_modified: rfc3339(o.modified),
             poster_url: poster_url(&state, &base, &posters, &o.key),
+            prompt: o
+                .key
+                .strip_suffix(".mp4")
+                .and_then(|stem| prompts.get(&format!("{stem}.json")).cloned()),
             public_url: base.url(&state, &o.key),
             size_bytes: o.size_bytes,
             key: o.key,

@@ -103,6 +103,7 @@ struct Inner {
     disk: RecordDir,
     storage: Arc<dyn Storage>,
     posters: Posters,
+    prompts: crate::prompts::Prompts,
     catalog: Catalog,
     scratch: PathBuf,
     workers: Arc<Semaphore>,
@@ -167,6 +168,7 @@ impl JobService {
                 records: Mutex::new(HashMap::new()),
                 disk,
                 posters: Posters::new(storage.clone()),
+                prompts: Default::default(),
                 storage,
                 catalog,
                 scratch,
@@ -219,6 +221,10 @@ impl JobService {
 
     pub fn posters(&self) -> &Posters {
         &self.inner.posters
+    }
+
+    pub fn prompts(&self) -> &crate::prompts::Prompts {
+        &self.inner.prompts
     }
 
     pub fn storage(&self) -> &Arc<dyn Storage> {
