@@ -156,7 +156,9 @@ describe("dashboard", () => {
     fireEvent.click(screen.getByRole("button", { name: "Save to Library" }));
     expect(await screen.findByText("✓ Saved to library")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Save to Library" })).toBeNull();
-    const card = (await screen.findByText("abcdefghijklmnopqrst")).closest("li")!;
+    const card = (await screen.findByText("abcdefghijklmnopqrst")).closest<HTMLElement>(
+      '[role="listitem"]',
+    )!;
     expect(within(card).getByText("5.10 MB")).toBeTruthy();
     expect(within(card).getByText("10s")).toBeTruthy();
     expect(screen.getByRole("heading", { name: "Asset Library (1 videos)" })).toBeTruthy();

@@ -11,6 +11,19 @@ Object.defineProperty(Window, Symbol.hasInstance, {
   value: (value: unknown) => value === globalThis || value === window,
 });
 
+// jsdom lays nothing out and has no ResizeObserver: this one reports each element once, as
+// it starts being observed (with jsdom's zero sizes).
+class ResizeObserverStandIn {
+  constructor(private readonly callback: ResizeObserverCallback) {}
+  observe(target: Element) {
+    const entry = { target, contentRect: target.getBoundingClientRect() };
+    this.callback([entry as ResizeObserverEntry], this as unknown as ResizeObserver);
+  }
+  unobserve() {}
+  disconnect() {}
+}
+globalThis.ResizeObserver ??= ResizeObserverStandIn;
+
 initSync({ module: readFileSync(resolve(process.cwd(), "../pkg/studio_core_bg.wasm")) });
 
 afterEach(() => {

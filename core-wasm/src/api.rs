@@ -54,6 +54,8 @@ pub enum ApiError {
     CancelJob(String),
     #[error("Failed to remove job: {0}")]
     RemoveJob(String),
+    #[error("Failed to delete video: {0}")]
+    DeleteAsset(String),
     #[error("Failed to follow job changes: {0}")]
     Events(String),
 }
@@ -257,16 +259,25 @@ impl<'a, P: Platform> Api<'a, P> {
     /// Removes the server's record of a job (a saved video stays). A job the server does not
     /// know is already removed there.
     pub async fn remove_job(&self, job_id: &str) -> Result<(), ApiError> {
-        let request = self.authorised("DELETE", self.url(&["jobs", "sora", job_id]));
-        let response = self
-            .platform
-            .fetch(request)
+        self.delete(self.url(&["jobs", "sora", job_id]))
             .await
-            .map_err(ApiError::RemoveJob)?;
+            .map_err(ApiError::RemoveJob)
+    }
+
+    /// Deletes a saved video with its metadata and poster (by the last segment of its key).
+    pub async fn delete_asset(&self, project_id: &str, file_name: &str) -> Result<(), ApiError> {
+        self.delete(self.url(&["projects", project_id, "assets", file_name]))
+            .await
+            .map_err(ApiError::DeleteAsset)
+    }
+
+    /// An authorised DELETE; what is already gone (404) counts as deleted.
+    async fn delete(&self, url: String) -> Result<(), String> {
+        let response = self.platform.fetch(self.authorised("DELETE", url)).await?;
         match response.status {
             404 => Ok(()),
             _ if response.ok() => Ok(()),
-            _ => Err(ApiError::RemoveJob(failure_text(&response))),
+            _ => Err(failure_text(&response)),
         }
     }
 

@@ -14,6 +14,12 @@ pub struct Asset {
     pub last_modified: String,
     #[serde(default)]
     pub public_url: Option<String>,
+    /// A small JPEG of the first frame (beyond the spec's fields).
+    #[serde(default)]
+    pub poster_url: Option<String>,
+    /// The prompt from the video's metadata, when the server has read it.
+    #[serde(default)]
+    pub prompt: Option<String>,
 }
 
 /// Reads the `videos` array of an assets answer; entries that are not assets are skipped.
@@ -25,6 +31,7 @@ pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
             .filter_map(|v| serde_json::from_value::<Asset>(v.clone()).ok())
             .map(|a| Asset {
                 public_url: a.public_url.filter(|u| !u.is_empty()),
+                poster_url: a.poster_url.filter(|u| !u.is_empty()),
                 ..a
             })
             .collect(),
@@ -59,6 +66,40 @@ fn is_model_name(s: &str) -> bool {
 pub fn size_mb(size_bytes: u64) -> String {
     let hundredths = (u128::from(size_bytes) * 100 + 524_288) / 1_048_576;
     format!("{}.{:02}", hundredths / 100, hundredths % 100)
+}
+
+/// Longest download name, in characters, before `.mp4`.
+const DOWNLOAD_NAME_MAX_CHARS: usize = 60;
+
+/// A readable file name for a download: the prompt's words joined by `-` (ASCII punctuation,
+/// spaces and control characters are separators; letters of any script stay as written), cut
+/// at a word to 60 characters; the file name when there is no prompt.
+pub fn download_name(key: &str, prompt: Option<&str>) -> String {
+    let mut name = String::new();
+    let separator = |c: char| {
+        (c.is_ascii() && !c.is_ascii_alphanumeric()) || c.is_whitespace() || c.is_control()
+    };
+    let words = prompt
+        .unwrap_or_default()
+        .split(separator)
+        .filter(|w| !w.is_empty());
+    for word in words {
+        let grown = name.chars().count() + usize::from(!name.is_empty()) + word.chars().count();
+        if grown > DOWNLOAD_NAME_MAX_CHARS {
+            if name.is_empty() {
+                name = word.chars().take(DOWNLOAD_NAME_MAX_CHARS).collect();
+            }
+            break;
+        }
+        if !name.is_empty() {
+            name.push('-');
+        }
+        name.push_str(word);
+    }
+    if name.is_empty() {
+        return file_name(key).to_owned();
+    }
+    format!("{name}.mp4")
 }
 
 /// The companion metadata address: the public URL with `.mp4` replaced by `.json`.
@@ -103,6 +144,28 @@ mod tests {
         assert_eq!(size_mb(5_242), "0.00");
         assert_eq!(size_mb(5_243), "0.01");
         assert_eq!(size_mb(u64::MAX), "17592186044416.00");
+    }
+
+    #[test]
+    fn downloads_are_named_after_the_prompt() {
+        let key = "projects/p/local-1:task_01.mp4";
+        assert_eq!(
+            download_name(key, Some("A red kite, in the wind!")),
+            "A-red-kite-in-the-wind.mp4"
+        );
+        assert_eq!(
+            download_name(key, Some("Ünïcödé café\u{3000}東京/x")),
+            "Ünïcödé-café-東京-x.mp4"
+        );
+        let long = "word ".repeat(30);
+        let name = download_name(key, Some(&long));
+        assert!(name.len() <= 64 && name.ends_with("word.mp4"), "{name}");
+        assert_eq!(
+            download_name(key, Some(&"x".repeat(100))),
+            format!("{}.mp4", "x".repeat(60))
+        );
+        assert_eq!(download_name(key, Some("  ?! ")), "local-1:task_01.mp4");
+        assert_eq!(download_name(key, None), "local-1:task_01.mp4");
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub enum CoreError {
     NotAllowed { id: String, action: &'static str },
     #[error("No video with key {0} is in the library")]
     UnknownAsset(String),
+    #[error("Unknown order {0}: use newest, oldest or largest")]
+    UnknownSort(String),
     #[error(transparent)]
     Api(#[from] ApiError),
     #[error(transparent)]
@@ -42,6 +44,7 @@ impl CoreError {
             CoreError::UnknownJob(_) => "unknown-job",
             CoreError::NotAllowed { .. } => "not-allowed",
             CoreError::UnknownAsset(_) => "unknown-asset",
+            CoreError::UnknownSort(_) => "unknown-sort",
             CoreError::Api(_) => "api",
             CoreError::Store(_) => "storage",
             CoreError::Config { .. } => "config",

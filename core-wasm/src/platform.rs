@@ -75,6 +75,9 @@ pub trait Platform: 'static {
     /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone
     /// as it was at that moment.
     fn format_time(&self, millis: i64, style: TimeStyle) -> String;
+    /// Text in lower case by the full Unicode rules, for searching without regard to case (the
+    /// browser's `toLowerCase`: its case tables are not shipped again in the wasm).
+    fn lowercase(&self, text: &str) -> String;
     fn log(&self, level: LogLevel, message: &str);
     /// Called after every change of a part of the state, with no borrow of the state held.
     fn notify(&self, part: Part);

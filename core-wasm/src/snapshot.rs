@@ -39,6 +39,8 @@ pub struct JobView {
     pub prompt: String,
     pub created_label: String,
     pub preview_url: Option<String>,
+    /// Shown by the player until it is played (the server's `poster_url`, beyond the spec).
+    pub poster_url: Option<String>,
     pub show_progress: bool,
     pub show_player: bool,
     pub can_save: bool,
@@ -88,6 +90,11 @@ impl JobView {
             prompt: job.prompt.clone(),
             created_label: label(&job.created_at, TimeStyle::DateTime, format),
             preview_url: job.preview_url.clone(),
+            poster_url: job
+                .extra
+                .get("poster_url")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             show_progress: job.status() == crate::job::JobStatus::Running,
             show_player: done && job.preview_url.is_some(),
             can_save: job.can_save(),
@@ -120,8 +127,11 @@ pub struct AssetView {
     pub date_label: String,
     pub created_label: String,
     pub public_url: Option<String>,
-    /// The public URL with a media fragment, so a muted thumbnail shows a frame of the video.
-    pub thumbnail_url: Option<String>,
+    /// Shown in place of the video until it is hovered or focused.
+    pub poster_url: Option<String>,
+    pub prompt: Option<String>,
+    /// The file name a download gets, from the prompt.
+    pub download_name: String,
     pub duration_badge: String,
 }
 
@@ -135,7 +145,9 @@ impl AssetView {
             date_label: label(&a.last_modified, TimeStyle::Date, &format),
             created_label: label(&a.last_modified, TimeStyle::DateTime, &format),
             public_url: a.public_url.clone(),
-            thumbnail_url: a.public_url.as_ref().map(|u| format!("{u}#t=1")),
+            poster_url: a.poster_url.clone(),
+            prompt: a.prompt.clone(),
+            download_name: asset::download_name(&a.key, a.prompt.as_deref()),
             duration_badge: DURATION_BADGE.to_owned(),
         }
     }
@@ -184,7 +196,39 @@ pub struct JobsView {
 #[serde(rename_all = "camelCase")]
 pub struct LibraryView {
     pub state: LibraryState,
+    /// The videos that match the search, in the chosen order.
     pub assets: Vec<AssetView>,
+    /// Every video in the project, whatever the search.
+    pub total: u32,
+    pub query: String,
+    pub sort: LibrarySort,
+    /// A video whose deletion is on its way.
+    pub deleting: Option<String>,
+}
+
+/// The order of the library.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LibrarySort {
+    #[default]
+    Newest,
+    Oldest,
+    Largest,
+}
+
+impl std::str::FromStr for LibrarySort {
+    type Err = ();
+
+    /// The serialized name: `newest`, `oldest` or `largest`.
+    fn from_str(name: &str) -> Result<Self, ()> {
+        match name {
+            "newest" => Ok(LibrarySort::Newest),
+            "oldest" => Ok(LibrarySort::Oldest),
+            "largest" => Ok(LibrarySort::Largest),
+            _ => Err(()),
+        }
+    }
 }
 
 /// Everything at once (the console's `studio.snapshot()`); the app reads one part at a time.
@@ -218,6 +262,7 @@ mod typescript {
             JobsView::decl(),
             AssetView::decl(),
             LibraryState::decl(),
+            LibrarySort::decl(),
             LibraryView::decl(),
             MetadataView::decl(),
             ConsoleView::decl(),

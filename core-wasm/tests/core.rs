@@ -93,6 +93,9 @@ impl Platform for Fake {
     fn format_time(&self, millis: i64, style: TimeStyle) -> String {
         format!("{style:?} {millis}")
     }
+    fn lowercase(&self, text: &str) -> String {
+        text.to_lowercase()
+    }
     fn log(&self, level: LogLevel, message: &str) {
         self.logs.borrow_mut().push((level, message.into()));
     }
@@ -424,10 +427,7 @@ fn saving_stores_the_key_and_reloads_assets() {
     );
     assert_eq!(snap.library.state, LibraryState::Ready);
     let card = &snap.library.assets[0];
-    assert_eq!(
-        card.thumbnail_url.as_deref(),
-        Some("http://h/media/projects/p1/m:task_a.mp4#t=1")
-    );
+    assert_eq!(card.poster_url, None, "no poster listed, none shown");
     assert_eq!(
         (
             card.title.as_str(),
@@ -880,5 +880,106 @@ fn a_recent_project_opens_as_it_is_stored() {
     assert_eq!(
         fake(&core).requests.borrow()[0].url,
         "/api/projects/My%20Project/assets"
+    );
+}
+
+#[test]
+fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "local-1:task_a", "2026-11-21T10:00:00.000Z");
+    script(
+        &core,
+        ok(
+            json!({"sora_job_id": "local-1:task_a", "status": "done", "progress": 100, "preview_url": "http://h/p.mp4"}),
+        ),
+    );
+    block_on(core.check_job("local-1:task_a")).unwrap();
+    script(
+        &core,
+        ok(json!({"r2_key": "projects/p1/local-1:task_a.mp4"})),
+    );
+    script(
+        &core,
+        ok(json!({"videos": [
+            {"key": "projects/p1/local-1:task_a.mp4", "size_bytes": 10, "last_modified": "2026-11-21T10:03:00Z", "public_url": "http://h/a.mp4", "poster_url": "http://h/a.jpg", "prompt": "A Red Kite over hills"},
+            {"key": "projects/p1/b.mp4", "size_bytes": 30, "last_modified": "2026-11-21T10:02:00Z", "public_url": "http://h/b.mp4"},
+            {"key": "projects/p1/c.mp4", "size_bytes": 20, "last_modified": "2026-11-21T10:01:00Z", "public_url": "http://h/c.mp4", "prompt": "blue sea"}
+        ]})),
+    );
+    block_on(core.save_job("local-1:task_a")).unwrap();
+    assert!(core.snapshot().jobs.items[0].saved);
+    let keys = |core: &Core<Fake>| -> Vec<String> {
+        core.library_view()
+            .assets
+            .into_iter()
+            .map(|a| a.file_name)
+            .collect()
+    };
+    assert_eq!(keys(&core), ["local-1:task_a.mp4", "b.mp4", "c.mp4"]);
+    let first = &core.library_view().assets[0];
+    assert_eq!(first.poster_url.as_deref(), Some("http://h/a.jpg"));
+    assert_eq!(first.download_name, "A-Red-Kite-over-hills.mp4");
+
+    let before = core.part_version(Part::Library);
+    core.search_library("KITE");
+    assert_eq!(keys(&core), ["local-1:task_a.mp4"], "by prompt, any case");
+    assert_eq!(core.library_view().total, 3);
+    core.search_library("KITE");
+    assert_eq!(
+        core.part_version(Part::Library),
+        before + 1,
+        "no change, no version"
+    );
+    core.search_library("b.mp4");
+    assert_eq!(keys(&core), ["b.mp4"], "by file name");
+    core.search_library("");
+    core.sort_library(studio_core::snapshot::LibrarySort::Largest);
+    assert_eq!(keys(&core), ["b.mp4", "c.mp4", "local-1:task_a.mp4"]);
+    core.sort_library(studio_core::snapshot::LibrarySort::Oldest);
+    assert_eq!(keys(&core), ["c.mp4", "b.mp4", "local-1:task_a.mp4"]);
+
+    script(&core, status(500, "Internal Server Error"));
+    let error = block_on(core.delete_asset("projects/p1/local-1:task_a.mp4")).unwrap_err();
+    assert_eq!(error.code(), "api");
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to delete video from library"
+    );
+    assert_eq!(core.library_view().total, 3, "nothing lost on failure");
+
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 204,
+            status_text: "No Content".into(),
+            body: String::new(),
+        }),
+    );
+    block_on(core.delete_asset("projects/p1/local-1:task_a.mp4")).unwrap();
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(
+        (request.method, request.url.as_str()),
+        (
+            "DELETE",
+            "http://h/api/projects/p1/assets/local-1%3Atask_a.mp4"
+        )
+    );
+    assert_eq!(keys(&core), ["c.mp4", "b.mp4"]);
+    assert!(core.snapshot().banner.is_none());
+    let job = &core.snapshot().jobs.items[0];
+    assert!(
+        !job.saved && job.can_save,
+        "the tick is cleared: it can be saved again"
+    );
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"],
+        Value::Null
+    );
+    assert_eq!(
+        block_on(core.delete_asset("projects/p1/none.mp4"))
+            .unwrap_err()
+            .code(),
+        "unknown-asset"
     );
 }

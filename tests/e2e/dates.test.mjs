@@ -31,7 +31,7 @@ async function cardDates(locale, timezoneId) {
   const context = await browser.newContext({ locale, timezoneId });
   const page = await context.newPage();
   await page.goto(`${server.url}/dst`);
-  const cards = page.locator("li.asset");
+  const cards = page.locator(".asset");
   await cards.nth(1).waitFor();
   const dates = {};
   for (const card of await cards.all()) {

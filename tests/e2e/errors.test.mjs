@@ -53,11 +53,11 @@ test("saving failing: Failed to save video to library; missing metadata: Metadat
   await t.page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
   await waitForDone(t.page);
   await t.page.locator("li.job").first().getByRole("button", { name: "Save to Library" }).click();
-  await t.page.locator("li.asset").first().waitFor();
+  await t.page.locator(".asset").first().waitFor();
   const library = join(t.server.data, "media/projects/errors");
   for (const file of readdirSync(library).filter((f) => f.endsWith(".json")))
     rmSync(join(library, file));
-  await t.page.locator("li.asset").first().getByRole("button", { name: "Info" }).click();
+  await t.page.locator(".asset").first().getByRole("button", { name: "Info" }).click();
   await t.page.getByRole("dialog").getByText("Metadata not found").first().waitFor();
   await screenshot(t.page, "metadata-not-found");
 });

@@ -83,7 +83,7 @@ test("generate, watch, play, save and inspect a video", async () => {
   await row.getByRole("button", { name: "Save to Library" }).click();
   await row.getByText("✓ Saved to library").waitFor();
   assert.equal(await row.getByRole("button", { name: "Save to Library" }).count(), 0);
-  const card = t.page.locator("li.asset").first();
+  const card = t.page.locator(".asset").first();
   await card.waitFor();
   await t.page.getByRole("heading", { name: "Asset Library (1 videos)" }).waitFor();
   const jobId = await row.getAttribute("data-job-id");
@@ -148,7 +148,7 @@ test("jobs survive a t.page reload and a t.server crash", async () => {
   await t.page.reload();
   await t.page.getByRole("heading", { name: "Jobs (2)" }).waitFor();
   await waitForDone(t.page);
-  await t.page.locator("li.asset").first().waitFor();
+  await t.page.locator(".asset").first().waitFor();
 });
 
 test("the browser-console API creates a job and reads the job list", async () => {
@@ -199,10 +199,25 @@ test("a library of six videos", async () => {
     assert.equal(saved.status, 200);
   }
   await t.page.setViewportSize({ width: 1440, height: 900 });
+  const media = [];
+  const collect = async (response) => {
+    if (!response.url().includes("/media/")) return;
+    media.push({ url: response.url(), bytes: (await response.body().catch(() => "")).length });
+  };
+  t.page.on("response", collect);
   await t.page.goto(`${t.server.url}/six`);
   await t.page.getByRole("heading", { name: "Asset Library (6 videos)" }).waitFor();
-  await t.page.waitForFunction(() =>
-    [...document.querySelectorAll(".asset video")].every((v) => v.readyState >= 2),
+  // Every card shows its poster, and opening the library loads no video at all.
+  const library = (m) => m.url.includes("/media/projects/six/") && m.url.endsWith(".jpg");
+  await waitUntil(async () => media.filter(library).length === 6);
+  await t.page.waitForFunction(() => document.readyState === "complete");
+  t.page.off("response", collect);
+  assert.deepEqual(
+    media.filter((m) => !m.url.endsWith(".jpg")),
+    [],
+    "no video bytes on open (the job list's players show posters too)",
   );
+  const total = media.reduce((sum, m) => sum + m.bytes, 0);
+  assert.ok(total < 1_000_000, `posters only: ${total} bytes`);
   await screenshot(t.page, "library-six");
 });

@@ -43,7 +43,7 @@ test("a job on a hosted model, chosen in the console, is followed to the library
   await screenshot(t.page, "hosted-model-running");
   await waitForDone(t.page);
   await row.getByRole("button", { name: "Save to Library" }).click();
-  const card = t.page.locator("li.asset").first();
+  const card = t.page.locator(".asset").first();
   await card.waitFor();
   assert.match(
     (await snapshot()).library.assets[0].key,

@@ -12,7 +12,11 @@ detail: string | null, };
 
 export type JobActivity = "checking" | "saving" | "cancelling" | "removing";
 
-export type JobView = { id: string, status: string, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: boolean, saved: boolean, canCheck: boolean, canCancel: boolean, canRetry: boolean, 
+export type JobView = { id: string, status: string, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, 
+/**
+ * Shown by the player until it is played (the server's `poster_url`, beyond the spec).
+ */
+posterUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: boolean, saved: boolean, canCheck: boolean, canCancel: boolean, canRetry: boolean, 
 /**
  * The request in flight for this job, shown as busy buttons.
  */
@@ -28,13 +32,31 @@ items: Array<JobView>, stream: StreamState, };
 
 export type AssetView = { key: string, fileName: string, title: string, sizeMb: string, dateLabel: string, createdLabel: string, publicUrl: string | null, 
 /**
- * The public URL with a media fragment, so a muted thumbnail shows a frame of the video.
+ * Shown in place of the video until it is hovered or focused.
  */
-thumbnailUrl: string | null, durationBadge: string, };
+posterUrl: string | null, prompt: string | null, 
+/**
+ * The file name a download gets, from the prompt.
+ */
+downloadName: string, durationBadge: string, };
 
 export type LibraryState = "loading" | "empty" | "ready";
 
-export type LibraryView = { state: LibraryState, assets: Array<AssetView>, };
+export type LibrarySort = "newest" | "oldest" | "largest";
+
+export type LibraryView = { state: LibraryState, 
+/**
+ * The videos that match the search, in the chosen order.
+ */
+assets: Array<AssetView>, 
+/**
+ * Every video in the project, whatever the search.
+ */
+total: number, query: string, sort: LibrarySort, 
+/**
+ * A video whose deletion is on its way.
+ */
+deleting: string | null, };
 
 export type MetadataView = { asset: AssetView, loading: boolean, prompt: string | null, 
 /**

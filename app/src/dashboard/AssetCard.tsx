@@ -1,21 +1,70 @@
+import { useEffect, useRef, useState } from "react";
 import type { AssetView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 
-export function AssetCard({ asset }: { asset: AssetView }) {
+type Props = {
+  asset: AssetView;
+  deleting: boolean;
+  /** 1-based place in the shown list, for screen readers (only a window of it is rendered). */
+  position: number;
+  count: number;
+  /** Whether Tab reaches this card (one card of the grid is reachable; arrows move on). */
+  tabbable: boolean;
+};
+
+export function AssetCard({ asset, deleting, position, count, tabbable }: Props) {
   const studio = useStudio();
   const url = asset.publicUrl;
+  // The video loads nothing (poster only) until the card is first hovered or focused; it plays
+  // while hovered or focused and keeps what it loaded after.
+  const [active, setActive] = useState(false);
+  const [wanted, setWanted] = useState(false);
+  const activate = () => {
+    setActive(true);
+    setWanted(true);
+  };
+  const video = useRef<HTMLVideoElement>(null);
+  useEffect(() => {
+    const element = video.current;
+    if (!element) return;
+    if (active) element.play().catch(() => undefined);
+    else element.pause();
+  }, [active]);
+
+  const remove = () => {
+    const question = `Delete "${asset.title}"? The video, its metadata and its poster are removed from the library.`;
+    if (window.confirm(question)) run(studio.deleteAsset(asset.key));
+  };
+
   return (
-    <li className="asset" data-key={asset.key}>
+    <div
+      role="listitem"
+      className="asset"
+      data-key={asset.key}
+      data-position={position}
+      aria-setsize={count}
+      aria-posinset={position}
+      tabIndex={tabbable ? 0 : -1}
+      onMouseEnter={activate}
+      onMouseLeave={() => setActive(false)}
+      onFocus={activate}
+      onBlur={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget)) setActive(false);
+      }}
+    >
       <div className="thumb">
         {url ? (
           <>
             <video
+              ref={video}
               muted
+              loop
               playsInline
-              preload="metadata"
-              src={asset.thumbnailUrl ?? url}
+              preload="none"
+              poster={asset.posterUrl ?? undefined}
+              src={wanted ? url : undefined}
               aria-label={`Preview of ${asset.title}`}
-              onError={() => console.warn(`[studio] could not load video ${url}`)}
+              onError={() => wanted && console.warn(`[studio] could not load video ${url}`)}
             />
             <span className="duration">{asset.durationBadge}</span>
           </>
@@ -24,7 +73,7 @@ export function AssetCard({ asset }: { asset: AssetView }) {
         )}
       </div>
       <div className="asset-body">
-        <h3 className="asset-title" title={asset.fileName}>
+        <h3 className="asset-title" title={asset.prompt ?? asset.fileName}>
           {asset.title}
         </h3>
         <p className="muted">
@@ -41,8 +90,22 @@ export function AssetCard({ asset }: { asset: AssetView }) {
           <button type="button" onClick={() => run(studio.openMetadata(asset.key))}>
             Info
           </button>
+          {url && (
+            <a className="button" href={url} download={asset.downloadName}>
+              Download
+            </a>
+          )}
+          <button
+            type="button"
+            className="danger"
+            disabled={deleting}
+            aria-label={`Delete ${asset.title}`}
+            onClick={remove}
+          >
+            {deleting ? "Deleting..." : "Delete"}
+          </button>
         </div>
       </div>
-    </li>
+    </div>
   );
 }

@@ -1,23 +1,60 @@
-import { useView } from "../core/useStudio";
-import { AssetCard } from "./AssetCard";
+import type { LibrarySort } from "../core/types";
+import { useStudio, useView } from "../core/useStudio";
+import { AssetGrid } from "./AssetGrid";
+
+const SORTS: { value: LibrarySort; label: string }[] = [
+  { value: "newest", label: "Newest" },
+  { value: "oldest", label: "Oldest" },
+  { value: "largest", label: "Largest" },
+];
 
 export function AssetLibrary() {
-  const { assets, state } = useView("library");
+  const studio = useStudio();
+  const library = useView("library");
+  const { assets, state, total, query } = library;
+  const searching = query.trim() !== "";
   return (
     <section className="panel library" aria-labelledby="library-heading">
-      <h2 id="library-heading">Asset Library ({assets.length} videos)</h2>
+      <h2 id="library-heading">Asset Library ({total} videos)</h2>
+      {state === "ready" && (
+        <div className="library-tools">
+          <input
+            type="search"
+            value={query}
+            placeholder="Search by prompt or title"
+            aria-label="Search videos"
+            onChange={(event) => studio.searchLibrary(event.target.value)}
+          />
+          <label className="sort">
+            Sort
+            <select
+              value={library.sort}
+              onChange={(event) => studio.sortLibrary(event.target.value)}
+            >
+              {SORTS.map((sort) => (
+                <option key={sort.value} value={sort.value}>
+                  {sort.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      <p className="visually-hidden" role="status">
+        {state === "ready" &&
+          (searching ? `${assets.length} of ${total} videos match` : `${total} videos`)}
+      </p>
       {state === "loading" && <p className="empty">Loading assets...</p>}
       {state === "empty" && (
         <p className="empty">
           No videos saved yet. Generate and save some videos to see them here.
         </p>
       )}
-      {state === "ready" && (
-        <ul className="asset-grid">
-          {assets.map((asset) => (
-            <AssetCard key={asset.key} asset={asset} />
-          ))}
-        </ul>
+      {state === "ready" && assets.length === 0 && (
+        <p className="empty">No videos match &ldquo;{query}&rdquo;.</p>
+      )}
+      {state === "ready" && assets.length > 0 && (
+        <AssetGrid assets={assets} deleting={library.deleting} />
       )}
     </section>
   );

@@ -34,7 +34,8 @@ export function JobRow({ job }: { job: JobView }) {
         <video
           className="player"
           controls
-          preload="metadata"
+          preload="none"
+          poster={job.posterUrl ?? undefined}
           src={job.previewUrl}
           onError={() => console.warn(`[studio] could not load video ${job.previewUrl}`)}
         />

@@ -10,6 +10,7 @@ pub const BANNER_CHECK: &str = "Failed to check job status";
 pub const BANNER_SAVE: &str = "Failed to save video to library";
 pub const BANNER_CANCEL: &str = "Failed to cancel generation job";
 pub const BANNER_REMOVE: &str = "Failed to remove generation job";
+pub const BANNER_DELETE: &str = "Failed to delete video from library";
 
 /// A failure the user is told about, by what they were doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +23,7 @@ pub enum Failure {
     Save(CoreError),
     Cancel(CoreError),
     Remove(CoreError),
+    Delete(CoreError),
 }
 
 impl Failure {
@@ -34,6 +36,7 @@ impl Failure {
             Failure::Save(_) => BANNER_SAVE,
             Failure::Cancel(_) => BANNER_CANCEL,
             Failure::Remove(_) => BANNER_REMOVE,
+            Failure::Delete(_) => BANNER_DELETE,
         }
     }
 
@@ -45,7 +48,8 @@ impl Failure {
             | Failure::Check(e)
             | Failure::Save(e)
             | Failure::Cancel(e)
-            | Failure::Remove(e) => e.to_string(),
+            | Failure::Remove(e)
+            | Failure::Delete(e) => e.to_string(),
         };
         Banner {
             message: self.message().to_owned(),

@@ -200,6 +200,10 @@ impl Platform for BrowserPlatform {
         js_sys::Date::new_0().to_iso_string().into()
     }
 
+    fn lowercase(&self, text: &str) -> String {
+        js_sys::JsString::from(text).to_lower_case().into()
+    }
+
     fn format_time(&self, millis: i64, style: TimeStyle) -> String {
         FORMATS.with(|formats| {
             let format = match style {

@@ -276,6 +276,32 @@ impl Studio {
         promise(&self.core, |core| async move { core.load_assets().await })
     }
 
+    /// Shows only the library videos whose title, file name or prompt contains `query`.
+    #[wasm_bindgen(js_name = searchLibrary)]
+    pub fn search_library(&self, query: &str) {
+        self.core.search_library(query);
+    }
+
+    /// Orders the library: `"newest"`, `"oldest"` or `"largest"`.
+    #[wasm_bindgen(js_name = sortLibrary)]
+    pub fn sort_library(&self, sort: &str) -> Result<(), JsValue> {
+        let sort = sort
+            .parse()
+            .map_err(|()| CoreError::UnknownSort(sort.to_owned()))
+            .map_err(js_error)?;
+        self.core.sort_library(sort);
+        Ok(())
+    }
+
+    /// Deletes a saved video (its metadata and poster too) by its key.
+    #[wasm_bindgen(js_name = deleteAsset)]
+    pub fn delete_asset(&self, key: String) -> js_sys::Promise {
+        promise(
+            &self.core,
+            |core| async move { core.delete_asset(&key).await },
+        )
+    }
+
     /// Opens the Video Metadata modal for an asset key.
     #[wasm_bindgen(js_name = openMetadata)]
     pub fn open_metadata(&self, key: String) -> js_sys::Promise {

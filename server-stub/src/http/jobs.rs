@@ -79,6 +79,8 @@ pub struct JobView {
     size: String,
     fps: u32,
     preview_url: Option<String>,
+    /// A JPEG of the preview's first frame, once done.
+    poster_url: Option<String>,
     error: Option<String>,
     created_at: String,
     updated_at: String,
@@ -104,6 +106,12 @@ impl JobView {
                 .as_deref()
                 .filter(|_| r.status == Status::Done)
                 .map(|k| base.url(state, k)),
+            poster_url: r
+                .preview_key
+                .as_deref()
+                .filter(|_| r.status == Status::Done)
+                .and_then(crate::poster::poster_key)
+                .map(|k| base.url(state, &k)),
             error: r.error.clone(),
             created_at: r.created_at.clone(),
             updated_at: r.updated_at.clone(),

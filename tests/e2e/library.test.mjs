@@ -1,0 +1,149 @@
+// The Asset Library at work: posters, hover play, search, sort, delete and a dropped-in video.
+import assert from "node:assert/strict";
+import { copyFileSync, existsSync, mkdirSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+
+const t = serverAndPage({ width: 1440, height: 900 });
+const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+/** Renders and saves a short video into `project` through the API; answers its job id. */
+async function saved(project, prompt) {
+  const body = JSON.stringify({ prompt, seconds: 1, size: "640x360" });
+  const created = await fetch(`${t.server.url}/api/projects/${project}/jobs`, {
+    method: "POST",
+    headers,
+    body,
+  });
+  const { sora_job_id: id } = await created.json();
+  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
+  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
+  const save = await fetch(`${url}/save`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ project_id: project, prompt }),
+  });
+  assert.equal(save.status, 200);
+  return id;
+}
+
+const folder = (project) => join(t.server.data, "media/projects", project);
+const titles = () => t.page.locator(".asset .asset-title").allTextContents();
+
+test("a card plays its video on hover and stops when the pointer leaves", async () => {
+  const id = await saved("hover", "a lighthouse beam sweeping the fog");
+  const videoRequests = [];
+  t.page.on("request", (r) => r.url().endsWith(".mp4") && videoRequests.push(r.url()));
+  await t.page.goto(`${t.server.url}/hover`);
+  const card = t.page.locator(".asset").first();
+  const video = card.locator("video");
+  await card.waitFor();
+  assert.equal(
+    await video.getAttribute("poster"),
+    `${t.server.url}/media/projects/hover/${id}.jpg`,
+  );
+  assert.deepEqual(videoRequests, [], "no video bytes before a hover");
+  await card.hover();
+  await waitUntil(() => video.evaluate((v) => !v.paused && v.currentTime > 0));
+  await t.page.mouse.move(0, 0);
+  await waitUntil(() => video.evaluate((v) => v.paused));
+  assert.ok(videoRequests.length > 0, "the hover loaded the video");
+});
+
+test("search by prompt and title, sort by date and size", async () => {
+  for (const prompt of ["red kite over hills", "blue sea at dawn", "green forest path"]) {
+    await saved("find", prompt);
+  }
+  // A larger video dropped in by hand, older than the rest.
+  const drop = join(folder("find"), "holiday.mp4");
+  const files = (await import("node:fs")).readdirSync(folder("find"));
+  copyFileSync(
+    join(
+      folder("find"),
+      files.find((f) => f.endsWith(".mp4")),
+    ),
+    drop,
+  );
+  const { appendFileSync } = await import("node:fs");
+  appendFileSync(drop, Buffer.alloc(200_000));
+  utimesSync(drop, new Date("2026-01-01T00:00:00Z"), new Date("2026-01-01T00:00:00Z"));
+
+  await t.page.goto(`${t.server.url}/find`);
+  await t.page.getByRole("heading", { name: "Asset Library (4 videos)" }).waitFor();
+  assert.equal((await titles()).at(-1), "holiday", "newest first; the dropped-in one is oldest");
+  const search = t.page.getByRole("searchbox", { name: "Search videos" });
+  await search.fill("DAWN");
+  await waitUntil(async () => (await titles()).length === 1);
+  assert.equal(
+    await t.page
+      .locator(".asset")
+      .getAttribute("data-key")
+      .then((k) => k.endsWith(".mp4")),
+    true,
+  );
+  assert.equal(await t.page.getByRole("status").textContent(), "1 of 4 videos match");
+  await search.fill("holi");
+  await waitUntil(async () => JSON.stringify(await titles()) === '["holiday"]');
+  await search.fill("");
+  const sort = t.page.getByRole("combobox", { name: "Sort" });
+  await sort.selectOption("largest");
+  await waitUntil(async () => (await titles())[0] === "holiday");
+  await sort.selectOption("oldest");
+  await waitUntil(async () => (await titles())[0] === "holiday");
+  await sort.selectOption("newest");
+  await waitUntil(async () => (await titles()).at(-1) === "holiday");
+  await screenshot(t.page, "library-search");
+});
+
+test("delete removes the files, the card and the job's tick", async () => {
+  await t.page.goto(`${t.server.url}/del`);
+  await t.page.getByText("No videos saved yet.", { exact: false }).waitFor();
+  await t.page
+    .getByPlaceholder("Describe the video you want to generate...")
+    .fill("a paper boat on a puddle");
+  await t.page.getByRole("button", { name: "Generate" }).click();
+  const row = t.page.locator("li.job").first();
+  const save = row.getByRole("button", { name: "Save to Library" });
+  await waitUntil(
+    async () => {
+      if (await save.isVisible()) return true;
+      const check = row.getByRole("button", { name: "Check Status" });
+      if (await check.isEnabled().catch(() => false)) await check.click().catch(() => {});
+      return false;
+    },
+    { interval: 500 },
+  );
+  await save.click();
+  await row.getByText("✓ Saved to library").waitFor();
+  const id = await row.getAttribute("data-job-id");
+  const files = ["mp4", "json", "jpg"].map((ext) => join(folder("del"), `${id}.${ext}`));
+  assert.deepEqual(files.map(existsSync), [true, true, true]);
+
+  const card = t.page.locator(".asset").first();
+  t.page.once("dialog", (dialog) => dialog.dismiss());
+  await card.getByRole("button", { name: /^Delete/ }).click();
+  assert.equal(await card.isVisible(), true, "dismissed: nothing deleted");
+  t.page.once("dialog", (dialog) => dialog.accept());
+  await card.getByRole("button", { name: /^Delete/ }).click();
+  await t.page.getByRole("heading", { name: "Asset Library (0 videos)" }).waitFor();
+  assert.deepEqual(files.map(existsSync), [false, false, false], "video, metadata and poster gone");
+  await row.getByRole("button", { name: "Save to Library" }).waitFor();
+  const stored = await t.page.evaluate(() => window.studio.jobs()[0].final_r2_key);
+  assert.equal(stored, null);
+});
+
+test("a video dropped into the library folder gains a poster", async () => {
+  const id = await saved("source", "a kite in the wind");
+  mkdirSync(folder("dropin"), { recursive: true });
+  copyFileSync(join(folder("source"), `${id}.mp4`), join(folder("dropin"), "by-hand.mp4"));
+  await t.page.goto(`${t.server.url}/dropin`);
+  const video = t.page.locator(".asset video").first();
+  await video.waitFor();
+  const poster = await video.getAttribute("poster");
+  assert.equal(poster, `${t.server.url}/media/projects/dropin/by-hand.jpg`);
+  await waitUntil(() => existsSync(join(folder("dropin"), "by-hand.jpg")));
+  const served = await fetch(poster);
+  assert.equal(served.headers.get("content-type"), "image/jpeg");
+  assert.equal(served.headers.get("cache-control"), "public, max-age=31536000, immutable");
+});
