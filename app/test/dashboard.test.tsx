@@ -22,7 +22,7 @@ describe("dashboard", () => {
     expect(screen.getByRole("button", { name: "Generate" })).toBeDisabled();
     expect(calls[0]).toMatchObject({
       method: "GET",
-      url: `${API}/projects/p1/assets`,
+      url: `${API}/projects/p1/assets?limit=100`,
       auth: "Bearer secret",
     });
   });

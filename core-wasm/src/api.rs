@@ -60,6 +60,16 @@ pub enum ApiError {
     Events(String),
 }
 
+/// One answer of the asset list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssetPage {
+    pub videos: Vec<Asset>,
+    /// Where the rest starts; `None` when this is the last (or only) page.
+    pub next_cursor: Option<String>,
+    /// Every video in the project (the server's `total`, or this page's length).
+    pub total: usize,
+}
+
 /// What a new job is made of; `None` leaves the choice to the server.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewJob {
@@ -149,13 +159,40 @@ impl<'a, P: Platform> Api<'a, P> {
         }
     }
 
-    pub async fn get_assets(&self, project_id: &str) -> Result<Vec<Asset>, ApiError> {
+    /// The project's saved videos, newest first: all of them, or with `limit` a first page,
+    /// or with `cursor` (a `next_cursor`) all those after it. A server without pages answers
+    /// the whole list to any of these.
+    pub async fn get_assets(
+        &self,
+        project_id: &str,
+        limit: Option<usize>,
+        cursor: Option<&str>,
+    ) -> Result<AssetPage, ApiError> {
+        let mut url = self.url(&["projects", project_id, "assets"]);
+        if let Some(limit) = limit {
+            url.push_str(&format!("?limit={limit}"));
+        } else if let Some(cursor) = cursor {
+            url.push_str(&format!("?cursor={}", encode_segment(cursor)));
+        }
         let answer = self
-            .call("GET", self.url(&["projects", project_id, "assets"]), None)
+            .call("GET", url, None)
             .await
             .map_err(|(text, _)| ApiError::GetAssets(text))?;
-        parse_assets(&answer)
-            .ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))
+        let videos = parse_assets(&answer)
+            .ok_or_else(|| ApiError::GetAssets("Response has no videos array".into()))?;
+        let total = answer
+            .get("total")
+            .and_then(Value::as_u64)
+            .and_then(|t| usize::try_from(t).ok());
+        Ok(AssetPage {
+            next_cursor: answer
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+            total: total.unwrap_or(videos.len()),
+            videos,
+        })
     }
 
     /// Creates a job from the prompt, and the model, seconds and size when given.

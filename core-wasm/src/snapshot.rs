@@ -125,7 +125,6 @@ pub struct AssetView {
     pub title: String,
     pub size_mb: String,
     pub date_label: String,
-    pub created_label: String,
     pub public_url: Option<String>,
     /// Shown in place of the video until it is hovered or focused.
     pub poster_url: Option<String>,
@@ -143,7 +142,6 @@ impl AssetView {
             title: asset::title(&a.key),
             size_mb: asset::size_mb(a.size_bytes),
             date_label: label(&a.last_modified, TimeStyle::Date, &format),
-            created_label: label(&a.last_modified, TimeStyle::DateTime, &format),
             public_url: a.public_url.clone(),
             poster_url: a.poster_url.clone(),
             prompt: a.prompt.clone(),
@@ -159,6 +157,8 @@ impl AssetView {
 #[serde(rename_all = "camelCase")]
 pub struct MetadataView {
     pub asset: AssetView,
+    /// Basic Info's created time: the date and time the video was saved.
+    pub created_label: String,
     pub loading: bool,
     pub prompt: Option<String>,
     /// Technical Details: the metadata (or the error object) as formatted JSON.

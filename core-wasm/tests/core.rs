@@ -215,7 +215,7 @@ fn every_call_carries_the_token_and_encodes_job_ids() {
     assert_eq!(
         urls,
         [
-            ("GET", "http://h/api/projects/p1/assets"),
+            ("GET", "http://h/api/projects/p1/assets?limit=100"),
             ("POST", "http://h/api/projects/p1/jobs"),
             ("GET", "http://h/api/jobs/sora/sora-2%3Atask_01"),
         ]
@@ -879,7 +879,7 @@ fn a_recent_project_opens_as_it_is_stored() {
     open(&core, "My Project");
     assert_eq!(
         fake(&core).requests.borrow()[0].url,
-        "/api/projects/My%20Project/assets"
+        "/api/projects/My%20Project/assets?limit=100"
     );
 }
 
@@ -981,5 +981,60 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
             .unwrap_err()
             .code(),
         "unknown-asset"
+    );
+}
+
+#[test]
+fn a_big_library_shows_a_first_page_then_the_rest_and_reloads_whole() {
+    let core = studio();
+    core.enter_project("p1");
+    let video = |name: &str| json!({"key": format!("projects/p1/{name}.mp4"), "size_bytes": 1, "last_modified": "2026-11-21T10:03:00Z", "public_url": "u"});
+    script(
+        &core,
+        ok(json!({"videos": [video("a")], "total": 3, "next_cursor": "1795255380~a.mp4"})),
+    );
+    script(
+        &core,
+        ok(json!({"videos": [video("b"), video("c")], "total": 3})),
+    );
+    assert_eq!(block_on(core.load_assets()).unwrap(), 3);
+    let urls: Vec<String> = fake(&core)
+        .requests
+        .borrow()
+        .iter()
+        .map(|r| r.url.clone())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "http://h/api/projects/p1/assets?limit=100",
+            "http://h/api/projects/p1/assets?cursor=1795255380~a.mp4"
+        ]
+    );
+    let view = core.library_view();
+    assert_eq!((view.total, view.assets.len()), (3, 3));
+
+    script(&core, ok(json!({"videos": [video("a"), video("b")]})));
+    assert_eq!(block_on(core.load_assets()).unwrap(), 2);
+    assert_eq!(
+        fake(&core).requests.borrow().last().unwrap().url,
+        "http://h/api/projects/p1/assets",
+        "a reload asks for the whole list at once"
+    );
+
+    // The rest failing keeps the first page and says so.
+    core.leave_project();
+    core.enter_project("p2");
+    script(
+        &core,
+        ok(json!({"videos": [video("a")], "total": 3, "next_cursor": "1~a.mp4"})),
+    );
+    script(&core, status(500, "Internal Server Error"));
+    assert!(block_on(core.load_assets()).is_err());
+    let view = core.library_view();
+    assert_eq!((view.total, view.assets.len()), (1, 1));
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to load assets"
     );
 }

@@ -1399,6 +1399,7 @@ async fn the_library_pages_newest_first_and_deletes_a_video_with_its_metadata() 
     let mut pages = 0;
     loop {
         let page = api(&h.app, "GET", &uri, None).await.json();
+        assert_eq!(page["total"], 25, "every page tells the whole count");
         pages += 1;
         paged.extend(
             page["videos"]

@@ -37,14 +37,16 @@ test("a card plays its video on hover and stops when the pointer leaves", async 
   t.page.on("request", (r) => r.url().endsWith(".mp4") && videoRequests.push(r.url()));
   await t.page.goto(`${t.server.url}/hover`);
   const card = t.page.locator(".asset").first();
-  const video = card.locator("video");
   await card.waitFor();
   assert.equal(
-    await video.getAttribute("poster"),
+    await card.locator("img.poster").getAttribute("src"),
     `${t.server.url}/media/projects/hover/${id}.jpg`,
   );
+  await waitUntil(() => card.locator("img.poster").evaluate((img) => img.naturalWidth === 480));
+  assert.equal(await card.locator("video").count(), 0, "no video element before a hover");
   assert.deepEqual(videoRequests, [], "no video bytes before a hover");
   await card.hover();
+  const video = card.locator("video");
   await waitUntil(() => video.evaluate((v) => !v.paused && v.currentTime > 0));
   await t.page.mouse.move(0, 0);
   await waitUntil(() => video.evaluate((v) => v.paused));
@@ -138,9 +140,10 @@ test("a video dropped into the library folder gains a poster", async () => {
   mkdirSync(folder("dropin"), { recursive: true });
   copyFileSync(join(folder("source"), `${id}.mp4`), join(folder("dropin"), "by-hand.mp4"));
   await t.page.goto(`${t.server.url}/dropin`);
-  const video = t.page.locator(".asset video").first();
-  await video.waitFor();
-  const poster = await video.getAttribute("poster");
+  const image = t.page.locator(".asset img.poster").first();
+  await image.waitFor();
+  const poster = await image.getAttribute("src");
+  await waitUntil(() => image.evaluate((img) => img.complete && img.naturalWidth > 0));
   assert.equal(poster, `${t.server.url}/media/projects/dropin/by-hand.jpg`);
   await waitUntil(() => existsSync(join(folder("dropin"), "by-hand.jpg")));
   const served = await fetch(poster);

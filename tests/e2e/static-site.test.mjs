@@ -34,6 +34,6 @@ test("the built site on another origin talks to server-stub through CORS", async
   const card = page.locator(".asset").first();
   await card.waitFor();
   assert.equal(await page.getByRole("alert").count(), 0, "no banner: every call went through");
-  const poster = await card.locator("video").getAttribute("poster");
+  const poster = await card.locator("img.poster").getAttribute("src");
   assert.ok(poster.startsWith(`${server.url}/media/projects/elsewhere/`), poster);
 });

@@ -30,7 +30,7 @@ export type JobsView = {
  */
 items: Array<JobView>, stream: StreamState, };
 
-export type AssetView = { key: string, fileName: string, title: string, sizeMb: string, dateLabel: string, createdLabel: string, publicUrl: string | null, 
+export type AssetView = { key: string, fileName: string, title: string, sizeMb: string, dateLabel: string, publicUrl: string | null, 
 /**
  * Shown in place of the video until it is hovered or focused.
  */
@@ -58,7 +58,11 @@ total: number, query: string, sort: LibrarySort,
  */
 deleting: string | null, };
 
-export type MetadataView = { asset: AssetView, loading: boolean, prompt: string | null, 
+export type MetadataView = { asset: AssetView, 
+/**
+ * Basic Info's created time: the date and time the video was saved.
+ */
+createdLabel: string, loading: boolean, prompt: string | null, 
 /**
  * Technical Details: the metadata (or the error object) as formatted JSON.
  */

@@ -10,14 +10,21 @@ type Props = {
   count: number;
   /** Whether Tab reaches this card (one card of the grid is reachable; arrows move on). */
   tabbable: boolean;
+  /** Whether the grid is being scrolled: cards passing by do not load their poster. */
+  scrolling: boolean;
 };
 
-export function AssetCard({ asset, deleting, position, count, tabbable }: Props) {
+export function AssetCard({ asset, deleting, position, count, tabbable, scrolling }: Props) {
   const studio = useStudio();
   const url = asset.publicUrl;
-  // The video loads nothing (poster only) until the card is first hovered or focused; it plays
-  // while hovered or focused and keeps what it loaded after.
+  // Until the card is first hovered or focused it shows only the poster, an image: no video
+  // element and no video bytes (a <video> costs a media player and a shadow tree each). Then
+  // the muted video plays while hovered or focused, and keeps what it loaded after.
   const [active, setActive] = useState(false);
+  // A poster is loaded once the card is on screen with the grid at rest, then kept: a fast
+  // scroll through thousands of cards loads only the posters where it stops.
+  const [posterShown, setPosterShown] = useState(!scrolling);
+  if (!scrolling && !posterShown) setPosterShown(true);
   const [wanted, setWanted] = useState(false);
   const activate = () => {
     setActive(true);
@@ -29,7 +36,7 @@ export function AssetCard({ asset, deleting, position, count, tabbable }: Props)
     if (!element) return;
     if (active) element.play().catch(() => undefined);
     else element.pause();
-  }, [active]);
+  }, [active, wanted]);
 
   const remove = () => {
     const question = `Delete "${asset.title}"? The video, its metadata and its poster are removed from the library.`;
@@ -45,7 +52,9 @@ export function AssetCard({ asset, deleting, position, count, tabbable }: Props)
       aria-setsize={count}
       aria-posinset={position}
       tabIndex={tabbable ? 0 : -1}
-      onMouseEnter={activate}
+      // A card scrolled under a resting pointer is not hovered: the pointer has to move.
+      onMouseEnter={() => !scrolling && activate()}
+      onMouseMove={() => !active && activate()}
       onMouseLeave={() => setActive(false)}
       onFocus={activate}
       onBlur={(event) => {
@@ -55,17 +64,27 @@ export function AssetCard({ asset, deleting, position, count, tabbable }: Props)
       <div className="thumb">
         {url ? (
           <>
-            <video
-              ref={video}
-              muted
-              loop
-              playsInline
-              preload="none"
-              poster={asset.posterUrl ?? undefined}
-              src={wanted ? url : undefined}
-              aria-label={`Preview of ${asset.title}`}
-              onError={() => wanted && console.warn(`[studio] could not load video ${url}`)}
-            />
+            {asset.posterUrl && posterShown && (
+              <img
+                className="poster"
+                src={asset.posterUrl}
+                alt=""
+                loading="lazy"
+                decoding="async"
+              />
+            )}
+            {wanted && (
+              <video
+                ref={video}
+                muted
+                loop
+                playsInline
+                poster={asset.posterUrl ?? undefined}
+                src={url}
+                aria-label={`Preview of ${asset.title}`}
+                onError={() => console.warn(`[studio] could not load video ${url}`)}
+              />
+            )}
             <span className="duration">{asset.durationBadge}</span>
           </>
         ) : (

@@ -42,7 +42,7 @@ export function AssetGrid({ assets, deleting }: Props) {
   const virtualizer = useWindowVirtualizer({
     count: rows,
     estimateSize: () => ROW_ESTIMATE,
-    overscan: 2,
+    overscan: 1,
     gap: GAP,
     scrollMargin: top,
   });
@@ -113,6 +113,7 @@ export function AssetGrid({ assets, deleting }: Props) {
                 position={first + i + 1}
                 count={assets.length}
                 tabbable={first + i === current}
+                scrolling={virtualizer.isScrolling}
               />
             ))}
           </div>

@@ -50,7 +50,7 @@ export function MetadataModal() {
             <dt>Size</dt>
             <dd>{asset.sizeMb} MB</dd>
             <dt>Created</dt>
-            <dd>{asset.createdLabel}</dd>
+            <dd>{metadata.createdLabel}</dd>
           </dl>
         </section>
         {metadata.loading && <p className="muted">Loading metadata...</p>}

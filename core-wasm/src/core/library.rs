@@ -35,7 +35,15 @@ pub struct Library {
     query: String,
     sort: LibrarySort,
     deleting: Option<String>,
+    /// While the rest of a first page is on its way: how many videos the project has.
+    expected: Option<usize>,
+    /// Loads started: a load's answer is kept only while it is the latest.
+    loads: u64,
 }
+
+/// The first load shows this many videos as soon as they arrive, then fetches the rest: a
+/// library of 10,000 shows its first cards as fast as one of a few.
+const FIRST_PAGE: usize = 100;
 
 impl Library {
     /// The items that match the search, in the chosen order.
@@ -68,7 +76,7 @@ impl<P: Platform> Core<P> {
                 .into_iter()
                 .map(|i| i.view.clone())
                 .collect(),
-            total: u32::try_from(l.items.len()).unwrap_or(u32::MAX),
+            total: u32::try_from(l.expected.unwrap_or(l.items.len())).unwrap_or(u32::MAX),
             query: l.query.clone(),
             sort: l.sort,
             deleting: l.deleting.clone(),
@@ -99,52 +107,86 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    /// Loads the Asset Library; answers the number of videos.
+    /// Loads the Asset Library; answers the number of videos. The first load shows a first
+    /// page at once and then the rest; a reload replaces the list in one go.
     pub async fn load_assets(&self) -> Result<usize, CoreError> {
         let visit = self.visit()?;
-        if self.library.read(|l| l.phase == Phase::Shown) {
-            self.write(&self.library, |l| l.phase = Phase::Reloading);
-        }
-        let result = self.api().get_assets(&visit.project).await;
-        if !self.still(&visit) {
-            return result.map(|a| a.len()).map_err(CoreError::from);
-        }
-        match result {
-            Ok(assets) => {
-                let count = assets.len();
-                let format = self.format();
-                let items = assets
-                    .into_iter()
-                    .map(|asset| {
-                        let view = AssetView::new(&asset, &format);
-                        let haystack = self.platform.lowercase(&format!(
-                            "{}\n{}\n{}",
-                            view.title,
-                            view.file_name,
-                            asset.prompt.as_deref().unwrap_or_default()
-                        ));
-                        Item {
-                            asset,
-                            view,
-                            haystack,
-                        }
-                    })
-                    .collect();
-                self.write(&self.library, |l| {
-                    l.items = items;
-                    l.phase = Phase::Shown;
-                });
-                self.clear_banner(|f| matches!(f, Failure::Assets(_)));
-                Ok(count)
+        let first_load = self.library.read(|l| l.phase == Phase::FirstLoad);
+        let load = self.library.read(|l| l.loads + 1);
+        self.write(&self.library, |l| {
+            l.loads = load;
+            if !first_load {
+                l.phase = Phase::Reloading;
             }
-            Err(e) => {
-                let e = CoreError::from(e);
-                self.log(LogLevel::Error, &e.to_string());
-                self.write(&self.library, |l| l.phase = Phase::Shown);
-                self.fail(Failure::Assets(e.clone()));
-                Err(e)
-            }
+        });
+        let latest = || self.still(&visit) && self.library.read(|l| l.loads == load);
+        let limit = first_load.then_some(FIRST_PAGE);
+        let page = self.api().get_assets(&visit.project, limit, None).await;
+        if !latest() {
+            return page.map(|p| p.total).map_err(CoreError::from);
         }
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => return Err(self.assets_failed(e.into())),
+        };
+        let items = self.items(page.videos);
+        self.write(&self.library, |l| {
+            l.items = items;
+            l.phase = Phase::Shown;
+            l.expected = page.next_cursor.as_ref().map(|_| page.total);
+        });
+        if let Some(cursor) = page.next_cursor {
+            let rest = self
+                .api()
+                .get_assets(&visit.project, None, Some(&cursor))
+                .await;
+            if !latest() {
+                return rest.map(|p| p.total).map_err(CoreError::from);
+            }
+            let more = match rest {
+                Ok(rest) => self.items(rest.videos),
+                Err(e) => {
+                    self.write(&self.library, |l| l.expected = None);
+                    return Err(self.assets_failed(e.into()));
+                }
+            };
+            self.write(&self.library, |l| {
+                l.items.extend(more);
+                l.expected = None;
+            });
+        }
+        self.clear_banner(|f| matches!(f, Failure::Assets(_)));
+        Ok(self.library.read(|l| l.items.len()))
+    }
+
+    /// What showing and finding each video needs, worked out once per load.
+    fn items(&self, assets: Vec<Asset>) -> Vec<Item> {
+        let format = self.format();
+        assets
+            .into_iter()
+            .map(|asset| {
+                let view = AssetView::new(&asset, &format);
+                let haystack = self.platform.lowercase(&format!(
+                    "{}\n{}\n{}",
+                    view.title,
+                    view.file_name,
+                    asset.prompt.as_deref().unwrap_or_default()
+                ));
+                Item {
+                    asset,
+                    view,
+                    haystack,
+                }
+            })
+            .collect()
+    }
+
+    /// A failed load: logged, shown in the banner; what was shown stays.
+    fn assets_failed(&self, e: CoreError) -> CoreError {
+        self.log(LogLevel::Error, &e.to_string());
+        self.write(&self.library, |l| l.phase = Phase::Shown);
+        self.fail(Failure::Assets(e.clone()));
+        e
     }
 
     /// Deletes a saved video (with its metadata and poster) from the project's library; the

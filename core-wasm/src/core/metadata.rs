@@ -8,6 +8,7 @@ use crate::asset::metadata_url;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
 use crate::snapshot::{AssetView, MetadataView};
+use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Default)]
 pub enum Metadata {
@@ -53,6 +54,7 @@ impl<P: Platform> Core<P> {
                 None => value.cloned(),
             };
             Some(MetadataView {
+                created_label: label(&asset.last_modified, TimeStyle::DateTime, &format),
                 asset: AssetView::new(&asset, &format),
                 loading: matches!(m, Metadata::Loading { .. }),
                 prompt: value.and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),

@@ -45,6 +45,8 @@ pub struct Asset {
 #[derive(Serialize, ToSchema)]
 pub struct Assets {
     videos: Vec<Asset>,
+    /// Every video in the project, on whatever page.
+    total: usize,
     /// Where the next page starts (pass it as `cursor`); absent on the last page, so the
     /// whole list is `{videos}` as before.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +138,7 @@ pub async fn list(
             .then_with(|| file_name(&b.key).cmp(file_name(&a.key)))
     };
     objects.sort_by(newest_first);
+    let total = objects.len();
     if let Some((modified, name)) = after {
         objects.retain(|o| {
             let at = u64::try_from(o.modified).unwrap_or(0);
@@ -164,6 +167,7 @@ pub async fn list(
         .collect();
     Ok(Json(Assets {
         videos,
+        total,
         next_cursor,
     }))
 }
