@@ -95,6 +95,17 @@ test("search by prompt and title, sort by date and size", async () => {
   await waitUntil(async () => (await titles())[0] === "holiday");
   await sort.selectOption("newest");
   await waitUntil(async () => (await titles()).at(-1) === "holiday");
+  // The keyboard moves between cards; one card is in the Tab order.
+  const focused = () => t.page.evaluate(() => document.activeElement?.dataset.position);
+  await t.page.locator(".asset").first().focus();
+  assert.equal(await t.page.locator('.asset[tabindex="0"]').count(), 1);
+  await t.page.keyboard.press("ArrowRight");
+  assert.equal(await focused(), "2");
+  await t.page.keyboard.press("End");
+  assert.equal(await focused(), "4");
+  await t.page.keyboard.press("Home");
+  assert.equal(await focused(), "1");
+  assert.equal(await t.page.locator(".asset").first().getAttribute("aria-setsize"), "4");
   await screenshot(t.page, "library-search");
 });
 

@@ -1,51 +1,50 @@
-// The library's cards in a windowed grid: only the rows on screen (and a few beyond) are in
-// the DOM, so 10,000 videos cost what a screenful costs. Arrow keys, Home and End move between
-// cards; one card is reachable with Tab.
-import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+// The library's cards in a windowed grid: only the rows on screen (and one beyond each way)
+// are in the DOM, so 10,000 videos cost what a screenful costs. Arrow keys, Home and End move
+// between cards; one card is reachable with Tab.
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+} from "react";
 import type { AssetView } from "../core/types";
 import { AssetCard } from "./AssetCard";
+import { useWindowRows } from "./useWindowRows";
 
 /** The narrowest card and the gap between cards, in CSS pixels (as in styles.css). */
 const CARD_MIN_WIDTH = 224;
 const GAP = 14;
-/** A row's height before it is measured. */
+/** A row's height until one is measured. */
 const ROW_ESTIMATE = 260;
 
-/** The element's width and its top in the page, followed as the layout changes. */
-function useBox(element: React.RefObject<HTMLElement | null>): { width: number; top: number } {
-  const [box, setBox] = useState({ width: 0, top: 0 });
+/** The element's width, followed as the layout changes. */
+function useWidth(element: React.RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0);
   useLayoutEffect(() => {
     const target = element.current;
     if (!target) return;
-    const observer = new ResizeObserver(() =>
-      setBox({
-        width: target.clientWidth,
-        top: target.getBoundingClientRect().top + window.scrollY,
-      }),
-    );
+    const observer = new ResizeObserver(() => setWidth(target.clientWidth));
     observer.observe(target);
-    // Content above the grid (a banner, say) moves it without resizing it.
-    observer.observe(document.body);
     return () => observer.disconnect();
   }, [element]);
-  return box;
+  return width;
 }
 
 type Props = { assets: AssetView[]; deleting: string | null };
 
 export function AssetGrid({ assets, deleting }: Props) {
   const grid = useRef<HTMLDivElement>(null);
-  const { width, top } = useBox(grid);
+  const width = useWidth(grid);
   const columns = Math.max(1, Math.floor((width + GAP) / (CARD_MIN_WIDTH + GAP)));
-  const rows = Math.ceil(assets.length / columns);
-  const virtualizer = useWindowVirtualizer({
-    count: rows,
-    estimateSize: () => ROW_ESTIMATE,
-    overscan: 1,
-    gap: GAP,
-    scrollMargin: top,
-  });
+  const [rowHeight, setRowHeight] = useState(ROW_ESTIMATE);
+  // Every row has the height of the first one rendered; rows are keyed by the width too, so a
+  // new width mounts new rows and they are measured again.
+  const measure = useCallback((row: HTMLDivElement | null) => {
+    if (row && row.offsetHeight > 0) setRowHeight(row.offsetHeight);
+  }, []);
+  const rows = useWindowRows(grid, Math.ceil(assets.length / columns), rowHeight, GAP, 1);
 
   const [focused, setFocused] = useState(0);
   const current = Math.min(focused, assets.length - 1);
@@ -79,8 +78,37 @@ export function AssetGrid({ assets, deleting }: Props) {
     const next = Math.max(0, Math.min(assets.length - 1, target));
     setFocused(next);
     pendingFocus.current = next;
-    virtualizer.scrollToIndex(Math.floor(next / columns));
+    rows.reveal(Math.floor(next / columns));
   };
+
+  const shown = [];
+  for (let row = rows.start; row < rows.end; row++) {
+    const first = row * columns;
+    shown.push(
+      <div
+        key={`${width}:${row}`}
+        role="presentation"
+        className="asset-row"
+        ref={row === rows.start ? measure : undefined}
+        style={{
+          gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
+          transform: `translateY(${rows.offset(row)}px)`,
+        }}
+      >
+        {assets.slice(first, first + columns).map((asset, i) => (
+          <AssetCard
+            key={asset.key}
+            asset={asset}
+            deleting={deleting === asset.key}
+            position={first + i + 1}
+            count={assets.length}
+            tabbable={first + i === current}
+            scrolling={rows.scrolling}
+          />
+        ))}
+      </div>,
+    );
+  }
 
   return (
     <div
@@ -88,37 +116,10 @@ export function AssetGrid({ assets, deleting }: Props) {
       role="list"
       aria-label="Saved videos"
       className="asset-grid"
-      style={{ height: virtualizer.getTotalSize() }}
+      style={{ height: rows.height }}
       onKeyDown={onKeyDown}
     >
-      {virtualizer.getVirtualItems().map((row) => {
-        const first = row.index * columns;
-        return (
-          <div
-            key={row.key}
-            role="presentation"
-            className="asset-row"
-            data-index={row.index}
-            ref={virtualizer.measureElement}
-            style={{
-              gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`,
-              transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`,
-            }}
-          >
-            {assets.slice(first, first + columns).map((asset, i) => (
-              <AssetCard
-                key={asset.key}
-                asset={asset}
-                deleting={deleting === asset.key}
-                position={first + i + 1}
-                count={assets.length}
-                tabbable={first + i === current}
-                scrolling={virtualizer.isScrolling}
-              />
-            ))}
-          </div>
-        );
-      })}
+      {shown}
     </div>
   );
 }
