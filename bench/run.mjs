@@ -348,7 +348,7 @@ async function idleFigures(browser, server, path, setup, arg) {
   if (!path.startsWith("about:")) {
     await page.waitForFunction(
       () =>
-        window.studio.view("jobs").stream === "open" &&
+        window.studio?.view("jobs").stream === "open" &&
         window.studio.view("library").state !== "loading",
     );
   }

@@ -249,5 +249,16 @@ async fn the_one_second_reread_picks_up_another_tabs_jobs() {
         get(&first, &["badge"]).as_string().as_deref(),
         Some("ERROR")
     );
+    // A second change after the re-read has seen the first (the cheap check must not hide it).
+    let two = job.replace(
+        "}]",
+        r#"},{"sora_job_id":"local-1:task_zy","status":"queued","prompt":"another","created_at":"2026-11-21T09:00:00Z"}]"#,
+    );
+    storage().set_item("jobs:reread", &two).unwrap();
+    let seen = until(5_000, || {
+        get(&studio.snapshot(), &["jobs", "items", "length"]).as_f64() == Some(2.0)
+    })
+    .await;
+    assert!(seen, "the second change was read too");
     studio.leave_project();
 }

@@ -103,8 +103,14 @@ impl<P: Platform> Core<P> {
         let Ok(visit) = self.visit() else {
             return false;
         };
-        let raw = self.platform.get_item(&jobs_key(&visit.project));
-        if self.jobs.read(|j| j.raw == raw) {
+        let key = jobs_key(&visit.project);
+        // Storage is asked under the slice's borrow: `getItem` cannot call back into the core
+        // (the `storage` event is never sent to the page that reads), and the known text is
+        // not copied each second.
+        let changed = self
+            .jobs
+            .read(|j| self.platform.get_item_if_changed(&key, j.raw.as_deref()));
+        if changed.is_none() {
             return false;
         }
         let (list, raw, problem) = self.load_jobs(&visit.project);
@@ -159,6 +165,19 @@ impl<P: Platform> Core<P> {
     /// Merges status answers (the server's list, a pushed change) into the stored jobs.
     fn merge_answers(&self, visit: &Visit, answers: &[Value]) -> Result<(), StoreError> {
         let now = self.platform.now_iso();
+        // Answers that change nothing shown, while storage still holds what is shown: no read,
+        // parse or write of the whole list (the 20 s list merge of a big, quiet project).
+        let key = jobs_key(&visit.project);
+        let idle = self.jobs.read(|j| {
+            merge_listed(&j.list, answers, &now).is_none()
+                && self
+                    .platform
+                    .get_item_if_changed(&key, j.raw.as_deref())
+                    .is_none()
+        });
+        if idle {
+            return Ok(());
+        }
         self.change_jobs(visit, |jobs| merge_listed(jobs, answers, &now))
     }
 

@@ -28,6 +28,18 @@ pub struct BrowserPlatform {
     next_id: Cell<u32>,
     /// The controller of the last stream opened (the core follows one at a time).
     stream: RefCell<Option<AbortController>>,
+    /// The last text read by `get_item_if_changed`: its key, the JS string itself and its copy
+    /// in the wasm. While storage answers the same JS string, nothing is copied again.
+    seen: RefCell<Option<(String, JsValue, Option<String>)>>,
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `localStorage` seen as an object whose `getItem` answers the JS string itself (or
+    /// null) instead of a copy in the wasm.
+    type RawStorage;
+    #[wasm_bindgen(method, js_name = getItem, catch)]
+    fn get_item(this: &RawStorage, key: &str) -> Result<JsValue, JsValue>;
 }
 
 impl BrowserPlatform {
@@ -185,6 +197,23 @@ impl Platform for BrowserPlatform {
 
     fn get_item(&self, key: &str) -> Option<String> {
         storage()?.get_item(key).ok()?
+    }
+
+    fn get_item_if_changed(&self, key: &str, known: Option<&str>) -> Option<Option<String>> {
+        let value = storage().and_then(|s| s.unchecked_ref::<RawStorage>().get_item(key).ok());
+        let Some(value) = value else {
+            return known.is_some().then_some(None);
+        };
+        if let Some((seen_key, seen, text)) = &*self.seen.borrow() {
+            // The same JS string (browsers hand out one string per stored value until it
+            // changes; a copy is compared by content) and the caller has its text.
+            if seen_key == key && js_sys::Object::is(&value, seen) && text.as_deref() == known {
+                return None;
+            }
+        }
+        let text = value.as_string();
+        *self.seen.borrow_mut() = Some((key.to_owned(), value, text.clone()));
+        (text.as_deref() != known).then_some(text)
     }
 
     fn set_item(&self, key: &str, value: &str) -> Result<(), String> {
