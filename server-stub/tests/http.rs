@@ -233,7 +233,7 @@ async fn every_api_call_needs_the_bearer_token() {
     }
     let ok = api(&h.app, "GET", "/api/projects/p1/assets", None).await;
     assert_eq!(ok.status, StatusCode::OK);
-    assert_eq!(ok.json(), json!({"videos": []}));
+    assert_eq!(ok.json(), json!({"videos": [], "total": 0}));
 }
 
 #[tokio::test]

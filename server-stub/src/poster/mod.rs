@@ -3,6 +3,7 @@
 //! and on first request for a video that has none (dropped in by hand, or saved before posters).
 
 mod render;
+mod sparse;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -11,8 +12,8 @@ use thiserror::Error;
 
 use crate::storage::{Storage, StorageError};
 
-/// Videos larger than this are not read for a poster (decoding holds the video in memory).
-const MAX_VIDEO_BYTES: u64 = 512 * 1024 * 1024;
+/// The largest poster read back from storage.
+const MAX_POSTER_BYTES: u64 = 4 * 1024 * 1024;
 
 #[derive(Debug, Error)]
 pub enum PosterError {
@@ -58,7 +59,7 @@ impl Posters {
         let key = poster_key(video_key).ok_or(PosterError::NoVideo)?;
         let _one_at_a_time = self.making.lock().await;
         if self.storage.head(&key).await?.is_some() {
-            return Ok(self.storage.read(&key, MAX_VIDEO_BYTES).await?.to_vec());
+            return Ok(self.storage.read(&key, MAX_POSTER_BYTES).await?.to_vec());
         }
         if self.failed.lock().unwrap().contains(video_key) {
             return Err(PosterError::FailedBefore);
@@ -73,16 +74,125 @@ impl Posters {
         made
     }
 
+    /// Reads the video's boxes and first frame by range (never the whole video), decodes the
+    /// frame off the async threads and stores the JPEG.
     async fn make(&self, video_key: &str, key: &str) -> Result<Vec<u8>, PosterError> {
-        let video = match self.storage.read(video_key, MAX_VIDEO_BYTES).await {
-            Err(StorageError::NotFound(_)) => return Err(PosterError::NoVideo),
-            other => other?,
-        };
-        let jpeg = tokio::task::spawn_blocking(move || render::poster(&video))
-            .await
-            .map_err(|e| PosterError::Decode(e.to_string()))??;
+        let storage = self.storage.as_ref();
+        let size = storage
+            .head(video_key)
+            .await?
+            .ok_or(PosterError::NoVideo)?
+            .size_bytes;
+        let mut video = sparse::Sparse::boxes(storage, video_key, size).await?;
+        let boxes = video.clone();
+        let (start, length) = blocking(move || render::first_frame(boxes, size)).await?;
+        video.fetch(storage, video_key, start, length).await?;
+        let jpeg = blocking(move || {
+            let size = video.size();
+            render::poster(video, size)
+        })
+        .await?;
         self.storage.put_bytes(key, jpeg.clone()).await?;
         tracing::info!(video = %video_key, bytes = jpeg.len(), "poster made");
         Ok(jpeg)
+    }
+}
+
+/// Parsing and decoding, off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, PosterError> + Send + 'static,
+) -> Result<T, PosterError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| PosterError::Decode(e.to_string()))?
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::Range;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use async_trait::async_trait;
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::storage::{ByteStream, LocalStorage, Object};
+
+    /// A local store that counts the bytes read and refuses whole reads of videos.
+    struct Counting {
+        inner: LocalStorage,
+        read: AtomicU64,
+    }
+
+    #[async_trait]
+    impl Storage for Counting {
+        async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
+            self.inner.put_file(key, source).await
+        }
+        async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError> {
+            self.inner.put_stream(key, body).await
+        }
+        async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
+            self.inner.put_bytes(key, bytes).await
+        }
+        async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
+            self.inner.copy(from, to).await
+        }
+        async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
+            self.inner.head(key).await
+        }
+        async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
+            assert!(!key.ends_with(".mp4"), "a video is never read whole");
+            self.inner.read(key, max).await
+        }
+        async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
+            self.read
+                .fetch_add(range.end - range.start, Ordering::Relaxed);
+            self.inner.read_range(key, range).await
+        }
+        async fn delete(&self, key: &str) -> Result<(), StorageError> {
+            self.inner.delete(key).await
+        }
+        async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+            self.inner.list(prefix).await
+        }
+        fn public_url(&self, key: &str) -> Option<String> {
+            self.inner.public_url(key)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_poster_reads_the_boxes_and_the_first_frame_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = dir.path().join("v.mp4");
+        let spec = crate::engine::VideoSpec {
+            seconds: 4,
+            width: 640,
+            height: 360,
+            fps: 24,
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        crate::engine::render_video("waves on a shore", &spec, &made, &stop, |_, _| {}).unwrap();
+        let storage = Arc::new(Counting {
+            inner: LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap(),
+            read: AtomicU64::new(0),
+        });
+        let video = storage.put_file("previews/v.mp4", &made).await.unwrap();
+        let posters = Posters::new(storage.clone());
+        let jpeg = posters.ensure("previews/v.mp4").await.unwrap();
+        assert_eq!(&jpeg[..2], &[0xff, 0xd8]);
+        let read = storage.read.load(Ordering::Relaxed);
+        assert!(
+            read * 2 < video.size_bytes,
+            "{read} of {} bytes read",
+            video.size_bytes
+        );
+        assert!(storage.head("previews/v.jpg").await.unwrap().is_some());
+        assert_eq!(
+            posters.ensure("previews/v.mp4").await.unwrap(),
+            jpeg,
+            "kept"
+        );
     }
 }

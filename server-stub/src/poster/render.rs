@@ -1,7 +1,7 @@
 //! A poster from an H.264 MP4: its first frame decoded with OpenH264, scaled down and written
 //! as a JPEG.
 
-use std::io::Cursor;
+use std::io::{Read, Seek};
 
 use openh264::decoder::{DecodedYUV, Decoder};
 use openh264::formats::YUVSource;
@@ -12,18 +12,46 @@ use super::PosterError;
 pub const WIDTH: usize = 480;
 const QUALITY: u8 = 78;
 
-/// The first frame of an H.264 MP4 as a JPEG at most [`WIDTH`] pixels wide.
-pub fn poster(mp4: &[u8]) -> Result<Vec<u8>, PosterError> {
-    let unsupported = |e: mp4::Error| PosterError::Unsupported(e.to_string());
-    let mut reader =
-        mp4::Mp4Reader::read_header(Cursor::new(mp4), mp4.len() as u64).map_err(unsupported)?;
+fn unsupported(e: mp4::Error) -> PosterError {
+    PosterError::Unsupported(e.to_string())
+}
+
+/// The MP4's header and the id of its H.264 track.
+fn open<R: Read + Seek>(video: R, size: u64) -> Result<(mp4::Mp4Reader<R>, u32), PosterError> {
+    let reader = mp4::Mp4Reader::read_header(video, size).map_err(unsupported)?;
     let track = reader
         .tracks()
         .values()
         .find(|t| matches!(t.media_type(), Ok(mp4::MediaType::H264)))
-        .ok_or_else(|| PosterError::Unsupported("no H.264 video track".into()))?;
-    let track_id = track.track_id();
-    let avcc = &track
+        .ok_or_else(|| PosterError::Unsupported("no H.264 video track".into()))?
+        .track_id();
+    Ok((reader, track))
+}
+
+/// Where the first frame's bytes are: offset and length (the first sample of the first chunk).
+pub fn first_frame(video: impl Read + Seek, size: u64) -> Result<(u64, u64), PosterError> {
+    let (reader, track) = open(video, size)?;
+    let stbl = &reader.tracks()[&track].trak.mdia.minf.stbl;
+    let offset = match (&stbl.co64, &stbl.stco) {
+        (Some(co64), _) => co64.entries.first().copied(),
+        (None, Some(stco)) => stco.entries.first().map(|&o| u64::from(o)),
+        (None, None) => None,
+    };
+    let length = match stbl.stsz.sample_size {
+        0 => stbl.stsz.sample_sizes.first().copied(),
+        fixed => Some(fixed),
+    };
+    offset
+        .zip(length)
+        .map(|(o, l)| (o, u64::from(l)))
+        .ok_or_else(|| PosterError::Unsupported("the video track has no frames".into()))
+}
+
+/// The first frame of an H.264 MP4 as a JPEG at most [`WIDTH`] pixels wide; `video` needs
+/// its boxes and the first frame's bytes (see [`first_frame`]).
+pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError> {
+    let (mut reader, track_id) = open(video, size)?;
+    let avcc = &reader.tracks()[&track_id]
         .trak
         .mdia
         .minf
@@ -166,8 +194,9 @@ mod tests {
 
     #[test]
     fn junk_is_unsupported_not_a_panic() {
+        let junk = b"not a video at all";
         assert!(matches!(
-            poster(b"not a video at all"),
+            poster(std::io::Cursor::new(junk), junk.len() as u64),
             Err(PosterError::Unsupported(_))
         ));
     }
@@ -184,7 +213,11 @@ mod tests {
         };
         let stop = std::sync::atomic::AtomicBool::new(false);
         crate::engine::render_video("a lighthouse at dusk", &spec, &out, &stop, |_, _| {}).unwrap();
-        let jpeg = poster(&std::fs::read(&out).unwrap()).unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        let size = bytes.len() as u64;
+        let (offset, length) = first_frame(std::io::Cursor::new(&bytes), size).unwrap();
+        assert!(offset > 0 && length > 100 && offset + length <= size);
+        let jpeg = poster(std::io::Cursor::new(&bytes), size).unwrap();
         assert_eq!(&jpeg[..2], &[0xff, 0xd8], "a JPEG");
         assert!(jpeg.len() < 60_000, "{} bytes", jpeg.len());
     }

@@ -1,6 +1,7 @@
 //! Videos in a local folder, written atomically and durably (a temporary file flushed to disk,
 //! then a rename, then the folder flushed).
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -159,6 +160,20 @@ impl Storage for LocalStorage {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
+        use tokio::io::{AsyncReadExt, AsyncSeekExt};
+        let mut file = match fs::File::open(self.path(key)?).await {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StorageError::NotFound(key.to_owned()))
+            }
+            other => other?,
+        };
+        file.seek(std::io::SeekFrom::Start(range.start)).await?;
+        let mut bytes = vec![0; usize::try_from(range.end - range.start).unwrap_or(0)];
+        file.read_exact(&mut bytes).await?;
+        Ok(bytes.into())
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {

@@ -4,6 +4,7 @@
 mod local;
 mod s3;
 
+use std::ops::Range;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -51,6 +52,8 @@ pub trait Storage: Send + Sync {
     async fn head(&self, key: &str) -> Result<Option<Object>, StorageError>;
     /// Reads a whole object of at most `max` bytes.
     async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError>;
+    /// Reads the bytes `range` of an object (within its size).
+    async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError>;
     /// Removes an object; removing one that is not there is no error.
     async fn delete(&self, key: &str) -> Result<(), StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).

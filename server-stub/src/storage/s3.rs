@@ -2,6 +2,7 @@
 //! large files go up in parts, listings follow continuation tokens, and public addresses are
 //! built on the bucket's public base URL.
 
+use std::ops::Range;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
@@ -187,6 +188,13 @@ impl Storage for S3Storage {
             return Err(StorageError::TooLarge(key.to_owned(), max));
         }
         found.bytes().await.map_err(backend)
+    }
+
+    async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
+        self.store
+            .get_range(&self.path(key)?, range)
+            .await
+            .map_err(|e| not_found(e, key))
     }
 
     async fn delete(&self, key: &str) -> Result<(), StorageError> {
