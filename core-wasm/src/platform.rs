@@ -61,12 +61,13 @@ pub trait Platform: 'static {
     type Stream: BodyStream;
     /// A local storage read; `None` when the key is absent or storage is unavailable.
     fn get_item(&self, key: &str) -> Option<String>;
-    /// A local storage read that skips the copy when the text is still `known`: `None` when
-    /// unchanged, else what is stored now. The browser answers the second-by-second re-read of
-    /// a large job list without copying it into the wasm when nothing changed.
-    fn get_item_if_changed(&self, key: &str, known: Option<&str>) -> Option<Option<String>> {
-        let now = self.get_item(key);
-        (now.as_deref() != known).then_some(now)
+    /// A local storage read that can skip the copy: `None` when the text is still the one
+    /// stamped `known` by an earlier call, else the text now stored and its stamp. The browser
+    /// answers the second-by-second re-read of a large job list this way without copying or
+    /// comparing it; the default reads every time and never stamps twice alike.
+    fn get_item_if_changed(&self, key: &str, known: Option<u64>) -> Option<(Option<String>, u64)> {
+        let _ = known;
+        Some((self.get_item(key), 0))
     }
     /// A local storage write; the error text says why it failed (for example the quota).
     fn set_item(&self, key: &str, value: &str) -> Result<(), String>;

@@ -2,7 +2,7 @@
 //! 20 s poll and re-attach, the pushed changes, and the per-job commands (Check Status, Save
 //! to Library, Cancel, Remove).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 
@@ -29,6 +29,9 @@ pub struct Jobs {
     /// The id of the last pushed change, to resume after. Kept outside the view's version:
     /// it changes with every event, the view need not.
     last_event: RefCell<Option<String>>,
+    /// The platform's stamp for `raw`, once a re-read has seen storage hold it: then storage
+    /// can say "unchanged" without handing the text over. Cleared whenever `raw` changes.
+    stamp: Cell<Option<u64>>,
 }
 
 impl Jobs {
@@ -104,19 +107,19 @@ impl<P: Platform> Core<P> {
             return false;
         };
         let key = jobs_key(&visit.project);
-        // Storage is asked under the slice's borrow: `getItem` cannot call back into the core
-        // (the `storage` event is never sent to the page that reads), and the known text is
-        // not copied each second.
-        let changed = self
-            .jobs
-            .read(|j| self.platform.get_item_if_changed(&key, j.raw.as_deref()));
-        if changed.is_none() {
+        let known = self.jobs.read(|j| j.stamp.get());
+        let Some((text, stamp)) = self.platform.get_item_if_changed(&key, known) else {
+            return false;
+        };
+        if self.jobs.read(|j| j.raw == text) {
+            self.jobs.read(|j| j.stamp.set(Some(stamp)));
             return false;
         }
         let (list, raw, problem) = self.load_jobs(&visit.project);
         self.write(&self.jobs, |j| {
             j.list = list;
             j.raw = raw;
+            j.stamp.set(None);
         });
         if let Some(problem) = problem {
             self.fail(Failure::Storage(problem));
@@ -143,6 +146,7 @@ impl<P: Platform> Core<P> {
                 j.list = jobs;
                 if raw.is_some() {
                     j.raw = raw;
+                    j.stamp.set(None);
                 }
             });
             if let Some(problem) = problem {
@@ -168,13 +172,13 @@ impl<P: Platform> Core<P> {
         // Answers that change nothing shown, while storage still holds what is shown: no read,
         // parse or write of the whole list (the 20 s list merge of a big, quiet project).
         let key = jobs_key(&visit.project);
-        let idle = self.jobs.read(|j| {
-            merge_listed(&j.list, answers, &now).is_none()
-                && self
-                    .platform
-                    .get_item_if_changed(&key, j.raw.as_deref())
-                    .is_none()
-        });
+        let idle = self
+            .jobs
+            .read(|j| merge_listed(&j.list, answers, &now).is_none())
+            && self
+                .platform
+                .get_item_if_changed(&key, self.jobs.read(|j| j.stamp.get()))
+                .is_none();
         if idle {
             return Ok(());
         }

@@ -28,9 +28,10 @@ pub struct BrowserPlatform {
     next_id: Cell<u32>,
     /// The controller of the last stream opened (the core follows one at a time).
     stream: RefCell<Option<AbortController>>,
-    /// The last text read by `get_item_if_changed`: its key, the JS string itself and its copy
-    /// in the wasm. While storage answers the same JS string, nothing is copied again.
-    seen: RefCell<Option<(String, JsValue, Option<String>)>>,
+    /// The last text read by `get_item_if_changed`: its key, the JS string itself and its
+    /// stamp. While storage answers the same JS string, nothing is copied or compared.
+    seen: RefCell<Option<(String, JsValue, u64)>>,
+    stamps: Cell<u64>,
 }
 
 #[wasm_bindgen::prelude::wasm_bindgen]
@@ -199,21 +200,22 @@ impl Platform for BrowserPlatform {
         storage()?.get_item(key).ok()?
     }
 
-    fn get_item_if_changed(&self, key: &str, known: Option<&str>) -> Option<Option<String>> {
-        let value = storage().and_then(|s| s.unchecked_ref::<RawStorage>().get_item(key).ok());
-        let Some(value) = value else {
-            return known.is_some().then_some(None);
-        };
-        if let Some((seen_key, seen, text)) = &*self.seen.borrow() {
-            // The same JS string (browsers hand out one string per stored value until it
-            // changes; a copy is compared by content) and the caller has its text.
-            if seen_key == key && js_sys::Object::is(&value, seen) && text.as_deref() == known {
+    fn get_item_if_changed(&self, key: &str, known: Option<u64>) -> Option<(Option<String>, u64)> {
+        let value = storage()
+            .and_then(|s| s.unchecked_ref::<RawStorage>().get_item(key).ok())
+            .unwrap_or(JsValue::NULL);
+        if let Some((seen_key, seen, stamp)) = &*self.seen.borrow() {
+            // Browsers hand out one JS string per stored value until it changes, so this is an
+            // identity check; a different string with the same text is compared by content.
+            if seen_key == key && known == Some(*stamp) && js_sys::Object::is(&value, seen) {
                 return None;
             }
         }
+        let stamp = self.stamps.get() + 1;
+        self.stamps.set(stamp);
         let text = value.as_string();
-        *self.seen.borrow_mut() = Some((key.to_owned(), value, text.clone()));
-        (text.as_deref() != known).then_some(text)
+        *self.seen.borrow_mut() = Some((key.to_owned(), value, stamp));
+        Some((text, stamp))
     }
 
     fn set_item(&self, key: &str, value: &str) -> Result<(), String> {
