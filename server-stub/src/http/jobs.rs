@@ -260,11 +260,11 @@ pub async fn get(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobView>, ApiError> {
     job_id(&id)?;
-    let record = state
+    let view = state
         .jobs
-        .get(&id)
+        .read(&id, |record| JobView::new(&state, &base, record))
         .ok_or_else(|| ApiError::NotFound("Job not found".into()))?;
-    Ok(Json(JobView::new(&state, &base, &record)))
+    Ok(Json(view))
 }
 
 #[utoipa::path(

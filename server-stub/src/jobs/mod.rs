@@ -333,7 +333,12 @@ impl JobService {
     }
 
     pub fn get(&self, id: &str) -> Option<JobRecord> {
-        self.inner.records.lock().unwrap().get(id).cloned()
+        self.read(id, JobRecord::clone)
+    }
+
+    /// Looks at a record in place (the status path builds its answer without a copy of it).
+    pub fn read<T>(&self, id: &str, look: impl FnOnce(&JobRecord) -> T) -> Option<T> {
+        self.inner.records.lock().unwrap().get(id).map(look)
     }
 
     /// A project's jobs, newest first.
