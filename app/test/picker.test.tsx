@@ -14,6 +14,10 @@ describe("project picker", () => {
     fireEvent.change(input, { target: { value: "x" } });
     expect(open).toBeEnabled();
     expect(screen.getByText(/lowercase, alphanumeric and hyphens only/)).toBeTruthy();
+    expect(screen.queryByText(/at most 100 characters/)).toBeNull();
+    fireEvent.change(input, { target: { value: "x".repeat(101) } });
+    expect(open).toBeDisabled();
+    expect(screen.getByText(/A project ID has at most 100 characters\./)).toBeTruthy();
   });
 
   it("cleans the id, opens the dashboard and remembers the project", () => {

@@ -66,6 +66,9 @@ export function ProjectPicker() {
               Opens as <code>{cleaned}</code>.
             </>
           )}
+          {cleaned === undefined && text.trim() !== "" && (
+            <> A project ID has at most {Studio.maxProjectIdChars()} characters.</>
+          )}
         </p>
       </form>
 

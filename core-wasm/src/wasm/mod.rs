@@ -174,6 +174,12 @@ impl Studio {
         crate::project_id::clean(raw)
     }
 
+    /// The longest project id, in characters.
+    #[wasm_bindgen(js_name = maxProjectIdChars)]
+    pub fn max_project_id_chars() -> usize {
+        crate::project_id::MAX_CHARS
+    }
+
     /// Whether an id names a project as it is (what a recent project or an address must be).
     #[wasm_bindgen(js_name = isValidProjectId)]
     pub fn is_valid_project_id(id: &str) -> bool {
