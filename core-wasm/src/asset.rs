@@ -1,38 +1,40 @@
 //! Saved videos (spec section 3) and the presentation rules for them (spec section 9).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::constants::TITLE_MAX_CHARS;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Asset {
     pub key: String,
-    #[serde(default)]
     pub size_bytes: u64,
-    #[serde(default)]
     pub last_modified: String,
-    #[serde(default)]
     pub public_url: Option<String>,
     /// A small JPEG of the first frame (beyond the spec's fields).
-    #[serde(default)]
     pub poster_url: Option<String>,
     /// The prompt from the video's metadata, when the server has read it.
-    #[serde(default)]
     pub prompt: Option<String>,
 }
 
-/// Reads the `videos` array of an assets answer; entries that are not assets are skipped.
+/// Reads the `videos` array of an assets answer; entries without a string `key` are skipped,
+/// missing or malformed other fields are left empty (read field by field: a derived
+/// deserializer costs the wasm its visitor code for every field).
 pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
     let videos = answer.get("videos")?.as_array()?;
     Some(
         videos
             .iter()
-            .filter_map(|v| serde_json::from_value::<Asset>(v.clone()).ok())
-            .map(|a| Asset {
-                public_url: a.public_url.filter(|u| !u.is_empty()),
-                poster_url: a.poster_url.filter(|u| !u.is_empty()),
-                ..a
+            .filter_map(|v| {
+                let text = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
+                let url = |field: &str| text(field).filter(|u| !u.is_empty());
+                Some(Asset {
+                    key: v.get("key")?.as_str()?.to_owned(),
+                    size_bytes: v.get("size_bytes").and_then(Value::as_u64).unwrap_or(0),
+                    last_modified: text("last_modified").unwrap_or_default(),
+                    public_url: url("public_url"),
+                    poster_url: url("poster_url"),
+                    prompt: text("prompt"),
+                })
             })
             .collect(),
     )
@@ -64,7 +66,9 @@ fn is_model_name(s: &str) -> bool {
 /// Size in MB (2^20 bytes) with two decimals, rounded half up (integer arithmetic keeps
 /// the float formatter out of the wasm).
 pub fn size_mb(size_bytes: u64) -> String {
-    let hundredths = (u128::from(size_bytes) * 100 + 524_288) / 1_048_576;
+    const MB: u64 = 1_048_576;
+    // Whole megabytes and the rounded hundredths of the rest: no overflow up to u64::MAX.
+    let hundredths = size_bytes / MB * 100 + (size_bytes % MB * 100 + MB / 2) / MB;
     format!("{}.{:02}", hundredths / 100, hundredths % 100)
 }
 
