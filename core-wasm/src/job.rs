@@ -1,58 +1,110 @@
 //! The Job record (spec section 3) and the job-list rules: create, merge, order, which jobs
 //! poll and which can be saved (spec section 4).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::time::parse_iso_millis;
 
 /// A generation job as kept in local storage. Fields the server adds are kept in `extra`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Read and written by hand (`from_value`, `to_value`): a derived serde with a flattened map
+/// costs the wasm about 8 KB.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     pub sora_job_id: String,
-    #[serde(default = "queued", deserialize_with = "string_or_default")]
     pub status: String,
-    #[serde(default, deserialize_with = "number_or_zero")]
     pub progress: f64,
-    #[serde(default, deserialize_with = "string_or_default")]
     pub prompt: String,
-    #[serde(default, deserialize_with = "string_or_none")]
     pub preview_url: Option<String>,
-    #[serde(default, deserialize_with = "string_or_none")]
     pub final_r2_key: Option<String>,
-    #[serde(default, deserialize_with = "string_or_default")]
     pub created_at: String,
-    #[serde(default, deserialize_with = "string_or_default")]
     pub updated_at: String,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-fn queued() -> String {
-    "queued".to_owned()
+/// A text field: a string as it is, null as empty, anything else as its JSON text.
+fn text(value: Option<Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
 }
 
-fn string_or_default<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) => s,
-        Value::Null => String::new(),
-        other => other.to_string(),
-    })
-}
-
-fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) if !s.is_empty() => Some(s),
+/// An optional text field: only a non-empty string counts.
+fn text_or_none(value: Option<Value>) -> Option<String> {
+    match value {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
         _ => None,
-    })
+    }
 }
 
-fn number_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Number(n) => n.as_f64().unwrap_or(0.0),
-        Value::String(s) => serde_json::from_str::<f64>(s.trim()).unwrap_or(0.0),
+/// A number, or a string holding one; anything else is 0.
+fn number_or_zero(value: Option<Value>) -> f64 {
+    match value {
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
+        Some(Value::String(s)) => serde_json::from_str::<f64>(s.trim()).unwrap_or(0.0),
         _ => 0.0,
-    })
+    }
+}
+
+impl Job {
+    /// A job from a stored or answered object; `None` unless it is an object with a string
+    /// `sora_job_id`. A missing status is `queued`; other fields are read leniently (see the
+    /// helpers above) and unknown ones kept in `extra`.
+    pub fn from_value(value: Value) -> Option<Job> {
+        let Value::Object(mut fields) = value else {
+            return None;
+        };
+        let Some(Value::String(sora_job_id)) = fields.remove("sora_job_id") else {
+            return None;
+        };
+        let status = match fields.remove("status") {
+            None => "queued".to_owned(),
+            present => text(present),
+        };
+        Some(Job {
+            sora_job_id,
+            status,
+            progress: number_or_zero(fields.remove("progress")),
+            prompt: text(fields.remove("prompt")),
+            preview_url: text_or_none(fields.remove("preview_url")),
+            final_r2_key: text_or_none(fields.remove("final_r2_key")),
+            created_at: text(fields.remove("created_at")),
+            updated_at: text(fields.remove("updated_at")),
+            extra: fields,
+        })
+    }
+
+    /// The job as stored: the spec's fields first, then what the server added.
+    pub fn to_value(&self) -> Value {
+        let mut fields = Map::new();
+        fields.insert("sora_job_id".into(), self.sora_job_id.clone().into());
+        fields.insert("status".into(), self.status.clone().into());
+        fields.insert("progress".into(), self.progress.into());
+        fields.insert("prompt".into(), self.prompt.clone().into());
+        fields.insert("preview_url".into(), self.preview_url.clone().into());
+        fields.insert("final_r2_key".into(), self.final_r2_key.clone().into());
+        fields.insert("created_at".into(), self.created_at.clone().into());
+        fields.insert("updated_at".into(), self.updated_at.clone().into());
+        for (key, value) in &self.extra {
+            fields.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        Value::Object(fields)
+    }
+}
+
+impl Serialize for Job {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Job {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Job, D::Error> {
+        Job::from_value(Value::deserialize(deserializer)?)
+            .ok_or_else(|| serde::de::Error::custom("not a job: an object with a sora_job_id"))
+    }
 }
 
 /// The four statuses of spec section 4; anything else a server says is `Other`.
@@ -83,12 +135,12 @@ impl Job {
         fields.insert("final_r2_key".into(), Value::Null);
         fields.insert("created_at".into(), now.into());
         fields.insert("updated_at".into(), now.into());
-        serde_json::from_value(Value::Object(fields)).ok()
+        Job::from_value(Value::Object(fields))
     }
 
     /// Merges a status answer into the job. `None` when the answer is not an object.
     pub fn merged(&self, answer: &Value, now: &str) -> Option<Job> {
-        let Value::Object(mut fields) = serde_json::to_value(self).ok()? else {
+        let Value::Object(mut fields) = self.to_value() else {
             return None;
         };
         for (key, value) in answer.as_object()? {
@@ -97,7 +149,7 @@ impl Job {
             }
         }
         fields.insert("updated_at".into(), now.into());
-        serde_json::from_value(Value::Object(fields)).ok()
+        Job::from_value(Value::Object(fields))
     }
 
     /// The job merged with a status answer, or `None` when the answer changes nothing (so an
@@ -120,7 +172,7 @@ impl Job {
             .as_str()
             .filter(|id| !id.is_empty())?;
         fields.insert("final_r2_key".into(), Value::Null);
-        serde_json::from_value(Value::Object(fields)).ok()
+        Job::from_value(Value::Object(fields))
     }
 
     /// A field the server answered (kept in `extra`), such as `model`, `seconds` or `size`.

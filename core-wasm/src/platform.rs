@@ -86,6 +86,11 @@ pub trait Platform: 'static {
     /// Text in lower case by the full Unicode rules, for searching without regard to case (the
     /// browser's `toLowerCase`: its case tables are not shipped again in the wasm).
     fn lowercase(&self, text: &str) -> String;
+    /// JSON text indented by two spaces, for people to read (the browser's
+    /// `JSON.stringify(value, null, 2)`).
+    fn pretty_json(&self, value: &serde_json::Value) -> String {
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    }
     fn log(&self, level: LogLevel, message: &str);
     /// Called after every change of a part of the state, with no borrow of the state held.
     fn notify(&self, part: Part);

@@ -58,7 +58,7 @@ impl<P: Platform> Core<P> {
                 asset: AssetView::new(&asset, &format),
                 loading: matches!(m, Metadata::Loading { .. }),
                 prompt: value.and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
-                details_json: shown.map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+                details_json: shown.map(|v| self.platform.pretty_json(&v)),
                 error: error.map(|e| e.to_string()),
             })
         })

@@ -231,6 +231,16 @@ impl Platform for BrowserPlatform {
         js_sys::Date::new_0().to_iso_string().into()
     }
 
+    fn pretty_json(&self, value: &serde_json::Value) -> String {
+        js_sys::JSON::parse(&value.to_string())
+            .and_then(|v| {
+                js_sys::JSON::stringify_with_replacer_and_space(&v, &JsValue::NULL, &2.into())
+            })
+            .ok()
+            .and_then(|text| text.as_string())
+            .unwrap_or_default()
+    }
+
     fn lowercase(&self, text: &str) -> String {
         js_sys::JsString::from(text).to_lower_case().into()
     }
