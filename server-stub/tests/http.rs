@@ -1474,21 +1474,14 @@ async fn a_video_dropped_in_by_hand_gets_its_poster_on_first_request() {
     let h = start();
     let folder = h.dir.path().join("data/media/projects/drop");
     std::fs::create_dir_all(&folder).unwrap();
-    let stop = std::sync::atomic::AtomicBool::new(false);
     let spec = server_stub::engine::VideoSpec {
         seconds: 1,
         width: 640,
         height: 360,
         fps: 2,
     };
-    server_stub::engine::render_video(
-        "a dropped-in harbour",
-        &spec,
-        &folder.join("made.mp4"),
-        &stop,
-        |_, _| {},
-    )
-    .unwrap();
+    server_stub::engine::render_clip("a dropped-in harbour", &spec, &folder.join("made.mp4"))
+        .unwrap();
     std::fs::write(folder.join("junk.mp4"), b"not a video").unwrap();
     let listed = api(&h.app, "GET", "/api/projects/drop/assets", None)
         .await

@@ -299,8 +299,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         height: 360,
         fps: 2,
     };
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    server_stub::engine::render_video("a bucket of light", &spec, &made, &stop, |_, _| {}).unwrap();
+    server_stub::engine::render_clip("a bucket of light", &spec, &made).unwrap();
     storage
         .put_file("projects/bucket/made.mp4", &made)
         .await

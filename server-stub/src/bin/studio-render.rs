@@ -1,10 +1,9 @@
 //! Renders one clip with the embedded engine: `studio-render PROMPT OUT.mp4 [SECONDS] [WxH]`.
 //! Prints the wall time; the benchmark compares it with ffmpeg on the same machine.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use server_stub::engine::{render_video, VideoSpec};
+use server_stub::engine::{render_clip, VideoSpec};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,13 +20,7 @@ fn main() {
             VideoSpec::parse_size(size).expect("WIDTHxHEIGHT, even, 128 to 1920");
     }
     let start = Instant::now();
-    if let Err(e) = render_video(
-        prompt,
-        &spec,
-        out.as_ref(),
-        &AtomicBool::new(false),
-        |_, _| {},
-    ) {
+    if let Err(e) = render_clip(prompt, &spec, out.as_ref()) {
         eprintln!("render failed: {e}");
         std::process::exit(1);
     }

@@ -87,6 +87,12 @@ pub fn render_video(
     encode::encode(&renderer, spec, out, cancel, progress)
 }
 
+/// Renders a whole clip at once: not cancellable, no progress (the `studio-render` tool, and
+/// tests that need a real video).
+pub fn render_clip(prompt: &str, spec: &VideoSpec, out: &Path) -> Result<(), EngineError> {
+    render_video(prompt, spec, out, &AtomicBool::new(false), |_, _| {})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

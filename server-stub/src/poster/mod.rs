@@ -172,8 +172,7 @@ mod tests {
             height: 360,
             fps: 24,
         };
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        crate::engine::render_video("waves on a shore", &spec, &made, &stop, |_, _| {}).unwrap();
+        crate::engine::render_clip("waves on a shore", &spec, &made).unwrap();
         let storage = Arc::new(Counting {
             inner: LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap(),
             read: AtomicU64::new(0),

@@ -211,8 +211,7 @@ mod tests {
             height: 720,
             fps: 4,
         };
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        crate::engine::render_video("a lighthouse at dusk", &spec, &out, &stop, |_, _| {}).unwrap();
+        crate::engine::render_clip("a lighthouse at dusk", &spec, &out).unwrap();
         let bytes = std::fs::read(&out).unwrap();
         let size = bytes.len() as u64;
         let (offset, length) = first_frame(std::io::Cursor::new(&bytes), size).unwrap();
