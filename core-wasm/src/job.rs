@@ -242,28 +242,28 @@ pub fn upsert(jobs: &[Job], job: Job) -> Vec<Job> {
 /// as a poll would, and stored jobs the server does not list are kept. `None` when nothing
 /// changed.
 pub fn merge_listed(jobs: &[Job], listed: &[Value], now: &str) -> Option<Vec<Job>> {
-    let mut out = jobs.to_vec();
-    let mut changed = false;
+    // Copied on the first change only: most answers (pushed events, the 20 s list) change
+    // nothing, and the list can hold thousands of jobs.
+    let mut out: Option<Vec<Job>> = None;
     for answer in listed {
         let Some(id) = answer.get("sora_job_id").and_then(Value::as_str) else {
             continue;
         };
-        match out.iter_mut().find(|j| j.sora_job_id == id) {
-            Some(job) => {
-                if let Some(merged) = job.merged_if_changed(answer, now) {
-                    *job = merged;
-                    changed = true;
+        let current = out.as_deref().unwrap_or(jobs);
+        match current.iter().position(|j| j.sora_job_id == id) {
+            Some(at) => {
+                if let Some(merged) = current[at].merged_if_changed(answer, now) {
+                    out.get_or_insert_with(|| jobs.to_vec())[at] = merged;
                 }
             }
             None => {
                 if let Some(job) = Job::from_listed(answer) {
-                    out.push(job);
-                    changed = true;
+                    out.get_or_insert_with(|| jobs.to_vec()).push(job);
                 }
             }
         }
     }
-    changed.then(|| {
+    out.map(|mut out| {
         sort_newest_first(&mut out);
         out
     })

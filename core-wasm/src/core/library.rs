@@ -1,5 +1,7 @@
 //! The Asset Library slice: the project's saved videos, searched, sorted and deleted.
 
+use std::cell::Cell;
+
 use super::{Core, Failure, Visit};
 use crate::asset::{self, Asset};
 use crate::error::CoreError;
@@ -37,8 +39,9 @@ pub struct Library {
     deleting: Option<String>,
     /// While the rest of a first page is on its way: how many videos the project has.
     expected: Option<usize>,
-    /// Loads started: a load's answer is kept only while it is the latest.
-    loads: u64,
+    /// Loads started: a load's answer is kept only while it is the latest. Outside the view's
+    /// version: starting a load changes nothing shown.
+    loads: Cell<u64>,
 }
 
 /// The first load shows this many videos as soon as they arrive, then fetches the rest: a
@@ -112,14 +115,14 @@ impl<P: Platform> Core<P> {
     pub async fn load_assets(&self) -> Result<usize, CoreError> {
         let visit = self.visit()?;
         let first_load = self.library.read(|l| l.phase == Phase::FirstLoad);
-        let load = self.library.read(|l| l.loads + 1);
-        self.write(&self.library, |l| {
-            l.loads = load;
-            if !first_load {
-                l.phase = Phase::Reloading;
-            }
+        let load = self.library.read(|l| {
+            l.loads.set(l.loads.get() + 1);
+            l.loads.get()
         });
-        let latest = || self.still(&visit) && self.library.read(|l| l.loads == load);
+        if !first_load {
+            self.write(&self.library, |l| l.phase = Phase::Reloading);
+        }
+        let latest = || self.still(&visit) && self.library.read(|l| l.loads.get() == load);
         let limit = first_load.then_some(FIRST_PAGE);
         let page = self.api().get_assets(&visit.project, limit, None).await;
         if !latest() {
