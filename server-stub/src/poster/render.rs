@@ -11,6 +11,8 @@ use super::PosterError;
 /// Poster width in pixels: a card is about 300 CSS pixels wide, so this is sharp at 1.5x.
 pub const WIDTH: usize = 480;
 const QUALITY: u8 = 78;
+/// The largest frame decoded (8K UHD): its RGB copy stays under 100 MB.
+const MAX_PIXELS: u64 = 7680 * 4320;
 
 fn unsupported(e: mp4::Error) -> PosterError {
     PosterError::Unsupported(e.to_string())
@@ -51,7 +53,15 @@ pub fn first_frame(video: impl Read + Seek, size: u64) -> Result<(u64, u64), Pos
 /// its boxes and the first frame's bytes (see [`first_frame`]).
 pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError> {
     let (mut reader, track_id) = open(video, size)?;
-    let avcc = &reader.tracks()[&track_id]
+    let track = &reader.tracks()[&track_id];
+    if u64::from(track.width()) * u64::from(track.height()) > MAX_PIXELS {
+        return Err(PosterError::Unsupported(format!(
+            "a {}x{} frame",
+            track.width(),
+            track.height()
+        )));
+    }
+    let avcc = &track
         .trak
         .mdia
         .minf

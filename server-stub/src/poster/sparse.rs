@@ -9,9 +9,10 @@ use bytes::Bytes;
 use super::PosterError;
 use crate::storage::Storage;
 
-/// The most top-level boxes walked, and the largest box other than `mdat` read whole.
+/// The most top-level boxes walked, and the most bytes fetched for one poster in all (boxes
+/// other than `mdat` and the first frame): a crafted file cannot make a poster costly.
 const MAX_BOXES: usize = 64;
-const MAX_BOX_BYTES: u64 = 32 * 1024 * 1024;
+const MAX_FETCHED_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The fetched pieces of one object, readable where fetched (elsewhere a read fails).
 #[derive(Clone)]
@@ -19,6 +20,11 @@ pub struct Sparse {
     size: u64,
     pieces: Vec<(u64, Bytes)>,
     position: u64,
+}
+
+/// The bytes fetched so far.
+fn fetched(pieces: &[(u64, Bytes)]) -> u64 {
+    pieces.iter().map(|(_, b)| b.len() as u64).sum()
 }
 
 impl Sparse {
@@ -42,7 +48,7 @@ impl Sparse {
             let (length, name) = box_header(&header, size - at)?;
             if &name == b"mdat" {
                 sparse.pieces.push((at, header));
-            } else if length > MAX_BOX_BYTES {
+            } else if fetched(&sparse.pieces) + length > MAX_FETCHED_BYTES {
                 return Err(PosterError::Unsupported(format!("a {length}-byte box")));
             } else {
                 sparse
@@ -62,7 +68,7 @@ impl Sparse {
         start: u64,
         length: u64,
     ) -> Result<(), PosterError> {
-        if length > MAX_BOX_BYTES || start + length > self.size {
+        if fetched(&self.pieces) + length > MAX_FETCHED_BYTES || start + length > self.size {
             return Err(PosterError::Unsupported(format!(
                 "a first frame of {length} bytes at {start}"
             )));
