@@ -1038,3 +1038,20 @@ fn a_big_library_shows_a_first_page_then_the_rest_and_reloads_whole() {
         "Failed to load assets"
     );
 }
+
+#[test]
+fn what_is_typed_while_a_job_is_created_is_kept() {
+    let core = studio();
+    open(&core, "p1");
+    core.set_draft("the first prompt");
+    script(
+        &core,
+        ok(json!({"sora_job_id": "m:task_1", "status": "queued"})),
+    );
+    fake(&core).hold.set(true);
+    // The create waits for its answer; meanwhile the user types the next prompt.
+    let typing = async { core.set_draft("the next prompt") };
+    let (created, ()) = block_on(futures::future::join(core.create_job(None), typing));
+    assert_eq!(created.unwrap().prompt, "the first prompt");
+    assert_eq!(core.snapshot().console.draft, "the next prompt");
+}

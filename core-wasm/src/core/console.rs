@@ -80,7 +80,9 @@ impl<P: Platform> Core<P> {
             ..NewJob::default()
         };
         let created = self.start(job).await?;
-        if from_draft {
+        // The prompt sent is cleared; what was typed while it was on its way (the job may show
+        // first, pushed by the server) is kept.
+        if from_draft && self.console.read(|c| c.draft == text) {
             self.write(&self.console, |c| c.draft.clear());
         }
         Ok(created)
