@@ -13,7 +13,7 @@ use crate::jobs::Limits;
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway,
 };
-use crate::storage::{LocalStorage, S3Settings, S3Storage, Storage};
+use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StorageKind {
@@ -270,20 +270,23 @@ impl Config {
             StorageKind::Local => {
                 Arc::new(LocalStorage::new(self.media_root(), self.data.join("tmp"))?)
             }
-            StorageKind::S3 => Arc::new(S3Storage::new(&S3Settings {
-                bucket: self
-                    .s3_bucket
-                    .clone()
-                    .context("--s3-bucket (STUDIO_S3_BUCKET) is required with S3 storage")?,
-                endpoint: self.s3_endpoint.clone(),
-                region: self.s3_region.clone(),
-                access_key_id: self.s3_access_key_id.clone(),
-                secret_access_key: self.s3_secret_access_key.clone(),
-                prefix: self.s3_prefix.clone(),
-                public_base_url: self.s3_public_url.clone().context(
-                    "--s3-public-url (STUDIO_S3_PUBLIC_URL) is required with S3 storage",
-                )?,
-            })?),
+            StorageKind::S3 => Arc::new(ListingCache::new(
+                Arc::new(S3Storage::new(&S3Settings {
+                    bucket: self
+                        .s3_bucket
+                        .clone()
+                        .context("--s3-bucket (STUDIO_S3_BUCKET) is required with S3 storage")?,
+                    endpoint: self.s3_endpoint.clone(),
+                    region: self.s3_region.clone(),
+                    access_key_id: self.s3_access_key_id.clone(),
+                    secret_access_key: self.s3_secret_access_key.clone(),
+                    prefix: self.s3_prefix.clone(),
+                    public_base_url: self.s3_public_url.clone().context(
+                        "--s3-public-url (STUDIO_S3_PUBLIC_URL) is required with S3 storage",
+                    )?,
+                })?),
+                Freshness::default(),
+            )),
         })
     }
 

@@ -1,6 +1,7 @@
 //! Where videos and their metadata are kept. The local folder is the default backend, an
 //! S3-compatible bucket the other; both speak in keys such as `projects/{projectId}/{jobId}.mp4`.
 
+mod listing_cache;
 mod local;
 mod s3;
 
@@ -12,6 +13,7 @@ use bytes::Bytes;
 use futures_util::stream::BoxStream;
 use thiserror::Error;
 
+pub use listing_cache::{Freshness, ListingCache};
 pub use local::LocalStorage;
 pub use s3::{S3Settings, S3Storage};
 
