@@ -9,7 +9,8 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use crate::http::guard::GuardSettings;
-use crate::jobs::Limits;
+use crate::jobs::database::Database;
+use crate::jobs::{JobService, Limits};
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway,
 };
@@ -170,6 +171,19 @@ pub struct Config {
     /// The bucket's public base URL (or its CDN's); public_url is this plus the key.
     #[arg(long, env = "STUDIO_S3_PUBLIC_URL")]
     pub s3_public_url: Option<String>,
+
+    /// Keep job records, the queue and job events in PostgreSQL (`postgres://...`), shared by
+    /// any number of replicas; without it, files in the data folder.
+    #[arg(long, env = "STUDIO_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// With a database: how long a replica's claim on a job lasts without renewal (a replica
+    /// that dies has its jobs taken over this long after).
+    #[arg(long, env = "STUDIO_LEASE_SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub lease_seconds: u64,
+    /// With a database and `--storage local`: the media folder is one every replica shares (a
+    /// network mount), so each replica sees the videos the others save.
+    #[arg(long, env = "STUDIO_SHARED_MEDIA")]
+    pub shared_media: bool,
 }
 
 impl Config {
@@ -288,6 +302,30 @@ impl Config {
                 Freshness::default(),
             )),
         })
+    }
+
+    /// The job service, on the data folder's files or on the shared database.
+    pub async fn start_jobs(&self) -> anyhow::Result<JobService> {
+        let (storage, catalog, limits) = (self.storage()?, self.catalog()?, self.limits()?);
+        let Some(url) = &self.database_url else {
+            return Ok(JobService::start(
+                self.data.clone(),
+                storage,
+                catalog,
+                limits,
+            )?);
+        };
+        if self.storage == StorageKind::Local && !self.shared_media {
+            anyhow::bail!(
+                "--database-url lets several servers share the jobs, so they must share the \
+                 videos too: use --storage s3, or put the media folder on a mount every server \
+                 shares and say so with --shared-media"
+            );
+        }
+        let owner = format!("replica-{}", ulid::Ulid::new());
+        let lease = Duration::from_secs(self.lease_seconds);
+        let db = Database::connect(url, owner, lease).await?;
+        Ok(JobService::start_shared(self.data.clone(), storage, catalog, limits, db).await?)
     }
 
     /// The job service's bounds.

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Parser;
 use server_stub::config::Config;
-use server_stub::{http, jobs};
+use server_stub::http;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -19,9 +19,7 @@ async fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data)?;
     let ip = config.listen_address()?;
     let token = config.token()?;
-    let catalog = config.catalog()?;
-    let storage = config.storage()?;
-    let jobs = jobs::JobService::start(config.data.clone(), storage, catalog, config.limits()?)?;
+    let jobs = config.start_jobs().await?;
     let guard = config.guard(ip)?;
     let code = guard.access_code.clone();
     let state = http::AppState {

@@ -2,7 +2,6 @@
 //! scripts/setup-py.sh), which each test starts itself: multipart uploads, listings across
 //! pages, copies, public URLs, and a whole hosted job kept in a bucket.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,89 +17,13 @@ use server_stub::http::guard::{Guard, GuardSettings};
 use server_stub::http::{router, AppState};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, NewJob};
-use server_stub::storage::{S3Settings, S3Storage, Storage, StorageError};
+use server_stub::storage::{S3Storage, Storage, StorageError};
 use tower::ServiceExt;
 
-const BUCKET: &str = "studio-test";
+#[path = "common/moto.rs"]
+mod moto;
 
-/// A moto server on a free port, stopped when dropped.
-struct Moto {
-    child: Child,
-    url: String,
-}
-
-impl Moto {
-    async fn start() -> Moto {
-        let binary = std::env::var("MOTO_SERVER").unwrap_or_else(|_| {
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../target/py/bin/moto_server").to_owned()
-        });
-        assert!(
-            std::path::Path::new(&binary).exists(),
-            "{binary} is missing: run scripts/setup-py.sh (npm test does)"
-        );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(binary)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let moto = Moto {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-        };
-        let http = reqwest::Client::new();
-        let bucket = format!("{}/{BUCKET}", moto.url);
-        // Wait until it answers, then make the bucket.
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while http.put(&bucket).send().await.is_err() {
-            assert!(std::time::Instant::now() < deadline, "moto did not start");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        // Public reads, as a bucket behind a public URL has.
-        let policy = serde_json::json!({
-            "Version": "2012-10-17",
-            "Statement": [{
-                "Effect": "Allow",
-                "Principal": "*",
-                "Action": "s3:GetObject",
-                "Resource": format!("arn:aws:s3:::{BUCKET}/*"),
-            }],
-        });
-        let made = http
-            .put(format!("{bucket}?policy"))
-            .header("content-type", "application/json")
-            .body(policy.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert!(made.status().is_success(), "{}", made.status());
-        moto
-    }
-
-    fn settings(&self) -> S3Settings {
-        S3Settings {
-            bucket: BUCKET.into(),
-            endpoint: Some(self.url.clone()),
-            region: "us-east-1".into(),
-            access_key_id: Some("test".into()),
-            secret_access_key: Some("test".into()),
-            prefix: "studio/".into(),
-            public_base_url: format!("{}/{BUCKET}", self.url),
-        }
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use moto::{Moto, BUCKET};
 
 fn pattern(len: usize) -> Vec<u8> {
     (0..len as u64).map(byte_at).collect()

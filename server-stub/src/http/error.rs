@@ -150,6 +150,8 @@ impl From<JobError> for ApiError {
             },
             JobError::Storage(e) => e.into(),
             JobError::Io(e) => ApiError::Internal(e.to_string()),
+            JobError::Database(e) => ApiError::Internal(e.to_string()),
+            JobError::Conflict | JobError::Fenced => ApiError::Internal(e.to_string()),
         }
     }
 }

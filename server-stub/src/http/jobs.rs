@@ -260,10 +260,19 @@ pub async fn get(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<JobView>, ApiError> {
     job_id(&id)?;
-    let view = state
-        .jobs
-        .read(&id, |record| JobView::new(&state, &base, record))
-        .ok_or_else(|| ApiError::NotFound("Job not found".into()))?;
+    let view = |state: &AppState| {
+        state
+            .jobs
+            .read(&id, |record| JobView::new(state, &base, record))
+    };
+    let view = match view(&state) {
+        Some(view) => view,
+        // Perhaps created at another replica a moment ago.
+        None => {
+            state.jobs.refresh(&id).await;
+            view(&state).ok_or_else(|| ApiError::NotFound("Job not found".into()))?
+        }
+    };
     Ok(Json(view))
 }
 

@@ -9,6 +9,7 @@ pub mod error;
 mod events;
 mod extract;
 pub mod guard;
+mod health;
 mod jobs;
 mod media;
 mod models;
@@ -99,10 +100,14 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
     let join = Router::new()
         .route("/join", get(guard::join))
         .with_state(guard.clone());
+    let health = Router::new()
+        .route("/healthz", get(health::alive))
+        .route("/readyz", get(health::ready));
     let app = Router::new()
         .nest("/api", api)
         .nest("/media", media)
         .merge(site)
+        .merge(health)
         .with_state(state)
         .merge(join)
         .layer(guard::nosniff())

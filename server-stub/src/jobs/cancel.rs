@@ -4,7 +4,7 @@
 //! allows. A cancelled job is `error` with the message "Cancelled".
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -21,6 +21,9 @@ pub struct Switch {
     pub flag: AtomicBool,
     /// Cancelled with the flag; a child of the service's stop.
     pub token: CancellationToken,
+    /// The attempt this replica works the job under, when replicas share a database (its
+    /// writes are fenced by it); 0 otherwise.
+    pub attempt: AtomicU32,
 }
 
 #[derive(Default)]
@@ -39,6 +42,7 @@ impl Switches {
                 Arc::new(Switch {
                     flag: AtomicBool::new(false),
                     token: stop.child_token(),
+                    attempt: AtomicU32::new(0),
                 })
             })
             .clone()
@@ -49,8 +53,17 @@ impl Switches {
         self.armed.lock().unwrap().remove(id);
     }
 
-    fn trip(&self, id: &str) {
-        if let Some(switch) = self.armed.lock().unwrap().remove(id) {
+    /// The attempt this replica works job `id` under, while it does.
+    pub fn fence(&self, id: &str) -> Option<u32> {
+        let armed = self.armed.lock().unwrap();
+        let attempt = armed.get(id)?.attempt.load(Ordering::SeqCst);
+        (attempt > 0).then_some(attempt)
+    }
+
+    /// Stops the work on job `id`; its switch stays (and fences its writes) until the work
+    /// has stopped and disarms it.
+    pub fn trip(&self, id: &str) {
+        if let Some(switch) = self.armed.lock().unwrap().get(id) {
             switch.flag.store(true, Ordering::SeqCst);
             switch.token.cancel();
         }
@@ -75,6 +88,8 @@ impl JobService {
                 if was_active {
                     r.status = Status::Error;
                     r.error = Some(CANCELLED.into());
+                    // The work stops now, not once the record is written.
+                    self.inner.switches.trip(id);
                 }
             })
             .await
@@ -83,7 +98,6 @@ impl JobService {
             return Err(JobError::Finished);
         }
         tracing::info!(job = %id, "cancelled");
-        self.inner.switches.trip(id);
         if let Some(remote_id) = record.provider_job_id.clone() {
             self.cancel_at_provider(id, &record.model, remote_id);
         }

@@ -47,10 +47,16 @@ impl Events {
     /// Numbers and sends a change (call with the records lock held, so numbers follow the order
     /// of the changes).
     pub fn publish(&self, record: &JobRecord, removed: bool) {
+        let seq = self.kept.lock().unwrap().1 + 1;
+        self.publish_numbered(seq, record, removed);
+    }
+
+    /// Sends a change numbered elsewhere (by the database replicas share), in order.
+    pub fn publish_numbered(&self, seq: u64, record: &JobRecord, removed: bool) {
         let mut kept = self.kept.lock().unwrap();
-        kept.1 += 1;
+        kept.1 = seq;
         let change = Arc::new(Change {
-            seq: kept.1,
+            seq,
             record: record.clone(),
             removed,
         });
@@ -59,6 +65,11 @@ impl Events {
         }
         kept.0.push_back(change.clone());
         let _ = self.sender.send(change);
+    }
+
+    /// Numbers the next change after `seq` (the last one before this server started).
+    pub fn start_at(&self, seq: u64) {
+        self.kept.lock().unwrap().1 = seq;
     }
 
     /// A receiver of changes from now on, and what comes before them for a subscriber that

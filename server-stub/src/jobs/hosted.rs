@@ -197,9 +197,12 @@ impl JobService {
         let mut unreachable_since: Option<Instant> = None;
         let mut quiet = Duration::from_secs(1);
         loop {
+            // Biased: a job cancelled before this poll is not polled (without it, the poll
+            // branch may be tried first and its request sent).
             let polled = tokio::select! {
-                polled = provider.poll(remote, remote_id) => polled,
+                biased;
                 () = cancelled.cancelled() => return None,
+                polled = provider.poll(remote, remote_id) => polled,
             };
             let wait = match polled {
                 Ok(Poll {

@@ -1,13 +1,16 @@
 //! The job service: admits jobs within its limits, runs them (on a bounded pool of workers with
 //! the embedded engine, or at a hosted provider followed by one poller per job), keeps their
-//! records on disk (written off the async threads), saves finished videos to a project's
-//! library, and removes finished records and previews once they are old.
+//! records (files in the data folder, written off the async threads, or rows in PostgreSQL
+//! shared by several replicas), saves finished videos to a project's library, and removes
+//! finished records and previews once they are old.
 
 mod cancel;
+pub mod database;
 pub mod events;
 mod hosted;
 mod persist;
 pub mod record;
+mod replica;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,8 +28,10 @@ use crate::engine::{self, EngineError, VideoSpec};
 use crate::poster::{poster_key, Posters};
 use crate::providers::{Catalog, Maker};
 use crate::storage::{Storage, StorageError};
+use database::DbError;
 use persist::RecordDir;
 use record::{JobRecord, Status};
+use replica::Replica;
 
 /// A job interrupted this many times (crashes mid-render) is marked error, not retried again.
 const MAX_ATTEMPTS: u32 = 3;
@@ -83,7 +88,26 @@ pub enum JobError {
     Storage(#[from] StorageError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Database(#[from] DbError),
+    /// The record changed at another replica since this one read it; it has been read again.
+    #[error("the job changed meanwhile")]
+    Conflict,
+    /// Written by a worker whose lease has gone to another replica: discarded.
+    #[error("the job's lease has passed to another replica")]
+    Fenced,
 }
+
+/// Where the records are kept.
+enum Backend {
+    /// One JSON file per job in the data folder: one server.
+    Files(RecordDir),
+    /// Rows in PostgreSQL, shared by every replica.
+    Shared(Box<Replica>),
+}
+
+/// How often a changed record is written again when another replica's write came first.
+const WRITE_TRIES: usize = 5;
 
 /// What a client asks for.
 pub struct NewJob {
@@ -100,7 +124,7 @@ pub struct JobService {
 
 struct Inner {
     records: Mutex<HashMap<String, JobRecord>>,
-    disk: RecordDir,
+    backend: Backend,
     storage: Arc<dyn Storage>,
     posters: Posters,
     prompts: crate::prompts::Prompts,
@@ -135,6 +159,21 @@ fn age(at: &str) -> Duration {
         .unwrap_or_default()
 }
 
+/// A local job found running after its worker stopped (a crash, or a lease that ran out):
+/// queued again, or failed once interrupted `MAX_ATTEMPTS` times. `true` when it runs again.
+fn interrupted(record: &mut JobRecord) -> bool {
+    record.updated_at = now();
+    if record.attempts >= MAX_ATTEMPTS {
+        record.status = Status::Error;
+        record.error = Some(format!("Interrupted {MAX_ATTEMPTS} times; not retried"));
+        false
+    } else {
+        record.status = Status::Queued;
+        record.progress = 0;
+        true
+    }
+}
+
 /// Seconds until the next 00:00 UTC, when daily budgets renew.
 fn seconds_to_utc_midnight() -> u64 {
     let now = time::OffsetDateTime::now_utc();
@@ -160,13 +199,49 @@ impl JobService {
         limits: Limits,
     ) -> Result<JobService, JobError> {
         let disk = RecordDir::open(data.join("jobs"))?;
+        let records = disk.load_all()?;
+        let service = JobService::new(Backend::Files(disk), &data, storage, catalog, limits)?;
+        let mut resume = Vec::new();
+        for mut record in records {
+            // A hosted job keeps running at its provider: its poller simply starts again.
+            if record.status == Status::Running && record.provider_job_id.is_none() {
+                if interrupted(&mut record) {
+                    tracing::warn!(job = %record.sora_job_id, "resuming a job cut off by a stop");
+                }
+                if let Backend::Files(disk) = &service.inner.backend {
+                    disk.write(&record)?;
+                }
+            }
+            if matches!(record.status, Status::Queued | Status::Running) {
+                resume.push(record.sora_job_id.clone());
+            }
+            service
+                .inner
+                .records
+                .lock()
+                .unwrap()
+                .insert(record.sora_job_id.clone(), record);
+        }
+        for id in resume {
+            service.spawn(id);
+        }
+        service.sweep_in_background();
+        Ok(service)
+    }
+
+    fn new(
+        backend: Backend,
+        data: &std::path::Path,
+        storage: Arc<dyn Storage>,
+        catalog: Catalog,
+        limits: Limits,
+    ) -> Result<JobService, JobError> {
         let scratch = data.join("tmp");
         std::fs::create_dir_all(&scratch)?;
-        let records = disk.load_all()?;
-        let service = JobService {
+        Ok(JobService {
             inner: Arc::new(Inner {
                 records: Mutex::new(HashMap::new()),
-                disk,
+                backend,
                 posters: Posters::new(storage.clone()),
                 prompts: Default::default(),
                 storage,
@@ -183,40 +258,14 @@ impl JobService {
                 closing: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
             }),
-        };
-        let mut resume = Vec::new();
-        for mut record in records {
-            // A hosted job keeps running at its provider: its poller simply starts again.
-            if record.status == Status::Running && record.provider_job_id.is_none() {
-                if record.attempts >= MAX_ATTEMPTS {
-                    record.status = Status::Error;
-                    record.error = Some(format!("Interrupted {MAX_ATTEMPTS} times; not retried"));
-                } else {
-                    tracing::warn!(job = %record.sora_job_id, "resuming a job cut off by a stop");
-                    record.status = Status::Queued;
-                    record.progress = 0;
-                }
-                record.updated_at = now();
-                service.inner.disk.write(&record)?;
-            }
-            if matches!(record.status, Status::Queued | Status::Running) {
-                resume.push(record.sora_job_id.clone());
-            }
-            service
-                .inner
-                .records
-                .lock()
-                .unwrap()
-                .insert(record.sora_job_id.clone(), record);
-        }
-        for id in resume {
-            service.spawn(id);
-        }
-        if let Some(retention) = service.inner.limits.retention {
-            let sweeper = service.clone();
+        })
+    }
+
+    fn sweep_in_background(&self) {
+        if let Some(retention) = self.inner.limits.retention {
+            let sweeper = self.clone();
             tokio::spawn(async move { sweeper.sweep_every(retention).await });
         }
-        Ok(service)
     }
 
     pub fn posters(&self) -> &Posters {
@@ -265,6 +314,18 @@ impl JobService {
             updated_at: at,
         };
         let id = record.sora_job_id.clone();
+        if let Backend::Shared(replica) = &self.inner.backend {
+            self.admit(&self.inner.records.lock().unwrap(), &record)?;
+            replica
+                .insert(&record, matches!(maker, Maker::Local))
+                .await?;
+            self.inner
+                .records
+                .lock()
+                .unwrap()
+                .insert(id, record.clone());
+            return Ok(record);
+        }
         {
             let mut records = self.inner.records.lock().unwrap();
             self.admit(&records, &record)?;
@@ -356,14 +417,32 @@ impl JobService {
         jobs
     }
 
-    /// Changes a record in memory only (progress, which a restart does not need).
+    /// Changes a record in memory only (progress, which a restart does not need; replicas
+    /// sharing a database are told soon after).
     fn update(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
+        let (record, changed) = self.apply(id, f)?;
+        if let (true, Backend::Shared(replica)) = (changed, &self.inner.backend) {
+            replica.soon(id);
+        }
+        Some(record)
+    }
+
+    /// Applies `f` to the record in memory: the record, and whether `f` changed it (a change is
+    /// stamped, and told to the event stream here when records are files; the replicas'
+    /// listeners tell it otherwise).
+    fn apply(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<(JobRecord, bool)> {
         let mut records = self.inner.records.lock().unwrap();
         let record = records.get_mut(id)?;
+        let before = record.clone();
         f(record);
+        if *record == before {
+            return Some((before, false));
+        }
         record.updated_at = now();
-        self.inner.events.publish(record, false);
-        Some(record.clone())
+        if let Backend::Files(_) = &self.inner.backend {
+            self.inner.events.publish(record, false);
+        }
+        Some((record.clone(), true))
     }
 
     /// The stream of job changes.
@@ -371,25 +450,42 @@ impl JobService {
         &self.inner.events
     }
 
-    /// Changes a record in memory and on disk; a failed write is logged.
-    async fn change(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
-        let record = self.update(id, f)?;
-        if let Err(e) = self.persist(id).await {
-            tracing::error!(job = %id, error = %e, "could not persist job record");
+    /// Changes a record in memory and where it is kept; a failed write is logged. When another
+    /// replica changed it first, the change is made again on what that one wrote. `None` when
+    /// there is no such job, or the change came from a worker that lost the job's lease.
+    async fn change(&self, id: &str, mut f: impl FnMut(&mut JobRecord)) -> Option<JobRecord> {
+        self.refresh_if_missing(id).await;
+        for _ in 0..WRITE_TRIES {
+            let (record, changed) = self.apply(id, &mut f)?;
+            if !changed {
+                return Some(record);
+            }
+            match self.persist(id).await {
+                Err(JobError::Conflict) => continue,
+                Err(JobError::Fenced) => return None,
+                Err(e) => tracing::error!(job = %id, error = %e, "could not persist job record"),
+                Ok(()) => {}
+            }
+            return Some(record);
         }
-        Some(record)
+        tracing::error!(job = %id, "the job kept changing elsewhere; this change was dropped");
+        None
     }
 
-    /// Writes the record as it now stands in memory to disk, on a blocking thread. Writes are
-    /// one at a time and each reads the newest state, so the disk never ends on an older one.
+    /// Writes the record as it now stands in memory to where it is kept. On disk: on a blocking
+    /// thread, one write at a time, each of the newest state, so the disk never ends on an
+    /// older one.
     async fn persist(&self, id: &str) -> Result<(), JobError> {
+        if let Backend::Shared(replica) = &self.inner.backend {
+            return self.write_shared(replica, id).await;
+        }
         let service = self.clone();
         let id = id.to_owned();
         tokio::task::spawn_blocking(move || {
             let _one_writer = service.inner.writing.lock().unwrap();
-            match service.get(&id) {
-                Some(record) => service.inner.disk.write(&record),
-                None => Ok(()),
+            match (service.get(&id), &service.inner.backend) {
+                (Some(record), Backend::Files(disk)) => disk.write(&record),
+                _ => Ok(()),
             }
         })
         .await
@@ -444,6 +540,11 @@ impl JobService {
             self.inner.switches.disarm(id);
             return;
         };
+        self.render(id, record, switch).await;
+    }
+
+    /// Renders a job this server has claimed, into the holding area.
+    async fn render(&self, id: &str, record: JobRecord, switch: Arc<cancel::Switch>) {
         tracing::info!(job = %id, prompt = %record.prompt, "rendering");
         let out = self
             .inner
@@ -503,6 +604,7 @@ impl JobService {
     /// Copies a finished job's video into the project's library with its `.json` metadata.
     /// Saving again returns the same key and writes nothing twice.
     pub async fn save(&self, id: &str, project: &str, prompt: &str) -> Result<String, JobError> {
+        self.refresh(id).await;
         let record = self.get(id).ok_or(JobError::NotFound)?;
         let Some(preview) = record
             .preview_key
@@ -587,7 +689,7 @@ impl JobService {
             if r.status.is_active() {
                 r.status = Status::Done;
                 r.progress = 100;
-                r.preview_key = Some(preview_key);
+                r.preview_key = Some(preview_key.clone());
             }
         })
         .await;
@@ -599,7 +701,7 @@ impl JobService {
             if r.status.is_active() {
                 tracing::error!(job = %id, error = %message, "failed");
                 r.status = Status::Error;
-                r.error = Some(message);
+                r.error = Some(message.clone());
             }
         })
         .await;
@@ -644,6 +746,11 @@ impl JobService {
             self.inner.storage.delete(key).await?;
         }
         let id = record.sora_job_id.clone();
+        if let Backend::Shared(replica) = &self.inner.backend {
+            replica.remove(record).await?;
+            self.inner.records.lock().unwrap().remove(&id);
+            return Ok(());
+        }
         {
             let mut records = self.inner.records.lock().unwrap();
             if let Some(removed) = records.remove(&id) {
@@ -653,7 +760,10 @@ impl JobService {
         let service = self.clone();
         tokio::task::spawn_blocking(move || {
             let _one_writer = service.inner.writing.lock().unwrap();
-            service.inner.disk.remove(&id)
+            match &service.inner.backend {
+                Backend::Files(disk) => disk.remove(&id),
+                Backend::Shared(_) => Ok(()),
+            }
         })
         .await
         .map_err(std::io::Error::other)??;
@@ -687,5 +797,8 @@ impl JobService {
             self.inner.workers.acquire_many(all),
         )
         .await;
+        if let Backend::Shared(replica) = &self.inner.backend {
+            self.hand_back(replica).await;
+        }
     }
 }

@@ -1,0 +1,387 @@
+//! Several server-stub replicas on one PostgreSQL database (`--database-url`): each a real
+//! server process on its own port, on a throwaway cluster the test starts (and moto's S3 where
+//! the videos must be shared): any replica answers for any job, a replica killed with SIGKILL
+//! has its work taken over once its lease runs out, a hosted job is never submitted twice, and
+//! every queued job is rendered exactly once however many workers there are.
+
+#[path = "common/moto.rs"]
+mod moto;
+#[path = "common/postgres.rs"]
+mod postgres;
+
+use std::future::Future;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use moto::Moto;
+use postgres::Postgres;
+use provider_fakes::{Fakes, Settings};
+use serde_json::{json, Value};
+use sqlx::postgres::PgPool;
+
+const TOKEN: &str = "replica-test-token";
+/// Leases in these tests: a dead replica's jobs are taken over this long after.
+const LEASE: &str = "--lease-seconds=2";
+
+/// One server-stub process, killed (SIGKILL) when dropped.
+struct Replica {
+    child: Child,
+    url: String,
+    http: reqwest::Client,
+}
+
+/// A replica's output (its logs and its address), read line by line.
+type Output = std::io::Lines<BufReader<std::process::ChildStdout>>;
+
+/// Starts a replica on the database at `url` with the data folder `data` and `extra` flags.
+fn spawn(url: &str, data: &Path, extra: &[String]) -> (Child, Output) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_server-stub"))
+        .args(["--port", "0", "--api-token", TOKEN, LEASE])
+        .arg(format!("--data={}", data.display()))
+        .arg(format!("--app-dir={}", data.display()))
+        .arg(format!("--database-url={url}"))
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let output = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, output)
+}
+
+/// Reads `output` up to the first line `wanted` gives a value for.
+fn read_until<T>(output: &mut Output, mut wanted: impl FnMut(&str) -> Option<T>) -> Option<T> {
+    output.map_while(Result::ok).find_map(|line| wanted(&line))
+}
+
+impl Replica {
+    /// Starts a replica on `pg` and returns once it listens.
+    fn start(pg: &Postgres, data: &Path, extra: &[String]) -> Replica {
+        let (child, output) = spawn(&pg.url(), data, extra);
+        Replica::listening(child, output)
+    }
+
+    /// The replica, once its output says where it listens.
+    fn listening(child: Child, mut output: Output) -> Replica {
+        let url = read_until(&mut output, |line| {
+            let address = line.strip_prefix("Studio is running at ")?;
+            Some(address.trim_end_matches('/').to_owned())
+        })
+        .expect("the replica stopped before it listened");
+        // The rest of its output is read (and dropped), so that it never blocks on a full pipe.
+        std::thread::spawn(move || output.for_each(drop));
+        Replica {
+            child,
+            url,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut request = self
+            .http
+            .request(method, format!("{}/api{path}", self.url))
+            .bearer_auth(TOKEN);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert!(status.is_success(), "{path}: {status} {body}");
+        body
+    }
+
+    async fn create(&self, project: &str, body: Value) -> String {
+        let job = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/projects/{project}/jobs"),
+                Some(body),
+            )
+            .await;
+        job["sora_job_id"].as_str().unwrap().to_owned()
+    }
+
+    async fn job(&self, id: &str) -> Value {
+        let path = format!(
+            "/jobs/sora/{}",
+            url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
+        );
+        self.call(reqwest::Method::GET, &path, None).await
+    }
+
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until `check` gives a value (two minutes at most).
+async fn until<T, F: Future<Output = Option<T>>>(what: &str, mut check: impl FnMut() -> F) -> T {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// The job's record and its claim count, as the database holds them.
+async fn row(db: &PgPool, id: &str) -> (Value, i32) {
+    let row: (sqlx::types::Json<Value>, i32) =
+        sqlx::query_as("SELECT record, attempt FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_one(db)
+            .await
+            .unwrap();
+    (row.0 .0, row.1)
+}
+
+fn s3_flags(moto: &Moto) -> Vec<String> {
+    let s3 = moto.settings();
+    vec![
+        "--storage=s3".into(),
+        format!("--s3-bucket={}", s3.bucket),
+        format!("--s3-endpoint={}", moto.url),
+        "--s3-access-key-id=test".into(),
+        "--s3-secret-access-key=test".into(),
+        format!("--s3-public-url={}", s3.public_base_url),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_another() {
+    let pg = Postgres::start().await;
+    let moto = Moto::start().await;
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = Replica::start(&pg, dir_a.path(), &s3_flags(&moto));
+    let b = Replica::start(&pg, dir_b.path(), &s3_flags(&moto));
+
+    // B's change stream is open before the job exists.
+    let events = b
+        .http
+        .get(format!("{}/api/projects/shared/events", b.url))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert!(events.status().is_success());
+    let mut stream = events.bytes_stream();
+
+    let id = a
+        .create(
+            "shared",
+            json!({"prompt": "a lighthouse at dusk", "seconds": 1, "size": "320x180"}),
+        )
+        .await;
+    // Read through B at once, whichever replica renders it.
+    assert_eq!(b.job(&id).await["sora_job_id"], id.as_str());
+
+    // B's stream tells the whole life of the job.
+    let mut seen = String::new();
+    tokio::time::timeout(Duration::from_secs(120), async {
+        while !seen.contains("\"status\":\"done\"") {
+            let chunk = stream.next().await.expect("the stream ended").unwrap();
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await
+    .expect("B's stream never told the job done");
+    assert!(
+        seen.contains(&id) && seen.contains("\"status\":\"queued\""),
+        "{seen}"
+    );
+
+    let saved = b
+        .call(
+            reqwest::Method::POST,
+            &format!(
+                "/jobs/sora/{}/save",
+                url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
+            ),
+            Some(json!({"project_id": "shared"})),
+        )
+        .await;
+    let key = saved["r2_key"].as_str().unwrap().to_owned();
+    // Both replicas list it from the shared bucket.
+    for replica in [&a, &b] {
+        let listed = until("the saved video in the listing", || async {
+            let assets = replica
+                .call(reqwest::Method::GET, "/projects/shared/assets", None)
+                .await;
+            let videos = assets["videos"].as_array().cloned().unwrap_or_default();
+            videos.into_iter().find(|v| v["key"] == key.as_str())
+        })
+        .await;
+        assert!(listed["size_bytes"].as_u64().unwrap() > 0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_render_cut_off_by_a_kill_is_finished_by_another_replica() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let shared = ["--shared-media".to_owned()];
+    let a = Replica::start(&pg, media.path(), &shared);
+    let id = a
+        .create(
+            "kill",
+            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    until("A rendering", || async {
+        let job = a.job(&id).await;
+        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
+    })
+    .await;
+    a.kill();
+    // B takes the job over once A's lease runs out.
+    let b = Replica::start(&pg, media.path(), &shared);
+    let done = until("B to finish the job", || async {
+        let job = b.job(&id).await;
+        (job["status"] != "running" && job["status"] != "queued").then_some(job)
+    })
+    .await;
+    assert_eq!(done["status"], "done", "{done}");
+    let (record, claims) = row(&db, &id).await;
+    assert_eq!(claims, 2, "claimed by A, then by B");
+    assert_eq!(record["attempts"], 2);
+    let preview = media
+        .path()
+        .join("media")
+        .join(record["preview_key"].as_str().unwrap());
+    assert!(std::fs::metadata(preview).unwrap().len() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosted_job_cut_off_by_a_kill_is_followed_by_another_replica_and_sent_once() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let fakes = Fakes::new(Settings {
+        job_time: Duration::from_secs(4),
+        content_bytes: 256 * 1024,
+        ..Settings::default()
+    });
+    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        "--openai-api-key=fake-key".into(),
+        format!("--openai-base-url=http://{address}/openai/v1"),
+        "--provider-poll-ms=50".into(),
+        "--allow-local-provider-downloads".into(),
+    ];
+    let a = Replica::start(&pg, media.path(), &flags);
+    let id = a
+        .create(
+            "hosted",
+            json!({"prompt": "a heron lifting off", "model": "sora-2"}),
+        )
+        .await;
+    until("A to submit the job", || async {
+        (a.job(&id).await["status"] == "running").then_some(())
+    })
+    .await;
+    assert_eq!(fakes.jobs().len(), 1);
+    a.kill();
+    let b = Replica::start(&pg, media.path(), &flags);
+    let done = until("B to finish the job", || async {
+        let job = b.job(&id).await;
+        (job["status"] != "running" && job["status"] != "queued").then_some(job)
+    })
+    .await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(fakes.jobs().len(), 1, "submitted once, whoever followed it");
+    let (_, claims) = row(&db, &id).await;
+    assert_eq!(claims, 2, "followed by A, then by B");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_of_two_workers_render_forty_jobs_each_once() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        "--workers=2".into(),
+        "--max-active-per-project=40".into(),
+        "--max-active-jobs=40".into(),
+    ];
+    let replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let body = json!({"prompt": format!("tile {i}"), "seconds": 1, "size": "128x128"});
+        ids.push(replicas[i % 2].create("drain", body).await);
+    }
+    until("every job to finish", || async {
+        let finished: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('done', 'error')")
+                .fetch_one(&db)
+                .await
+                .unwrap();
+        (finished == 40).then_some(())
+    })
+    .await;
+    for id in &ids {
+        let (record, claims) = row(&db, id).await;
+        assert_eq!(record["status"], "done", "{record}");
+        assert_eq!(
+            (claims, record["attempts"].as_u64()),
+            (1, Some(1)),
+            "{id} rendered once"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_restarted_while_the_database_is_down_loses_no_job() {
+    let mut pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let shared = ["--shared-media".to_owned()];
+    let a = Replica::start(&pg, media.path(), &shared);
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let body =
+            json!({"prompt": format!("a quiet street {i}"), "seconds": 2, "size": "320x180"});
+        ids.push(a.create("down", body).await);
+    }
+    a.kill();
+    pg.down();
+    // The replica starts while the database is down: it waits for it, then resumes the jobs.
+    let (child, mut output) = spawn(&pg.url(), media.path(), &shared);
+    let waited = read_until(&mut output, |line| {
+        line.contains("not reachable yet").then_some(())
+    });
+    assert!(
+        waited.is_some(),
+        "the replica did not wait for the database"
+    );
+    pg.up().await;
+    let b = Replica::listening(child, output);
+    for id in &ids {
+        let done = until("the job to finish after the restart", || async {
+            let job = b.job(id).await;
+            (job["status"] != "running" && job["status"] != "queued").then_some(job)
+        })
+        .await;
+        assert_eq!(done["status"], "done", "{done}");
+    }
+}
