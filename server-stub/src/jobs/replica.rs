@@ -28,6 +28,8 @@ use crate::storage::Storage;
 const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
 /// Events read at a time.
 const EVENTS_AT_ONCE: i64 = 1000;
+/// How often old events are dropped from the database.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
 pub struct Replica {
     db: Database,
@@ -231,13 +233,20 @@ impl JobService {
         }
     }
 
-    /// Applies every event, in order, as it is committed.
+    /// Applies every event, in order, as it is committed (and drops old ones now and then).
     async fn follow_events(&self) {
         let Some(replica) = self.replica() else {
             return;
         };
         let mut listener = None;
+        let mut pruned = tokio::time::Instant::now();
         loop {
+            if pruned.elapsed() > PRUNE_EVERY {
+                pruned = tokio::time::Instant::now();
+                if let Err(e) = replica.db.prune_events().await {
+                    tracing::warn!(error = %e, "old job events could not be dropped");
+                }
+            }
             if listener.is_none() {
                 listener = replica
                     .db
