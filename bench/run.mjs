@@ -23,7 +23,7 @@ const RENDER = join(ROOT, "target/release/studio-render");
 const FAKES = join(ROOT, "target/release/provider-fakes");
 const TOKEN = "bench-token";
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** BENCH_ONLY=engine,api,load,idle,save,copy,list,library runs a subset. */
+/** BENCH_ONLY=engine,api,load,idle,save,copy,list,replicas,library runs a subset. */
 const ONLY = process.env.BENCH_ONLY?.split(",");
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const work = mkdtempSync(join(tmpdir(), "studio-bench-"));
@@ -619,6 +619,121 @@ async function bigList() {
   rmSync(join(work, "list-s3-data"), { recursive: true, force: true });
 }
 
+/** A throwaway PostgreSQL cluster, as the replica tests make one (as `postgres` under root). */
+async function startPostgres() {
+  const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(a) - Number(b));
+  const bin = join("/usr/lib/postgresql", versions.at(-1), "bin");
+  const dir = join(work, "pg");
+  mkdirSync(dir);
+  const owner = {};
+  if (process.getuid() === 0) {
+    const line = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("postgres:"));
+    [owner.uid, owner.gid] = line.split(":").slice(2, 4).map(Number);
+    execFileSync("chown", [`${owner.uid}:${owner.gid}`, dir]);
+  }
+  const data = join(dir, "data");
+  execFileSync(join(bin, "initdb"), ["-U", "studio", "--auth=trust", "-E", "UTF8", "-D", data], {
+    ...owner,
+    stdio: "ignore",
+  });
+  const port = 40000 + Math.floor(Math.random() * 20000);
+  const child = spawn(
+    join(bin, "postgres"),
+    ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1"],
+    { ...owner, stdio: "ignore" },
+  );
+  await until(async () => {
+    try {
+      execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-q"]);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return {
+    url: `postgres://studio@127.0.0.1:${port}/postgres`,
+    stop: () => new Promise((r) => (child.on("exit", r), child.kill("SIGINT"))),
+  };
+}
+
+/** Status polls with the database beside file mode, and a queue drained by one and two replicas. */
+async function replicas() {
+  console.log("\nseveral servers on one PostgreSQL database");
+  const pg = await startPostgres();
+  const shared = ["--database-url", pg.url, "--shared-media"];
+  const polls = {};
+  for (const [mode, extra] of [
+    ["files", []],
+    ["database", shared],
+  ]) {
+    const server = await startServer(join(work, `polls-${mode}`), extra);
+    const job = await api(server.url, "/projects/polls/jobs", {
+      prompt: "polls",
+      seconds: 1,
+      size: "320x180",
+    });
+    const path = `/jobs/sora/${encodeURIComponent(job.sora_job_id)}`;
+    await until(async () => (await api(server.url, path)).status === "done");
+    const runs = [];
+    for (let i = 0; i < Math.min(RUNS, 3); i++)
+      runs.push(wrk(`${server.url}/api${path}`, [`Authorization: Bearer ${TOKEN}`]).rps);
+    polls[mode] = median(runs);
+    await server.stop();
+  }
+  row(
+    "status polls with the database (requests/s)",
+    polls.database.toFixed(0),
+    `file mode ${polls.files.toFixed(0)}`,
+    ">= 0.9x file mode",
+    polls.database >= 0.9 * polls.files,
+  );
+  rows.at(-1).ratio = Number((polls.database / polls.files).toFixed(3));
+
+  const JOBS = 20;
+  const drained = {};
+  for (const count of [1, 2]) {
+    const media = join(work, `drain-${count}`);
+    const servers = [];
+    const limits = [`--max-active-per-project=${JOBS}`];
+    for (let i = 0; i < count; i++) servers.push(await startServer(media, [...shared, ...limits]));
+    const project = `drain${count}`;
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < JOBS; i++) {
+      const job = await api(servers[i % count].url, `/projects/${project}/jobs`, {
+        prompt: `a field of wheat ${i}`,
+        seconds: 8,
+        size: "1280x720",
+      });
+      if (!job.sora_job_id) throw new Error(`create refused: ${JSON.stringify(job)}`);
+    }
+    await until(async () => {
+      const { jobs } = await api(servers[0].url, `/projects/${project}/jobs`);
+      return jobs.filter((j) => j.status === "done").length === JOBS;
+    });
+    const minutes = Number(process.hrtime.bigint() - started) / 6e10;
+    drained[count] = JOBS / minutes;
+    for (const server of servers) await server.stop();
+  }
+  row(
+    "jobs drained per minute, one replica (8 s 1280x720 renders)",
+    drained[1].toFixed(1),
+    "-",
+    "report",
+    true,
+  );
+  row(
+    "jobs drained per minute, two replicas",
+    drained[2].toFixed(1),
+    `one replica ${drained[1].toFixed(1)}`,
+    "report (2 cores: each render already uses two threads)",
+    true,
+  );
+  rows.at(-1).ratio = Number((drained[2] / drained[1]).toFixed(3));
+  await pg.stop();
+}
+
 /** One open of a project's library in a fresh browser context: figures of the first 8 s. */
 async function openLibrary(browser, server, project) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -764,6 +879,7 @@ if (wanted("save")) await bigSave();
 if (wanted("copy")) await bigCopy("local");
 if (wanted("copy")) await bigCopy("s3");
 if (wanted("list")) await bigList();
+if (wanted("replicas")) await replicas();
 if (wanted("library")) await library();
 rmSync(work, { recursive: true, force: true });
 

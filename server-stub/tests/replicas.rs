@@ -115,6 +115,15 @@ impl Replica {
         self.call(reqwest::Method::GET, &path, None).await
     }
 
+    /// The job once it has finished (done or failed), as this replica tells it.
+    async fn finished(&self, id: &str) -> Value {
+        until("the job to finish", || async {
+            let job = self.job(id).await;
+            (job["status"] != "running" && job["status"] != "queued").then_some(job)
+        })
+        .await
+    }
+
     fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
@@ -252,11 +261,7 @@ async fn a_render_cut_off_by_a_kill_is_finished_by_another_replica() {
     a.kill();
     // B takes the job over once A's lease runs out.
     let b = Replica::start(&pg, media.path(), &shared);
-    let done = until("B to finish the job", || async {
-        let job = b.job(&id).await;
-        (job["status"] != "running" && job["status"] != "queued").then_some(job)
-    })
-    .await;
+    let done = b.finished(&id).await;
     assert_eq!(done["status"], "done", "{done}");
     let (record, claims) = row(&db, &id).await;
     assert_eq!(claims, 2, "claimed by A, then by B");
@@ -300,11 +305,7 @@ async fn a_hosted_job_cut_off_by_a_kill_is_followed_by_another_replica_and_sent_
     assert_eq!(fakes.jobs().len(), 1);
     a.kill();
     let b = Replica::start(&pg, media.path(), &flags);
-    let done = until("B to finish the job", || async {
-        let job = b.job(&id).await;
-        (job["status"] != "running" && job["status"] != "queued").then_some(job)
-    })
-    .await;
+    let done = b.finished(&id).await;
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(fakes.jobs().len(), 1, "submitted once, whoever followed it");
     let (_, claims) = row(&db, &id).await;
@@ -377,11 +378,7 @@ async fn a_replica_restarted_while_the_database_is_down_loses_no_job() {
     pg.up().await;
     let b = Replica::listening(child, output);
     for id in &ids {
-        let done = until("the job to finish after the restart", || async {
-            let job = b.job(id).await;
-            (job["status"] != "running" && job["status"] != "queued").then_some(job)
-        })
-        .await;
+        let done = b.finished(id).await;
         assert_eq!(done["status"], "done", "{done}");
     }
 }

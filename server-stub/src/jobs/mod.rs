@@ -106,9 +106,6 @@ enum Backend {
     Shared(Box<Replica>),
 }
 
-/// How often a changed record is written again when another replica's write came first.
-const WRITE_TRIES: usize = 5;
-
 /// What a client asks for.
 pub struct NewJob {
     pub project_id: String,
@@ -450,26 +447,20 @@ impl JobService {
         &self.inner.events
     }
 
-    /// Changes a record in memory and where it is kept; a failed write is logged. When another
-    /// replica changed it first, the change is made again on what that one wrote. `None` when
-    /// there is no such job, or the change came from a worker that lost the job's lease.
-    async fn change(&self, id: &str, mut f: impl FnMut(&mut JobRecord)) -> Option<JobRecord> {
-        self.refresh_if_missing(id).await;
-        for _ in 0..WRITE_TRIES {
-            let (record, changed) = self.apply(id, &mut f)?;
-            if !changed {
-                return Some(record);
-            }
-            match self.persist(id).await {
-                Err(JobError::Conflict) => continue,
-                Err(JobError::Fenced) => return None,
-                Err(e) => tracing::error!(job = %id, error = %e, "could not persist job record"),
-                Ok(()) => {}
-            }
-            return Some(record);
+    /// Changes a record in memory and where it is kept; a failed write is logged. `None` when
+    /// there is no such job, or (with a shared database) the change could not be written or
+    /// came from a worker that lost the job's lease.
+    async fn change(&self, id: &str, f: impl FnMut(&mut JobRecord)) -> Option<JobRecord> {
+        if let Backend::Shared(replica) = &self.inner.backend {
+            return self.change_shared(replica, id, f).await;
         }
-        tracing::error!(job = %id, "the job kept changing elsewhere; this change was dropped");
-        None
+        let (record, changed) = self.apply(id, f)?;
+        if changed {
+            if let Err(e) = self.persist(id).await {
+                tracing::error!(job = %id, error = %e, "could not persist job record");
+            }
+        }
+        Some(record)
     }
 
     /// Writes the record as it now stands in memory to where it is kept. On disk: on a blocking

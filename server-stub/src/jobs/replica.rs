@@ -20,7 +20,7 @@ use tokio_util::sync::DropGuard;
 
 use super::database::{Claim, Database, Event, Versioned, Written};
 use super::record::{JobRecord, Status};
-use super::{interrupted, Backend, JobError, JobService, Limits};
+use super::{interrupted, now, Backend, JobError, JobService, Limits};
 use crate::providers::{Catalog, Maker};
 use crate::storage::Storage;
 
@@ -28,6 +28,8 @@ use crate::storage::Storage;
 const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
 /// Events read at a time.
 const EVENTS_AT_ONCE: i64 = 1000;
+/// How often a change is made again when another replica's write came first.
+const WRITE_TRIES: usize = 5;
 /// How often old events are dropped from the database.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
@@ -173,18 +175,88 @@ impl JobService {
         }
     }
 
-    /// Writes the record as it stands in memory over the version held. When another replica
-    /// wrote first, the memory is read again and `Conflict` returned; a worker's write after its
-    /// lease passed to another replica is discarded (`Fenced`).
+    /// The record held in memory and its version.
+    fn held(&self, replica: &Replica, id: &str) -> Option<(JobRecord, i64)> {
+        let records = self.inner.records.lock().unwrap();
+        let versions = replica.versions.lock().unwrap();
+        records.get(id).cloned().zip(versions.get(id).copied())
+    }
+
+    /// Puts memory back to what the database has (after a write that came second).
+    async fn reload(&self, replica: &Replica, id: &str) -> Result<(), JobError> {
+        replica.versions.lock().unwrap().remove(id);
+        match replica.db.read(id).await? {
+            Some(job) => {
+                self.keep(job);
+            }
+            None => {
+                self.inner.records.lock().unwrap().remove(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Changes a record: `f` is applied to a copy of the record held, which is written over its
+    /// version and only then held in memory, so no one is told of a change the database does
+    /// not have. When another replica wrote first, the record is read again and `f` applied
+    /// again; a worker's change after its lease passed to another replica is discarded.
+    pub(super) async fn change_shared(
+        &self,
+        replica: &Replica,
+        id: &str,
+        mut f: impl FnMut(&mut JobRecord),
+    ) -> Option<JobRecord> {
+        self.refresh_if_missing(id).await;
+        for _ in 0..WRITE_TRIES {
+            let _one_at_a_time = replica.writing.lock().await;
+            let (mut record, version) = self.held(replica, id)?;
+            let before = record.clone();
+            f(&mut record);
+            if record == before {
+                return Some(record);
+            }
+            record.updated_at = now();
+            let fence = self.inner.switches.fence(id);
+            let written = match replica.db.write(&record, version, fence).await {
+                Ok(written) => written,
+                Err(e) => {
+                    tracing::error!(job = %id, error = %e, "a job change could not be written");
+                    return None;
+                }
+            };
+            match written {
+                Written::As(version) => {
+                    replica.dirty.lock().unwrap().remove(id);
+                    self.keep(Versioned {
+                        record: record.clone(),
+                        version,
+                    });
+                    return Some(record);
+                }
+                Written::Changed => {}
+                Written::Fenced => {
+                    tracing::warn!(job = %id, "a change from a lost lease was discarded");
+                    let _ = self.reload(replica, id).await;
+                    return None;
+                }
+            }
+            if let Err(e) = self.reload(replica, id).await {
+                tracing::error!(job = %id, error = %e, "a job could not be read again");
+                return None;
+            }
+        }
+        tracing::error!(job = %id, "the job kept changing elsewhere; this change was dropped");
+        None
+    }
+
+    /// Writes the record as it stands in memory (a change made in memory only, such as
+    /// progress) over the version held. When another replica wrote first, memory is put back
+    /// to the database's record and `Conflict` returned; a worker's write after its lease
+    /// passed to another replica is discarded (`Fenced`).
     pub(super) async fn write_shared(&self, replica: &Replica, id: &str) -> Result<(), JobError> {
         let _one_at_a_time = replica.writing.lock().await;
         replica.dirty.lock().unwrap().remove(id);
-        let held = {
-            let records = self.inner.records.lock().unwrap();
-            let versions = replica.versions.lock().unwrap();
-            records.get(id).cloned().zip(versions.get(id).copied())
-        };
-        let Some((record, version)) = held else {
+        let Some((record, version)) = self.held(replica, id) else {
             return Ok(());
         };
         let fence = self.inner.switches.fence(id);
@@ -195,16 +267,7 @@ impl JobService {
             *held = (*held).max(version);
             return Ok(());
         }
-        // What the database has wins: memory is put back to it.
-        replica.versions.lock().unwrap().remove(id);
-        match replica.db.read(id).await? {
-            Some(job) => {
-                self.keep(job);
-            }
-            None => {
-                self.inner.records.lock().unwrap().remove(id);
-            }
-        }
+        self.reload(replica, id).await?;
         Err(if let Written::Fenced = written {
             tracing::warn!(job = %id, "a write from a lost lease was discarded");
             JobError::Fenced
