@@ -313,14 +313,8 @@ impl JobService {
         let id = record.sora_job_id.clone();
         if let Backend::Shared(replica) = &self.inner.backend {
             self.admit(&self.inner.records.lock().unwrap(), &record)?;
-            replica
-                .insert(&record, matches!(maker, Maker::Local))
-                .await?;
-            self.inner
-                .records
-                .lock()
-                .unwrap()
-                .insert(id, record.clone());
+            let local = matches!(maker, Maker::Local);
+            self.insert_shared(replica, &record, local).await?;
             return Ok(record);
         }
         {

@@ -49,15 +49,6 @@ pub struct Replica {
 }
 
 impl Replica {
-    pub async fn insert(&self, record: &JobRecord, local: bool) -> Result<(), JobError> {
-        self.db.insert(record, local).await?;
-        self.versions
-            .lock()
-            .unwrap()
-            .insert(record.sora_job_id.clone(), 1);
-        Ok(())
-    }
-
     pub async fn remove(&self, record: &JobRecord) -> Result<(), JobError> {
         self.db.remove(record).await?;
         self.versions.lock().unwrap().remove(&record.sora_job_id);
@@ -152,6 +143,21 @@ impl JobService {
         versions.insert(id.clone(), job.version);
         records.insert(id, job.record);
         true
+    }
+
+    /// Adds a new job to the database, then to memory (unless its events got there first).
+    pub(super) async fn insert_shared(
+        &self,
+        replica: &Replica,
+        record: &JobRecord,
+        local: bool,
+    ) -> Result<(), JobError> {
+        replica.db.insert(record, local).await?;
+        self.keep(Versioned {
+            record: record.clone(),
+            version: 1,
+        });
+        Ok(())
     }
 
     /// Reads a job from the database into memory (a job created at another replica a moment
