@@ -15,11 +15,13 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use futures_util::StreamExt;
 use moto::Moto;
 use postgres::Postgres;
 use provider_fakes::{Fakes, Settings};
 use serde_json::{json, Value};
+use server_stub::config::Config;
 use sqlx::postgres::PgPool;
 
 const TOKEN: &str = "replica-test-token";
@@ -341,6 +343,11 @@ async fn two_replicas_of_two_workers_render_forty_jobs_each_once() {
         (finished == 40).then_some(())
     })
     .await;
+    let held: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE lease_owner IS NOT NULL")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(held, 0, "a finished job's lease ends with it");
     for id in &ids {
         let (record, claims) = row(&db, id).await;
         assert_eq!(record["status"], "done", "{record}");
@@ -381,4 +388,24 @@ async fn a_replica_restarted_while_the_database_is_down_loses_no_job() {
         let done = b.finished(id).await;
         assert_eq!(done["status"], "done", "{done}");
     }
+}
+
+#[tokio::test]
+async fn a_database_without_shared_storage_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::parse_from([
+        "server-stub".to_owned(),
+        format!("--data={}", dir.path().display()),
+        "--database-url=postgres://studio@127.0.0.1:1/postgres".into(),
+    ]);
+    let refused = config
+        .start_jobs()
+        .await
+        .err()
+        .expect("started")
+        .to_string();
+    assert!(
+        refused.contains("--storage s3") && refused.contains("--shared-media"),
+        "{refused}"
+    );
 }

@@ -192,7 +192,8 @@ impl Database {
     }
 
     /// Writes `record` over version `version`, by the worker of claim `attempt` when given (the
-    /// fencing token: a worker whose job was claimed again since writes nothing).
+    /// fencing token: a worker whose job was claimed again since writes nothing). A finished
+    /// job's lease ends with it.
     pub async fn write(
         &self,
         record: &JobRecord,
@@ -201,7 +202,9 @@ impl Database {
     ) -> Result<Written, DbError> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
-            "UPDATE jobs SET record = $2, status = $3, version = version + 1 \
+            "UPDATE jobs SET record = $2, status = $3, version = version + 1, \
+               lease_owner = CASE WHEN $3 IN ('queued', 'running') THEN lease_owner END, \
+               lease_until = CASE WHEN $3 IN ('queued', 'running') THEN lease_until END \
              WHERE id = $1 AND version = $4 RETURNING version, attempt",
         )
         .bind(&record.sora_job_id)
