@@ -1,6 +1,10 @@
-import type { FormEvent, KeyboardEvent } from "react";
+import { useMemo, useRef, type FormEvent, type KeyboardEvent } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
 import { JobRow } from "./JobRow";
+import { useWindowList } from "./useWindowList";
+
+/** The gap between job rows (`.jobs` in styles.css: 0.75rem). */
+const GAP = 12;
 
 /** The prompt, the model and Generate: renders again only when the console part changes. */
 function PromptForm() {
@@ -47,16 +51,30 @@ function PromptForm() {
   );
 }
 
-/** The jobs: renders again only when the jobs part changes. */
+/** The jobs, windowed: only the rows near the screen are in the DOM. Renders again when the
+ * jobs part changes or the window moves past rows. */
 function JobList() {
   const { items } = useView("jobs");
+  const list = useRef<HTMLUListElement>(null);
+  const keys = useMemo(() => items.map((job) => job.id), [items]);
+  const rows = useWindowList(list, keys, GAP);
   if (items.length === 0) return <p className="empty">No generation jobs yet.</p>;
   return (
     <>
       <h3>Jobs ({items.length})</h3>
-      <ul className="jobs">
-        {items.map((job) => (
-          <JobRow key={job.id} job={job} />
+      <ul
+        className="jobs"
+        ref={list}
+        style={{ paddingTop: rows.before, paddingBottom: rows.after }}
+      >
+        {items.slice(rows.start, rows.end).map((job, i) => (
+          <JobRow
+            key={job.id}
+            job={job}
+            measure={rows.measure}
+            position={rows.start + i + 1}
+            of={items.length}
+          />
         ))}
       </ul>
     </>

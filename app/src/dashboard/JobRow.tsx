@@ -1,11 +1,27 @@
 import type { JobView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 
-export function JobRow({ job }: { job: JobView }) {
+type Props = {
+  job: JobView;
+  /** The windowed list's ref, which measures the row. */
+  measure: (row: HTMLElement | null) => (() => void) | undefined;
+  /** The row's place in the whole list, for screen readers (most rows are not in the DOM). */
+  position: number;
+  of: number;
+};
+
+export function JobRow({ job, measure, position, of }: Props) {
   const studio = useStudio();
   const busy = job.busy !== null;
   return (
-    <li className="job" data-job-id={job.id}>
+    <li
+      className="job"
+      data-job-id={job.id}
+      data-key={job.id}
+      ref={measure}
+      aria-posinset={position}
+      aria-setsize={of}
+    >
       <div className="job-head">
         <span className={`badge status-${job.status}`}>{job.badge}</span>
         <time className="muted">{job.createdLabel}</time>
