@@ -217,6 +217,38 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
         "{seen}"
     );
 
+    // A replica started after all this replays what a browser missed from the database's
+    // events (a snapshot would tell only the job as it is now, done).
+    let dir_c = tempfile::tempdir().unwrap();
+    let c = Replica::start(&pg, dir_c.path(), &s3_flags(&moto));
+    let replay = c
+        .http
+        .get(format!("{}/api/projects/shared/events", c.url))
+        .bearer_auth(TOKEN)
+        .header("last-event-id", "1")
+        .send()
+        .await
+        .unwrap();
+    let mut stream = replay.bytes_stream();
+    let mut replayed = String::new();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !replayed.contains("\"status\":\"done\"") {
+            let chunk = stream.next().await.expect("the stream ended").unwrap();
+            replayed.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await
+    .expect("C's stream never told the job done");
+    let running = replayed.find("\"status\":\"running\"");
+    assert!(
+        running.is_some_and(|at| at < replayed.find("\"status\":\"done\"").unwrap()),
+        "{replayed}"
+    );
+    assert!(
+        !replayed.contains("\"status\":\"queued\""),
+        "event 1 was seen: {replayed}"
+    );
+
     let saved = b
         .call(
             reqwest::Method::POST,

@@ -69,7 +69,7 @@ pub async fn stream(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let (start, receiver) = state.jobs.events().subscribe(&project, last);
+    let (start, receiver) = state.jobs.subscribe(&project, last).await;
     let first: Vec<Event> = match start {
         Start::Missed(changes) => changes
             .iter()

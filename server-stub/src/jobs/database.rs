@@ -77,6 +77,14 @@ fn versioned(row: &sqlx::postgres::PgRow) -> Result<Versioned, sqlx::Error> {
     })
 }
 
+fn event(row: &sqlx::postgres::PgRow) -> Result<Event, sqlx::Error> {
+    Ok(Event {
+        seq: row.try_get("seq")?,
+        removed: row.try_get("removed")?,
+        job: versioned(row)?,
+    })
+}
+
 fn status_name(status: Status) -> &'static str {
     match status {
         Status::Queued => "queued",
@@ -331,15 +339,35 @@ impl Database {
         .fetch_all(&self.pool)
         .await?
         .iter()
-        .map(|row| {
-            Ok(Event {
-                seq: row.try_get("seq")?,
-                removed: row.try_get("removed")?,
-                job: versioned(row)?,
-            })
-        })
+        .map(event)
         .collect::<Result<_, sqlx::Error>>()
         .map_err(DbError::from)
+    }
+
+    /// A project's events after `after` up to `upto`, oldest first; `None` when some of them
+    /// have been dropped already.
+    pub async fn project_events(
+        &self,
+        project: &str,
+        after: i64,
+        upto: i64,
+    ) -> Result<Option<Vec<Event>>, DbError> {
+        let oldest: Option<i64> = sqlx::query_scalar("SELECT min(seq) FROM job_events")
+            .fetch_one(&self.pool)
+            .await?;
+        if oldest.is_none_or(|oldest| oldest > after + 1) {
+            return Ok(None);
+        }
+        let events = sqlx::query(
+            "SELECT seq, removed, record, version FROM job_events \
+             WHERE seq > $1 AND seq <= $2 AND project_id = $3 ORDER BY seq",
+        )
+        .bind(after)
+        .bind(upto)
+        .bind(project)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(Some(events.iter().map(event).collect::<Result<_, _>>()?))
     }
 
     /// Drops events older than the newest `EVENTS_KEPT`.

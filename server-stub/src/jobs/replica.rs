@@ -15,10 +15,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::Notify;
+use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::DropGuard;
 
 use super::database::{Claim, Database, Event, Versioned, Written};
+use super::events::{Change, Start};
 use super::record::{JobRecord, Status};
 use super::{interrupted, now, Backend, JobError, JobService, Limits};
 use crate::providers::{Catalog, Maker};
@@ -30,6 +31,8 @@ const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
 const EVENTS_AT_ONCE: i64 = 1000;
 /// How often a change is made again when another replica's write came first.
 const WRITE_TRIES: usize = 5;
+/// Events replayed from the database at most; a subscriber further behind gets every job.
+const REPLAY_AT_MOST: u64 = 4096;
 /// How often old events are dropped from the database.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
@@ -119,6 +122,48 @@ impl JobService {
         match self.inner.storage.head("readyz").await {
             Ok(_) => Ok(()),
             Err(_) => Err("storage"),
+        }
+    }
+
+    /// The stream of a project's job changes for a subscriber that last saw `last` (its
+    /// Last-Event-ID): what it missed, or every job as it is. A replica that started after
+    /// `last` reads what was missed from the database's events, while it still has them all.
+    pub async fn subscribe(
+        &self,
+        project: &str,
+        last: Option<u64>,
+    ) -> (Start, broadcast::Receiver<Arc<Change>>) {
+        let (start, receiver) = self.inner.events.subscribe(project, last);
+        let (Start::Snapshot { seq }, Some(last), Some(replica)) = (&start, last, self.replica())
+        else {
+            return (start, receiver);
+        };
+        if last >= *seq || seq - last > REPLAY_AT_MOST {
+            return (start, receiver);
+        }
+        match replica
+            .db
+            .project_events(project, last as i64, *seq as i64)
+            .await
+        {
+            Ok(Some(events)) => {
+                let missed = events
+                    .into_iter()
+                    .map(|e| {
+                        Arc::new(Change {
+                            seq: e.seq as u64,
+                            record: e.job.record,
+                            removed: e.removed,
+                        })
+                    })
+                    .collect();
+                (Start::Missed(missed), receiver)
+            }
+            Ok(None) => (start, receiver),
+            Err(e) => {
+                tracing::warn!(error = %e, "missed job events could not be read");
+                (start, receiver)
+            }
         }
     }
 
