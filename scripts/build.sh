@@ -3,18 +3,39 @@
 source "$(dirname "$0")/lib.sh"
 bash "$ROOT/scripts/setup.sh"
 
+# Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
+# paths is newer: wasm-pack and Vite redo all their work every time (a few seconds each), so an
+# unchanged start skips them.
+up_to_date() {
+  local made="$1"
+  shift
+  [ -e "$made" ] && [ -z "$(find "$@" -newer "$made" -print -quit)" ]
+}
+
+mkdir -p "$ROOT/target"
 step "core-wasm -> pkg/ (wasm-pack)"
-# Panic messages name their source files: shipped without this machine's registry folder.
-remap=""
-shopt -s nullglob
-for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
-  remap+=" --remap-path-prefix=$registry="
-done
-(cd "$ROOT" && RUSTFLAGS="$remap" wasm-pack --quiet build core-wasm --target web --out-dir ../pkg --out-name studio_core --profile wasm-release)
+if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
+  note "pkg/: up to date"
+else
+  # Panic messages name their source files: shipped without this machine's registry folder.
+  remap=""
+  shopt -s nullglob
+  for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+    remap+=" --remap-path-prefix=$registry="
+  done
+  (cd "$ROOT" && RUSTFLAGS="$remap" wasm-pack --quiet build core-wasm --target web --out-dir ../pkg --out-name studio_core --profile wasm-release)
+  touch "$ROOT/target/.built-pkg"
+fi
 note "studio_core_bg.wasm: $(wc -c < "$ROOT/pkg/studio_core_bg.wasm") bytes, $(gzip -9c "$ROOT/pkg/studio_core_bg.wasm" | wc -c) gzip"
 
 step "app -> app/dist (Vite)"
-(cd "$ROOT/app" && npx vite build --logLevel warn)
+if [ -e "$ROOT/app/dist/index.html" ] && up_to_date "$ROOT/target/.built-app" "$ROOT/app/src" "$ROOT/app/index.html" \
+  "$ROOT/app/vite.config.ts" "$ROOT/app/package.json" "$ROOT/package-lock.json" "$ROOT/pkg"; then
+  note "app/dist: up to date"
+else
+  (cd "$ROOT/app" && npx vite build --logLevel warn)
+  touch "$ROOT/target/.built-app"
+fi
 
 step "server-stub (release)"
 (cd "$ROOT" && cargo build --release -p server-stub)
