@@ -35,6 +35,23 @@ struct Replica {
     http: reqwest::Client,
 }
 
+/// A change stream's bytes as they arrive.
+type Events = std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>>>>;
+
+/// Reads a change stream until it tells a job done: everything it said until then.
+async fn until_done(mut events: Events) -> String {
+    let mut seen = String::new();
+    tokio::time::timeout(Duration::from_secs(120), async {
+        while !seen.contains("\"status\":\"done\"") {
+            let chunk = events.next().await.expect("the stream ended").unwrap();
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the stream never told a job done: {seen}"));
+    seen
+}
+
 /// A replica's output (its logs and its address), read line by line.
 type Output = std::io::Lines<BufReader<std::process::ChildStdout>>;
 
@@ -110,11 +127,21 @@ impl Replica {
     }
 
     async fn job(&self, id: &str) -> Value {
-        let path = format!(
-            "/jobs/sora/{}",
-            url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
-        );
-        self.call(reqwest::Method::GET, &path, None).await
+        self.call(reqwest::Method::GET, &job_path(id), None).await
+    }
+
+    /// The project's change stream, opened now (resumed after `last`, when given).
+    async fn events(&self, project: &str, last: Option<&str>) -> Events {
+        let mut request = self
+            .http
+            .get(format!("{}/api/projects/{project}/events", self.url))
+            .bearer_auth(TOKEN);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        let response = request.send().await.unwrap();
+        assert!(response.status().is_success());
+        Box::pin(response.bytes_stream())
     }
 
     /// The job once it has finished (done or failed), as this replica tells it.
@@ -137,6 +164,12 @@ impl Drop for Replica {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `/jobs/sora/{id}`, the id percent-encoded.
+fn job_path(id: &str) -> String {
+    let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    format!("/jobs/sora/{id}")
 }
 
 /// Waits until `check` gives a value (two minutes at most).
@@ -183,15 +216,7 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
     let b = Replica::start(&pg, dir_b.path(), &s3_flags(&moto));
 
     // B's change stream is open before the job exists.
-    let events = b
-        .http
-        .get(format!("{}/api/projects/shared/events", b.url))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert!(events.status().is_success());
-    let mut stream = events.bytes_stream();
+    let stream = b.events("shared", None).await;
 
     let id = a
         .create(
@@ -203,15 +228,7 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
     assert_eq!(b.job(&id).await["sora_job_id"], id.as_str());
 
     // B's stream tells the whole life of the job.
-    let mut seen = String::new();
-    tokio::time::timeout(Duration::from_secs(120), async {
-        while !seen.contains("\"status\":\"done\"") {
-            let chunk = stream.next().await.expect("the stream ended").unwrap();
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    })
-    .await
-    .expect("B's stream never told the job done");
+    let seen = until_done(stream).await;
     assert!(
         seen.contains(&id) && seen.contains("\"status\":\"queued\""),
         "{seen}"
@@ -221,24 +238,7 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
     // events (a snapshot would tell only the job as it is now, done).
     let dir_c = tempfile::tempdir().unwrap();
     let c = Replica::start(&pg, dir_c.path(), &s3_flags(&moto));
-    let replay = c
-        .http
-        .get(format!("{}/api/projects/shared/events", c.url))
-        .bearer_auth(TOKEN)
-        .header("last-event-id", "1")
-        .send()
-        .await
-        .unwrap();
-    let mut stream = replay.bytes_stream();
-    let mut replayed = String::new();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while !replayed.contains("\"status\":\"done\"") {
-            let chunk = stream.next().await.expect("the stream ended").unwrap();
-            replayed.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    })
-    .await
-    .expect("C's stream never told the job done");
+    let replayed = until_done(c.events("shared", Some("1")).await).await;
     let running = replayed.find("\"status\":\"running\"");
     assert!(
         running.is_some_and(|at| at < replayed.find("\"status\":\"done\"").unwrap()),
@@ -252,10 +252,7 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
     let saved = b
         .call(
             reqwest::Method::POST,
-            &format!(
-                "/jobs/sora/{}/save",
-                url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
-            ),
+            &format!("{}/save", job_path(&id)),
             Some(json!({"project_id": "shared"})),
         )
         .await;

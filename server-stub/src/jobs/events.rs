@@ -47,13 +47,19 @@ impl Events {
     /// Numbers and sends a change (call with the records lock held, so numbers follow the order
     /// of the changes).
     pub fn publish(&self, record: &JobRecord, removed: bool) {
-        let seq = self.kept.lock().unwrap().1 + 1;
-        self.publish_numbered(seq, record, removed);
+        self.send(|last| last + 1, record, removed);
     }
 
     /// Sends a change numbered elsewhere (by the database replicas share), in order.
     pub fn publish_numbered(&self, seq: u64, record: &JobRecord, removed: bool) {
+        self.send(|_| seq, record, removed);
+    }
+
+    /// Numbers a change from the last number (under one lock, so numbers and order agree),
+    /// keeps it and sends it.
+    fn send(&self, number: impl FnOnce(u64) -> u64, record: &JobRecord, removed: bool) {
         let mut kept = self.kept.lock().unwrap();
+        let seq = number(kept.1);
         kept.1 = seq;
         let change = Arc::new(Change {
             seq,

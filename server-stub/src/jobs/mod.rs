@@ -436,11 +436,6 @@ impl JobService {
         Some((record.clone(), true))
     }
 
-    /// The stream of job changes.
-    pub fn events(&self) -> &events::Events {
-        &self.inner.events
-    }
-
     /// Changes a record in memory and where it is kept; a failed write is logged. `None` when
     /// there is no such job, or (with a shared database) the change could not be written or
     /// came from a worker that lost the job's lease.
