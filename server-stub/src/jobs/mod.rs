@@ -196,29 +196,28 @@ impl JobService {
         limits: Limits,
     ) -> Result<JobService, JobError> {
         let disk = RecordDir::open(data.join("jobs"))?;
-        let records = disk.load_all()?;
-        let service = JobService::new(Backend::Files(disk), &data, storage, catalog, limits)?;
-        let mut resume = Vec::new();
-        for mut record in records {
+        let mut records = disk.load_all()?;
+        for record in &mut records {
             // A hosted job keeps running at its provider: its poller simply starts again.
             if record.status == Status::Running && record.provider_job_id.is_none() {
-                if interrupted(&mut record) {
+                if interrupted(record) {
                     tracing::warn!(job = %record.sora_job_id, "resuming a job cut off by a stop");
                 }
-                if let Backend::Files(disk) = &service.inner.backend {
-                    disk.write(&record)?;
-                }
+                disk.write(record)?;
             }
-            if matches!(record.status, Status::Queued | Status::Running) {
-                resume.push(record.sora_job_id.clone());
-            }
-            service
-                .inner
-                .records
-                .lock()
-                .unwrap()
-                .insert(record.sora_job_id.clone(), record);
         }
+        let service = JobService::new(Backend::Files(disk), &data, storage, catalog, limits)?;
+        let resume: Vec<String> = records
+            .iter()
+            .filter(|r| r.status.is_active())
+            .map(|r| r.sora_job_id.clone())
+            .collect();
+        service
+            .inner
+            .records
+            .lock()
+            .unwrap()
+            .extend(records.into_iter().map(|r| (r.sora_job_id.clone(), r)));
         for id in resume {
             service.spawn(id);
         }
@@ -459,13 +458,26 @@ impl JobService {
         if let Backend::Shared(replica) = &self.inner.backend {
             return self.write_shared(replica, id).await;
         }
-        let service = self.clone();
         let id = id.to_owned();
+        self.on_disk(move |service, disk| match service.get(&id) {
+            Some(record) => disk.write(&record),
+            None => Ok(()),
+        })
+        .await
+    }
+
+    /// Runs `f` on the record folder on a blocking thread, one writer at a time (nothing to do
+    /// when the records are in a database).
+    async fn on_disk(
+        &self,
+        f: impl FnOnce(&JobService, &RecordDir) -> std::io::Result<()> + Send + 'static,
+    ) -> Result<(), JobError> {
+        let service = self.clone();
         tokio::task::spawn_blocking(move || {
             let _one_writer = service.inner.writing.lock().unwrap();
-            match (service.get(&id), &service.inner.backend) {
-                (Some(record), Backend::Files(disk)) => disk.write(&record),
-                _ => Ok(()),
+            match &service.inner.backend {
+                Backend::Files(disk) => f(&service, disk),
+                Backend::Shared(_) => Ok(()),
             }
         })
         .await
@@ -737,17 +749,7 @@ impl JobService {
                 self.inner.events.publish(&removed, true);
             }
         }
-        let service = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let _one_writer = service.inner.writing.lock().unwrap();
-            match &service.inner.backend {
-                Backend::Files(disk) => disk.remove(&id),
-                Backend::Shared(_) => Ok(()),
-            }
-        })
-        .await
-        .map_err(std::io::Error::other)??;
-        Ok(())
+        self.on_disk(move |_, disk| disk.remove(&id)).await
     }
 
     fn stopping(&self) -> bool {
