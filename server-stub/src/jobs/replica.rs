@@ -353,10 +353,11 @@ impl JobService {
             return;
         };
         let mut listener = None;
-        let mut pruned = tokio::time::Instant::now();
+        // At start too: servers restarted more often than hourly still bound the table.
+        let mut pruned: Option<tokio::time::Instant> = None;
         loop {
-            if pruned.elapsed() > PRUNE_EVERY {
-                pruned = tokio::time::Instant::now();
+            if pruned.is_none_or(|at| at.elapsed() > PRUNE_EVERY) {
+                pruned = Some(tokio::time::Instant::now());
                 if let Err(e) = replica.db.prune_events().await {
                     tracing::warn!(error = %e, "old job events could not be dropped");
                 }
