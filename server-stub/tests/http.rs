@@ -11,7 +11,7 @@ use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::Router;
 use serde_json::{json, Value};
 use server_stub::http::guard::{Guard, GuardSettings};
-use server_stub::http::{router, AppState};
+use server_stub::http::{router, Shared};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, Limits};
 use server_stub::providers::Catalog;
@@ -53,7 +53,7 @@ fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
     let media = data.join("media");
     let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
     let jobs = JobService::start(data, storage, Catalog::default(), limits).unwrap();
-    let state = AppState {
+    let state = Shared {
         jobs: jobs.clone(),
         token: TOKEN.into(),
         public_url: None,
@@ -67,6 +67,7 @@ fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
             access_code: ACCESS_CODE.into(),
         })
         .unwrap(),
+        job_bodies: Default::default(),
     };
     let app = router(state, &media, &dist);
     Harness {

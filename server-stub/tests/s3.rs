@@ -14,7 +14,7 @@ use provider_fakes::{byte_at, Fakes, Settings};
 use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
 use server_stub::http::guard::{Guard, GuardSettings};
-use server_stub::http::{router, AppState};
+use server_stub::http::{router, Shared};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, NewJob};
 use server_stub::storage::{S3Storage, Storage, StorageError};
@@ -173,7 +173,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         .unwrap()
         .is_some());
 
-    let state = AppState {
+    let state = Shared {
         jobs,
         token: "t".into(),
         public_url: None,
@@ -187,6 +187,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
             access_code: "c".into(),
         })
         .unwrap(),
+        job_bodies: Default::default(),
     };
     let app = router(state, dir.path(), dir.path());
     let response = app

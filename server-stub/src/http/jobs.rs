@@ -2,8 +2,11 @@
 //! to the library.
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -258,22 +261,40 @@ pub async fn get(
     State(state): State<AppState>,
     base: PublicBase,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<JobView>, ApiError> {
+) -> Result<Response, ApiError> {
     job_id(&id)?;
-    let view = |state: &AppState| {
-        state
-            .jobs
-            .read(&id, |record| JobView::new(state, &base, record))
-    };
-    let view = match view(&state) {
-        Some(view) => view,
+    let body = match answer(&state, &base, &id)? {
+        Some(body) => body,
         // Perhaps created at another replica a moment ago.
         None => {
             state.jobs.refresh(&id).await;
-            view(&state).ok_or_else(|| ApiError::NotFound("Job not found".into()))?
+            answer(&state, &base, &id)?.ok_or_else(|| ApiError::NotFound("Job not found".into()))?
         }
     };
-    Ok(Json(view))
+    Ok((
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response())
+}
+
+/// A job's answer as bytes: the kept one while the job is unchanged, else made and kept.
+fn answer(state: &AppState, base: &PublicBase, id: &str) -> Result<Option<Bytes>, ApiError> {
+    let found = state
+        .jobs
+        .read(id, |record| match state.job_bodies.get(record, &base.0) {
+            Some(body) => Ok((body, None)),
+            None => serde_json::to_vec(&JobView::new(state, base, record))
+                .map(|body| (Bytes::from(body), Some(record.clone()))),
+        });
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    let (body, made_from) = found.map_err(|e| ApiError::Internal(e.to_string()))?;
+    if let Some(record) = made_from {
+        state.job_bodies.keep(record, &base.0, body.clone());
+    }
+    Ok(Some(body))
 }
 
 #[utoipa::path(

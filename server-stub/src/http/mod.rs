@@ -10,6 +10,7 @@ mod events;
 mod extract;
 pub mod guard;
 mod health;
+mod job_bodies;
 mod jobs;
 mod media;
 mod models;
@@ -28,12 +29,18 @@ use tower_http::trace::TraceLayer;
 use crate::jobs::JobService;
 use error::ApiError;
 use guard::Guard;
+pub use job_bodies::JobBodies;
 
 /// The largest /api request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
+/// What every handler shares, behind one `Arc`: axum clones a route's whole service (its state
+/// included) for every request, and one shared count is cheaper to move between the cores than
+/// one for each field.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
     pub jobs: JobService,
     pub token: String,
     /// The base URL public media addresses are built on; from the request's Host when unset.
@@ -41,6 +48,22 @@ pub struct AppState {
     /// The API base the app is told to use in config.json.
     pub client_api_base: String,
     pub guard: Arc<Guard>,
+    /// GET job answers kept for jobs that have not changed.
+    pub job_bodies: JobBodies,
+}
+
+impl From<Shared> for AppState {
+    fn from(shared: Shared) -> Self {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 /// A project id as the client defines it (`studio_core::project_id`): not blank, at most 100
@@ -59,7 +82,8 @@ async fn api_not_found() -> ApiError {
     ApiError::NotFound("No such API route".into())
 }
 
-pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
+pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Router {
+    let state = state.into();
     let guard = state.guard.clone();
     let (api, doc) = openapi::routes().split_for_parts();
     // Serialised once: every request gets the same bytes.
@@ -75,8 +99,7 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
             }),
         )
         .fallback(api_not_found)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(guard.cors());
+        .layer(DefaultBodyLimit::max(BODY_LIMIT));
     let media = Router::new()
         // 256 KiB reads: 1.4 -> 2.0 GB/s for Range requests here (64 KiB is the default; 1 MiB
         // adds 5% for four times the memory per connection).
@@ -86,8 +109,7 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
                 .fallback(get(media::missing).with_state(state.clone())),
         )
         .layer(middleware::from_fn(media::poster_caching))
-        .layer(middleware::from_fn(media::etag))
-        .layer(guard.cors());
+        .layer(middleware::from_fn(media::etag));
     let site = Router::new()
         .route("/config.json", get(app::config))
         .fallback_service(app::files(dist))
@@ -103,6 +125,10 @@ pub fn router(state: AppState, media_root: &Path, dist: &Path) -> Router {
     let health = Router::new()
         .route("/healthz", get(health::alive))
         .route("/readyz", get(health::ready));
+    let (api, media) = match guard.cors() {
+        Some(cors) => (api.layer(cors.clone()), media.layer(cors)),
+        None => (api, media),
+    };
     let app = Router::new()
         .nest("/api", api)
         .nest("/media", media)
