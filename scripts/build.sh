@@ -1,16 +1,6 @@
 #!/usr/bin/env bash
 # Builds everything: core-wasm into pkg/, the app into app/dist, server-stub in release mode.
 source "$(dirname "$0")/lib.sh"
-
-# server-stub needs only Rust and nasm: it is built while setup installs the wasm tools and
-# wasm-pack and Vite make the app, so a first start overlaps the three longest builds.
-step "server-stub (release), built alongside the rest"
-ensure_nasm
-mkdir -p "$ROOT/target"
-server_log="$ROOT/target/server-stub-build.log"
-(cd "$ROOT" && exec cargo build --release -p server-stub) >"$server_log" 2>&1 &
-server_build=$!
-trap 'kill $server_build 2>/dev/null || true' EXIT
 bash "$ROOT/scripts/setup.sh"
 
 # Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
@@ -22,6 +12,7 @@ up_to_date() {
   [ -e "$made" ] && [ -z "$(find "$@" -newer "$made" -print -quit)" ]
 }
 
+mkdir -p "$ROOT/target"
 step "core-wasm -> pkg/ (wasm-pack)"
 if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
@@ -47,9 +38,4 @@ else
 fi
 
 step "server-stub (release)"
-if ! wait "$server_build"; then
-  cat "$server_log"
-  exit 1
-fi
-trap - EXIT
-tail -n 1 "$server_log"
+(cd "$ROOT" && cargo build --release -p server-stub)

@@ -24,17 +24,6 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
 
-# nasm, which OpenH264 (server-stub's encoder) needs to build its SIMD code: without it the
-# build silently makes code 2.2x slower, and does not rerun by itself once nasm appears.
-ensure_nasm() {
-  if have nasm; then
-    note "nasm: present"
-  else
-    note "installing nasm through apt (OpenH264 builds 2x faster code with it)"
-    apt_install nasm
-  fi
-}
-
 # Starts the release server-stub with a fresh data folder and the given flags, on a free port,
 # for a test layer; sets `server` (its pid), `data` and `port`, and stops it (and removes the
 # folder) when the calling script exits.
