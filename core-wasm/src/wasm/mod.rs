@@ -204,7 +204,7 @@ impl Studio {
     pub fn enter_project(&self, id: &str) {
         self.timers.borrow_mut().take();
         self.core.enter_project(id);
-        *self.timers.borrow_mut() = Some(Timers::start(&self.core));
+        *self.timers.borrow_mut() = Some(Timers::start(&self.core, id));
         let core = self.core.clone();
         schedule::spawn(Box::pin(async move {
             let _ = core.load_assets().await;
