@@ -87,8 +87,9 @@ async function until(check, ms = 120_000) {
   }
 }
 
-function startNginx(root) {
-  const prefix = join(work, "nginx");
+/** nginx on both cores with one `server` block, made by `server(port)`. */
+function startNginx(server) {
+  const prefix = join(work, `nginx-${Math.random().toString(36).slice(2)}`);
   mkdirSync(join(prefix, "logs"), { recursive: true });
   const port = 20000 + Math.floor(Math.random() * 20000);
   writeFileSync(
@@ -96,7 +97,7 @@ function startNginx(root) {
     `worker_processes auto; daemon off; error_log ${prefix}/logs/error.log; pid ${prefix}/nginx.pid;
      events { worker_connections 4096; }
      http { access_log off; sendfile on; tcp_nopush on; types { application/json json; video/mp4 mp4; }
-       server { listen 127.0.0.1:${port}; root ${root}; } }`,
+       ${server(port)} }`,
   );
   const child = spawn("nginx", ["-p", prefix, "-c", join(prefix, "nginx.conf")], {
     stdio: "inherit",
@@ -105,6 +106,17 @@ function startNginx(root) {
     url: `http://127.0.0.1:${port}`,
     stop: () => new Promise((r) => (child.on("exit", r), child.kill("SIGTERM"))),
   };
+}
+
+/** The README's nginx block for heavy media traffic, word for word but for its addresses. */
+function readmeMediaFront(data, studioUrl) {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const block = /```nginx\n([\s\S]*?)```/.exec(readme)[1];
+  return (port) =>
+    block
+      .replace("listen 8081;", `listen 127.0.0.1:${port};`)
+      .replace("root /srv/studio/data;", `root ${data};`)
+      .replace("proxy_pass http://127.0.0.1:8080;", `proxy_pass ${studioUrl};`);
 }
 
 function wrk(url, headers = [], connections = 256) {
@@ -192,13 +204,46 @@ async function apiAndRanges(server, data) {
   for (let i = 0; i < 50; i++) writeSync(fd, chunk);
   closeSync(fd);
   execFileSync("cp", [big, join(root, "big.mp4")]);
-  const nginx = startNginx(root);
+  const nginx = startNginx((port) => `server { listen 127.0.0.1:${port}; root ${root}; }`);
+  const front = startNginx(readmeMediaFront(data, server.url));
   try {
     await until(async () => (await fetch(`${nginx.url}/job.json`).catch(() => null))?.ok, 10_000);
+    await until(
+      async () => (await fetch(`${front.url}/media/projects/bench/big.mp4`).catch(() => null))?.ok,
+      10_000,
+    );
     await compareWithNginx(server, nginx, id);
+    await throughReadmeFront(front, nginx);
   } finally {
-    await nginx.stop();
+    await Promise.all([nginx.stop(), front.stop()]);
   }
+}
+
+/** Range reads from the media address the README sets up, beside the plain nginx reference;
+ * and a missing poster, which must fall through to server-stub. */
+async function throughReadmeFront(front, nginx) {
+  const range = "Range: bytes=1048576-2097151";
+  const runs = [];
+  const references = [];
+  for (let i = 0; i < Math.min(RUNS, 3); i++) {
+    runs.push(wrk(`${front.url}/media/projects/bench/big.mp4`, [range], 32));
+    references.push(wrk(`${nginx.url}/big.mp4`, [range], 32));
+  }
+  const poster = await fetch(`${front.url}/media/projects/bench/none.jpg`);
+  // server-stub's answer (nginx sets no nosniff header), not nginx's own 404 or a 502.
+  if (poster.status !== 404 || poster.headers.get("x-content-type-options") !== "nosniff") {
+    throw new Error(`a missing poster was not passed to server-stub (${poster.status})`);
+  }
+  const mbps = median(runs.map((r) => r.mbps));
+  const nmbps = median(references.map((r) => r.mbps));
+  row(
+    "Range reads through the README's nginx media address (MB/s)",
+    mbps.toFixed(0),
+    `nginx ${nmbps.toFixed(0)}`,
+    ">= 0.8x nginx",
+    mbps >= 0.8 * nmbps,
+  );
+  rows.at(-1).ratio = Number((mbps / nmbps).toFixed(3));
 }
 
 async function compareWithNginx(server, nginx, id) {
