@@ -234,15 +234,14 @@ async function throughReadmeFront(front, nginx) {
   if (poster.status !== 404 || poster.headers.get("x-content-type-options") !== "nosniff") {
     throw new Error(`a missing poster was not passed to server-stub (${poster.status})`);
   }
+  rangeRow("Range reads through the README's nginx media address (MB/s)", runs, references);
+}
+
+/** A Range row: the median throughput of `runs` beside that of nginx's `references`. */
+function rangeRow(figure, runs, references) {
   const mbps = median(runs.map((r) => r.mbps));
   const nmbps = median(references.map((r) => r.mbps));
-  row(
-    "Range reads through the README's nginx media address (MB/s)",
-    mbps.toFixed(0),
-    `nginx ${nmbps.toFixed(0)}`,
-    ">= 0.8x nginx",
-    mbps >= 0.8 * nmbps,
-  );
+  row(figure, mbps.toFixed(0), `nginx ${nmbps.toFixed(0)}`, ">= 0.8x nginx", mbps >= 0.8 * nmbps);
   rows.at(-1).ratio = Number((mbps / nmbps).toFixed(3));
 }
 
@@ -281,16 +280,7 @@ async function compareWithNginx(server, nginx, id) {
     "no worse than nginx",
     p99 <= np99,
   );
-  const mbps = median(rangeRuns.map((r) => r.mbps));
-  const nmbps = median(nginxRangeRuns.map((r) => r.mbps));
-  row(
-    "Range reads of a 50 MB mp4 (MB/s)",
-    mbps.toFixed(0),
-    `nginx ${nmbps.toFixed(0)}`,
-    ">= 0.8x nginx",
-    mbps >= 0.8 * nmbps,
-  );
-  rows.at(-1).ratio = Number((mbps / nmbps).toFixed(3));
+  rangeRow("Range reads of a 50 MB mp4 (MB/s)", rangeRuns, nginxRangeRuns);
 }
 
 async function firstLoad(server) {
