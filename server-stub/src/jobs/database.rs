@@ -7,6 +7,9 @@
 
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{Postgres, Row, Transaction};
@@ -21,6 +24,27 @@ const EVENTS_LOCK: i64 = 0x5354_5544_494f;
 const EVENTS_KEPT: i64 = 100_000;
 /// How long a replica waits for the database at start.
 const CONNECT_FOR: Duration = Duration::from_secs(60);
+
+/// The migrations in `server-stub/migrations/`, built into the binary: what `sqlx::migrate!`
+/// does, without sqlx's macro crates, which built a second, unoptimised sqlx for the compiler
+/// on every first start. Versions, descriptions and checksums are the macro's, so a database
+/// migrated by either is up to date for the other. A new file in `migrations/` is listed here.
+#[derive(Debug)]
+struct Embedded;
+
+impl<'s> MigrationSource<'s> for Embedded {
+    fn resolve(self) -> BoxFuture<'s, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async {
+            Ok(vec![Migration::new(
+                1,
+                "jobs".into(),
+                MigrationType::Simple,
+                include_str!("../../migrations/0001_jobs.sql").into(),
+                false,
+            )])
+        })
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -114,7 +138,7 @@ impl Database {
                 Err(e) => return Err(e.into()),
             }
         };
-        sqlx::migrate!("./migrations").run(&pool).await?;
+        Migrator::new(Embedded).await?.run(&pool).await?;
         Ok(Database { pool, owner, lease })
     }
 
