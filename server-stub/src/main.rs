@@ -33,7 +33,6 @@ async fn main() -> anyhow::Result<()> {
         public_url: config.public_url.clone(),
         client_api_base: config.client_api_base.clone(),
         guard: http::guard::Guard::new(guard)?,
-        job_bodies: Default::default(),
     };
     let app = http::router(state, &config.media_root(), &config.app_dir);
     let listener = tokio::net::TcpListener::bind((ip, config.port)).await?;

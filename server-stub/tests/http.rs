@@ -67,7 +67,6 @@ fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
             access_code: ACCESS_CODE.into(),
         })
         .unwrap(),
-        job_bodies: Default::default(),
     };
     let app = router(state, &media, &dist);
     Harness {

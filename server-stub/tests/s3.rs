@@ -187,7 +187,6 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
             access_code: "c".into(),
         })
         .unwrap(),
-        job_bodies: Default::default(),
     };
     let app = router(state, dir.path(), dir.path());
     let response = app

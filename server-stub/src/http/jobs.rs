@@ -282,7 +282,7 @@ pub async fn get(
 fn answer(state: &AppState, base: &PublicBase, id: &str) -> Result<Option<Bytes>, ApiError> {
     let found = state
         .jobs
-        .read(id, |record| match state.job_bodies.get(record, &base.0) {
+        .read(id, |record| match state.job_bodies().get(record, &base.0) {
             Some(body) => Ok((body, None)),
             None => serde_json::to_vec(&JobView::new(state, base, record))
                 .map(|body| (Bytes::from(body), Some(record.clone()))),
@@ -292,7 +292,7 @@ fn answer(state: &AppState, base: &PublicBase, id: &str) -> Result<Option<Bytes>
     };
     let (body, made_from) = found.map_err(|e| ApiError::Internal(e.to_string()))?;
     if let Some(record) = made_from {
-        state.job_bodies.keep(record, &base.0, body.clone());
+        state.job_bodies().keep(record, &base.0, body.clone());
     }
     Ok(Some(body))
 }

@@ -29,7 +29,7 @@ use tower_http::trace::TraceLayer;
 use crate::jobs::JobService;
 use error::ApiError;
 use guard::Guard;
-pub use job_bodies::JobBodies;
+use job_bodies::JobBodies;
 
 /// The largest /api request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -38,8 +38,15 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// included) for every request, and one shared count is cheaper to move between the cores than
 /// one for each field.
 #[derive(Clone)]
-pub struct AppState(Arc<Shared>);
+pub struct AppState(Arc<Inner>);
 
+struct Inner {
+    shared: Shared,
+    /// GET job answers kept for jobs that have not changed.
+    job_bodies: JobBodies,
+}
+
+/// What the server is started with (`AppState` adds what the handlers make for themselves).
 pub struct Shared {
     pub jobs: JobService,
     pub token: String,
@@ -48,13 +55,20 @@ pub struct Shared {
     /// The API base the app is told to use in config.json.
     pub client_api_base: String,
     pub guard: Arc<Guard>,
-    /// GET job answers kept for jobs that have not changed.
-    pub job_bodies: JobBodies,
 }
 
 impl From<Shared> for AppState {
     fn from(shared: Shared) -> Self {
-        AppState(Arc::new(shared))
+        AppState(Arc::new(Inner {
+            shared,
+            job_bodies: JobBodies::default(),
+        }))
+    }
+}
+
+impl AppState {
+    pub(crate) fn job_bodies(&self) -> &JobBodies {
+        &self.0.job_bodies
     }
 }
 
@@ -62,7 +76,7 @@ impl std::ops::Deref for AppState {
     type Target = Shared;
 
     fn deref(&self) -> &Shared {
-        &self.0
+        &self.0.shared
     }
 }
 
