@@ -379,6 +379,14 @@ async fn bad_input_gets_a_clear_json_error() {
             api(&h.app, "GET", "/api/no/such/route", None).await,
             StatusCode::NOT_FOUND,
         ),
+        (
+            api(&h.app, "GET", "/api", None).await,
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            api(&h.app, "GET", "/api/", None).await,
+            StatusCode::NOT_FOUND,
+        ),
     ];
     for (i, (reply, expected)) in cases.into_iter().enumerate() {
         assert_eq!(

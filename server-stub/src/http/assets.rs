@@ -86,6 +86,7 @@ fn file_name(key: &str) -> &str {
 
 #[utoipa::path(
     get,
+    context_path = super::API,
     path = "/projects/{project_id}/assets",
     tag = "assets",
     params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters"), Page),
@@ -174,6 +175,7 @@ pub async fn list(
 
 #[utoipa::path(
     delete,
+    context_path = super::API,
     path = "/projects/{project_id}/assets/{file_name}",
     tag = "assets",
     params(

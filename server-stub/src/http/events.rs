@@ -46,6 +46,7 @@ fn change_event(state: &AppState, base: &PublicBase, change: &Change) -> Event {
 
 #[utoipa::path(
     get,
+    context_path = super::API,
     path = "/projects/{project_id}/events",
     tag = "jobs",
     params(

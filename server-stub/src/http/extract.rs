@@ -1,12 +1,17 @@
 //! Extractors whose rejections are `ApiError`s, so every failure answers in the same shape.
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 
-use super::error::ApiError;
-use super::AppState;
+use http_body_util::Limited;
 
-/// A JSON body; malformed JSON is 400, a wrong shape 422, too large 413.
+use super::error::ApiError;
+use super::{AppState, BODY_LIMIT};
+
+/// A JSON body of at most `BODY_LIMIT` bytes; malformed JSON is 400, a wrong shape 422, too
+/// large 413. The limit is set here, where a body is read, rather than by a layer over every
+/// route: the routes without a body (the status polls) then pay nothing for it.
 pub struct JsonBody<T>(pub T);
 
 impl<T, S> FromRequest<S> for JsonBody<T>
@@ -17,6 +22,7 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let req = req.map(|body| Body::new(Limited::new(body, BODY_LIMIT)));
         let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
         Ok(JsonBody(value))
     }

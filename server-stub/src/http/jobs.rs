@@ -182,6 +182,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
 
 #[utoipa::path(
     post,
+    context_path = super::API,
     path = "/projects/{project_id}/jobs",
     tag = "jobs",
     params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
@@ -222,6 +223,7 @@ pub async fn create(
 
 #[utoipa::path(
     get,
+    context_path = super::API,
     path = "/projects/{project_id}/jobs",
     tag = "jobs",
     params(("project_id" = String, Path)),
@@ -248,6 +250,7 @@ pub async fn list(
 
 #[utoipa::path(
     get,
+    context_path = super::API,
     path = "/jobs/sora/{job_id}",
     tag = "jobs",
     params(("job_id" = String, Path, description = "`{model}:task_{id}`, percent-encoded")),
@@ -299,6 +302,7 @@ fn answer(state: &AppState, base: &PublicBase, id: &str) -> Result<Option<Bytes>
 
 #[utoipa::path(
     post,
+    context_path = super::API,
     path = "/jobs/sora/{job_id}/save",
     tag = "jobs",
     params(("job_id" = String, Path)),
@@ -332,6 +336,7 @@ pub async fn save(
 
 #[utoipa::path(
     post,
+    context_path = super::API,
     path = "/jobs/sora/{job_id}/cancel",
     tag = "jobs",
     params(("job_id" = String, Path)),
@@ -354,6 +359,7 @@ pub async fn cancel(
 
 #[utoipa::path(
     delete,
+    context_path = super::API,
     path = "/jobs/sora/{job_id}",
     tag = "jobs",
     params(("job_id" = String, Path)),

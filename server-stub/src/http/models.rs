@@ -37,6 +37,7 @@ pub fn ids(state: &AppState) -> Vec<String> {
 
 #[utoipa::path(
     get,
+    context_path = super::API,
     path = "/models",
     tag = "models",
     responses(

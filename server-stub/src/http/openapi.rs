@@ -11,12 +11,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{assets, events, jobs, models, AppState};
+use super::{assets, events, jobs, models, AppState, API};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
-    servers((url = "/api")),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
     tags((name = "jobs"), (name = "assets"), (name = "models"))
@@ -66,6 +65,14 @@ const PATH_PATTERNS: [(&str, &str); 2] = [
 /// `seconds` as a number or its string, and `model` one of the offered `models`.
 pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
     let mut doc = serde_json::to_value(doc).unwrap_or_default();
+    // The routes are served at their full paths; the document states them below its server.
+    doc["servers"] = json!([{ "url": API }]);
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        *paths = std::mem::take(paths)
+            .into_iter()
+            .map(|(path, item)| (path.strip_prefix(API).unwrap_or(&path).to_owned(), item))
+            .collect();
+    }
     let error = |description: &str| {
         json!({
             "description": description,
