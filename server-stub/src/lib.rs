@@ -9,4 +9,5 @@ pub mod jobs;
 pub mod poster;
 pub mod prompts;
 pub mod providers;
+pub mod serve;
 pub mod storage;

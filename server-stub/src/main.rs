@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Parser;
 use server_stub::config::Config;
-use server_stub::http;
+use server_stub::{http, serve};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc: glibc's allocator spent 8% of a GET job's time in malloc and free, part of it
@@ -35,7 +35,7 @@ async fn main() -> anyhow::Result<()> {
         guard: http::guard::Guard::new(guard)?,
     };
     let app = http::router(state, &config.media_root(), &config.app_dir);
-    let listener = tokio::net::TcpListener::bind((ip, config.port)).await?;
+    let listener = std::net::TcpListener::bind((ip, config.port))?;
     let address = listener.local_addr()?;
     tracing::info!(%address, data = %config.data.display(), workers = config.workers, "listening");
     let port = address.port();
@@ -54,18 +54,16 @@ async fn main() -> anyhow::Result<()> {
              Invitation link: http://{shown}/join?code={code}"
         );
     }
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown({
-        let jobs = jobs.clone();
+    let stop = tokio_util::sync::CancellationToken::new();
+    tokio::spawn({
+        let (jobs, stop) = (jobs.clone(), stop.clone());
         async move {
             shutdown_signal().await;
             jobs.close_streams();
+            stop.cancel();
         }
-    })
-    .await?;
+    });
+    serve::serve(listener, serve::threads(), app, stop).await?;
     tracing::info!("stopping: finishing or persisting jobs");
     jobs.shutdown().await;
     Ok(())

@@ -111,7 +111,7 @@ impl JobService {
             return;
         };
         let id = id.to_owned();
-        tokio::spawn(async move {
+        self.background(async move {
             match provider.cancel(&remote, &remote_id).await {
                 Ok(true) => tracing::info!(job = %id, "cancelled at the provider"),
                 Ok(false) => {

@@ -140,6 +140,8 @@ struct Inner {
     /// Cancelled when the server begins to stop: event streams end.
     closing: CancellationToken,
     saving: tokio::sync::Mutex<()>,
+    /// The runtime the service was started on, where its work runs (`background`).
+    runtime: tokio::runtime::Handle,
 }
 
 fn now() -> String {
@@ -253,14 +255,22 @@ impl JobService {
                 events: events::Events::default(),
                 closing: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
+                runtime: tokio::runtime::Handle::current(),
             }),
         })
+    }
+
+    /// Runs `task` on the service's own runtime. Requests are served on other runtimes (one
+    /// per core, `crate::serve`) that stop before the service does, so work a request starts
+    /// must not live on them.
+    fn background(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.inner.runtime.spawn(task);
     }
 
     fn sweep_in_background(&self) {
         if let Some(retention) = self.inner.limits.retention {
             let sweeper = self.clone();
-            tokio::spawn(async move { sweeper.sweep_every(retention).await });
+            self.background(async move { sweeper.sweep_every(retention).await });
         }
     }
 
@@ -493,16 +503,16 @@ impl JobService {
         match self.inner.catalog.get(&model).cloned() {
             None => {
                 let message = format!("The model {model} is no longer offered by this server");
-                tokio::spawn(async move { service.fail(&id, message).await });
+                self.background(async move { service.fail(&id, message).await });
                 return;
             }
             Some(maker @ Maker::Hosted { .. }) => {
-                tokio::spawn(async move { service.run_hosted(&id, maker).await });
+                self.background(async move { service.run_hosted(&id, maker).await });
                 return;
             }
             Some(Maker::Local) => {}
         }
-        tokio::spawn(async move {
+        self.background(async move {
             let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
                 return;
             };

@@ -98,14 +98,14 @@ impl JobService {
         }
         service.inner.events.start_at(seen as u64);
         let events = service.clone();
-        tokio::spawn(async move { events.follow_events().await });
+        service.background(async move { events.follow_events().await });
         let flusher = service.clone();
-        tokio::spawn(async move { flusher.flush_changes().await });
+        service.background(async move { flusher.flush_changes().await });
         let claimer = service.clone();
-        tokio::spawn(async move { claimer.claim_hosted().await });
+        service.background(async move { claimer.claim_hosted().await });
         for _ in 0..workers {
             let worker = service.clone();
-            tokio::spawn(async move { worker.claim_local().await });
+            service.background(async move { worker.claim_local().await });
         }
         service.sweep_in_background();
         Ok(service)
@@ -503,7 +503,7 @@ impl JobService {
                     let maker = self.inner.catalog.get(&job.record.model).cloned();
                     let held = self.hold(replica, job, attempt);
                     let service = self.clone();
-                    tokio::spawn(async move {
+                    self.background(async move {
                         match maker {
                             Some(maker @ Maker::Hosted { .. }) => {
                                 service.run_hosted(&id, maker).await
@@ -537,7 +537,7 @@ impl JobService {
         let service = self.clone();
         let every = replica.db.lease() / 3;
         let until = renewing.clone();
-        tokio::spawn(async move {
+        self.background(async move {
             let Some(replica) = service.replica() else {
                 return;
             };
