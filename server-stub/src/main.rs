@@ -35,8 +35,8 @@ async fn main() -> anyhow::Result<()> {
         guard: http::guard::Guard::new(guard)?,
     };
     let app = http::router(state, &config.media_root(), &config.app_dir);
-    let listener = std::net::TcpListener::bind((ip, config.port))?;
-    let address = listener.local_addr()?;
+    let listeners = serve::Listeners::bind(SocketAddr::new(ip, config.port), serve::threads())?;
+    let address = listeners.address();
     tracing::info!(%address, data = %config.data.display(), workers = config.workers, "listening");
     let port = address.port();
     println!("Studio is running at http://127.0.0.1:{port}/");
@@ -63,7 +63,7 @@ async fn main() -> anyhow::Result<()> {
             stop.cancel();
         }
     });
-    serve::serve(listener, serve::threads(), app, stop).await?;
+    listeners.serve(app, stop).await?;
     tracing::info!("stopping: finishing or persisting jobs");
     jobs.shutdown().await;
     Ok(())

@@ -1,5 +1,6 @@
-//! Serving on a thread per core: every connection is answered on a serving thread, and a stop
-//! lets the request in flight finish before `serve` returns.
+//! Serving on a thread per core: the port is held against a second server, every connection is
+//! answered on a serving thread, and a stop lets the request in flight finish before `serve`
+//! returns.
 
 use std::sync::Arc;
 
@@ -41,10 +42,14 @@ async fn every_connection_is_answered_and_a_stop_lets_the_last_request_finish() 
                 }
             }),
         );
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let listeners = serve::Listeners::bind("127.0.0.1:0".parse().unwrap(), 2).unwrap();
+    let port = listeners.address().port();
+    assert!(
+        serve::Listeners::bind(listeners.address(), 2).is_err(),
+        "a second server could share the port"
+    );
     let stop = CancellationToken::new();
-    let served = tokio::spawn(serve::serve(listener, 2, app, stop.clone()));
+    let served = tokio::spawn(listeners.serve(app, stop.clone()));
 
     let answers = futures_util::future::join_all((0..32).map(|_| get_once(port, "/thread"))).await;
     for answer in &answers {
