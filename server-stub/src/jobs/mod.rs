@@ -260,9 +260,9 @@ impl JobService {
         })
     }
 
-    /// Runs `task` on the service's own runtime. Requests are served on other runtimes (one
-    /// per core, `crate::serve`) that stop before the service does, so work a request starts
-    /// must not live on them.
+    /// Runs `task` on the service's own runtime, the one `shutdown` is awaited on. Requests
+    /// are served on single-threaded runtimes of their own (`crate::serve`): work a request
+    /// starts runs here, spread over the cores, not on the serving thread that took it.
     fn background(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
         self.inner.runtime.spawn(task);
     }
