@@ -4,10 +4,12 @@
 pub mod config;
 pub mod durable;
 pub mod engine;
+pub mod frames;
 pub mod http;
 pub mod jobs;
 pub mod poster;
 pub mod prompts;
 pub mod providers;
+pub mod references;
 pub mod serve;
 pub mod storage;

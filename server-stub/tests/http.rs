@@ -1,184 +1,19 @@
 //! Every route and every error at the HTTP level, through the real router.
 
-use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{to_bytes, Body};
-use axum::extract::connect_info::MockConnectInfo;
-use axum::http::{header, HeaderMap, Request, StatusCode};
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
 use axum::Router;
 use serde_json::{json, Value};
-use server_stub::http::guard::{Guard, GuardSettings};
-use server_stub::http::{router, Shared};
 use server_stub::jobs::record::Status;
-use server_stub::jobs::{JobService, Limits};
-use server_stub::providers::Catalog;
-use server_stub::storage::LocalStorage;
+use server_stub::jobs::Limits;
 use tower::ServiceExt;
 
-const TOKEN: &str = "test-token";
-
-const ACCESS_CODE: &str = "invitation-code";
-const ELSEWHERE: &str = "http://elsewhere.test";
-
-struct Harness {
-    /// Requests from this machine.
-    app: Router,
-    /// Requests from another machine on the network.
-    remote: Router,
-    jobs: JobService,
-    dir: tempfile::TempDir,
-}
-
-fn start_in(dir: tempfile::TempDir) -> Harness {
-    start_with(dir, Limits::default())
-}
-
-fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
-    let data = dir.path().join("data");
-    let dist = dir.path().join("dist");
-    std::fs::create_dir_all(dist.join("assets")).unwrap();
-    std::fs::write(
-        dist.join("index.html"),
-        "<!doctype html><title>Studio</title>",
-    )
-    .unwrap();
-    std::fs::write(
-        dist.join("assets/app-abc123.js"),
-        "console.log(1)".repeat(200),
-    )
-    .unwrap();
-    let media = data.join("media");
-    let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
-    let jobs = JobService::start(data, storage, Catalog::default(), limits).unwrap();
-    let state = Shared {
-        jobs: jobs.clone(),
-        token: TOKEN.into(),
-        public_url: None,
-        client_api_base: "/api".into(),
-        guard: Guard::new(GuardSettings {
-            bound: "127.0.0.1".parse().unwrap(),
-            public_urls: vec![],
-            api_base: "/api".into(),
-            extra_hosts: vec!["studio.test".into()],
-            cors_origins: vec![ELSEWHERE.into()],
-            access_code: ACCESS_CODE.into(),
-        })
-        .unwrap(),
-    };
-    let app = router(state, &media, &dist);
-    Harness {
-        remote: app
-            .clone()
-            .layer(MockConnectInfo(SocketAddr::from(([10, 1, 2, 3], 50000)))),
-        app: app.layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 50000)))),
-        jobs,
-        dir,
-    }
-}
-
-fn start() -> Harness {
-    start_in(tempfile::tempdir().unwrap())
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|_| panic!("JSON body: {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn error_code(&self) -> String {
-        self.json()["error"]["code"].as_str().unwrap().to_owned()
-    }
-}
-
-async fn send(app: &Router, request: Request<Body>) -> Reply {
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap()
-        .to_vec();
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn request(method: &str, uri: &str) -> axum::http::request::Builder {
-    Request::builder()
-        .method(method)
-        .uri(uri)
-        .header(header::HOST, "studio.test:8080")
-}
-
-async fn api(app: &Router, method: &str, uri: &str, body: Option<Value>) -> Reply {
-    let builder = request(method, uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
-    let request = match body {
-        Some(body) => builder
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(body.to_string())),
-        None => builder.body(Body::empty()),
-    };
-    send(app, request.unwrap()).await
-}
-
-async fn raw_post(
-    app: &Router,
-    uri: &str,
-    content_type: Option<&str>,
-    body: impl Into<Body>,
-) -> Reply {
-    let mut builder = request("POST", uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
-    if let Some(ct) = content_type {
-        builder = builder.header(header::CONTENT_TYPE, ct);
-    }
-    send(app, builder.body(body.into()).unwrap()).await
-}
-
-const SMALL: &str = "320x180";
-
-async fn create(app: &Router, project: &str, prompt: &str) -> String {
-    let reply = api(
-        app,
-        "POST",
-        &format!("/api/projects/{project}/jobs"),
-        Some(json!({"prompt": prompt, "seconds": 1, "size": SMALL})),
-    )
-    .await;
-    assert_eq!(
-        reply.status,
-        StatusCode::CREATED,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    reply.json()["sora_job_id"].as_str().unwrap().to_owned()
-}
-
-/// Waits until the job reaches `status`, checking every 50 ms, for at most 60 s.
-async fn wait_for(jobs: &JobService, id: &str, status: Status) {
-    for _ in 0..1200 {
-        if jobs.get(id).is_some_and(|r| r.status == status) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{id} never reached {status:?}: {:?}", jobs.get(id));
-}
-
-fn encoded(id: &str) -> String {
-    id.replace(':', "%3A")
-}
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
 
 #[tokio::test]
 async fn every_api_call_needs_the_bearer_token() {
@@ -650,7 +485,10 @@ async fn the_app_config_and_caching() {
     let models = api(&h.app, "GET", "/api/models", None).await.json();
     assert_eq!(
         models,
-        json!({"models": [{"id": "local-1", "provider": "local", "default": true, "progress_estimated": false}]})
+        json!({"models": [{
+            "id": "local-1", "provider": "local", "default": true, "progress_estimated": false,
+            "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true}
+        }]})
     );
     assert_eq!(config.headers[header::CACHE_CONTROL], "no-store");
     let page = send(
@@ -1011,14 +849,17 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         [
             "DELETE /jobs/sora/{job_id}",
             "DELETE /projects/{project_id}/assets/{file_name}",
+            "DELETE /projects/{project_id}/references/{reference_id}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
+            "GET /projects/{project_id}/references",
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/jobs",
+            "POST /projects/{project_id}/references",
         ]
     );
     // Every documented operation is served: none answers "no such route".
@@ -1029,6 +870,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             path.replace("{project_id}", "p1")
                 .replace("{job_id}", "local-1%3Atask_01aa")
                 .replace("{file_name}", "x.mp4")
+                .replace("{reference_id}", "ref_01aa")
         );
         if path.ends_with("/events") {
             // A stream that stays open: its status says it is served.

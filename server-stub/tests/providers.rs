@@ -70,6 +70,7 @@ fn job(model: &str, prompt: &str) -> NewJob {
         prompt: prompt.into(),
         model: Some(model.into()),
         spec: VideoSpec::default(),
+        ..NewJob::default()
     }
 }
 

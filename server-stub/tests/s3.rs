@@ -149,6 +149,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
             prompt: "A heron in the reeds".into(),
             model: Some("sora-2".into()),
             spec: VideoSpec::default(),
+            ..NewJob::default()
         })
         .await
         .unwrap()

@@ -1,9 +1,11 @@
 //! The embedded local video engine (`local-1`): a scene from the prompt, rendered and encoded
-//! to an H.264 MP4. Deterministic for the same prompt and settings.
+//! to an H.264 MP4, starting from the shot's pictures when it has some. Deterministic for the
+//! same prompt, pictures and settings.
 
 mod encode;
 mod render;
 mod scene;
+mod shot;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -12,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use scene::{fnv1a, Scene};
+pub use shot::{fit_image, Fit, Shot};
 
 /// The model name of the embedded engine.
 pub const LOCAL_MODEL: &str = "local-1";
@@ -26,6 +29,9 @@ pub enum EngineError {
     Io(#[from] std::io::Error),
     #[error("cancelled")]
     Cancelled,
+    /// The shot's pictures could not be read.
+    #[error("{0}")]
+    Inputs(String),
 }
 
 /// What to render.
@@ -74,23 +80,43 @@ pub fn strict_number(text: &str) -> Option<u32> {
     plain.then(|| text.parse().ok()).flatten()
 }
 
-/// Renders the prompt's video into `out` (an MP4), calling `progress(done, total)` per frame.
+/// Renders the prompt's video from `shot` into `out` (an MP4), calling `progress(done, total)`
+/// per frame. The shot's first and last frames are fitted to the spec's size.
 pub fn render_video(
     prompt: &str,
     spec: &VideoSpec,
+    shot: &Shot,
     out: &Path,
     cancel: &AtomicBool,
     progress: impl FnMut(u32, u32),
 ) -> Result<(), EngineError> {
-    let scene = Scene::from_prompt(prompt);
-    let renderer = render::Renderer::new(&scene, spec.width as usize, spec.height as usize);
+    let scene = shot.scene(prompt);
+    let fitted = |image: &Option<image::RgbImage>| {
+        image
+            .as_ref()
+            .map(|i| fit_image(i, spec.width, spec.height, shot.fit))
+    };
+    let end = (spec.frames().max(1) - 1) as f32 / spec.fps as f32;
+    let renderer = render::Renderer::new(&scene, spec.width as usize, spec.height as usize)
+        .with_stills(
+            fitted(&shot.first).as_ref(),
+            fitted(&shot.last).as_ref(),
+            end,
+        );
     encode::encode(&renderer, spec, out, cancel, progress)
 }
 
 /// Renders a whole clip at once: not cancellable, no progress (the `studio-render` tool, and
 /// tests that need a real video).
 pub fn render_clip(prompt: &str, spec: &VideoSpec, out: &Path) -> Result<(), EngineError> {
-    render_video(prompt, spec, out, &AtomicBool::new(false), |_, _| {})
+    render_video(
+        prompt,
+        spec,
+        &Shot::default(),
+        out,
+        &AtomicBool::new(false),
+        |_, _| {},
+    )
 }
 
 #[cfg(test)]
@@ -120,6 +146,7 @@ mod tests {
         render_video(
             "a blue ball bouncing",
             &spec,
+            &Shot::default(),
             &out,
             &AtomicBool::new(false),
             |d, t| seen.push((d, t)),
@@ -146,11 +173,118 @@ mod tests {
         let err = render_video(
             "x",
             &spec,
+            &Shot::default(),
             &dir.path().join("v.mp4"),
             &AtomicBool::new(true),
             |_, _| {},
         )
         .unwrap_err();
         assert!(matches!(err, EngineError::Cancelled));
+    }
+
+    /// Peak signal-to-noise ratio of two RGB images of one size, in dB.
+    fn psnr(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+        assert_eq!(a.dimensions(), b.dimensions());
+        let squared: f64 = a
+            .as_raw()
+            .iter()
+            .zip(b.as_raw())
+            .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+            .sum();
+        let mse = squared / a.as_raw().len() as f64;
+        10.0 * (255.0 * 255.0 / mse.max(1e-9)).log10()
+    }
+
+    /// A photograph-like test picture: smooth gradients, a sun and a horizon.
+    fn picture(width: u32, height: u32) -> image::RgbImage {
+        image::RgbImage::from_fn(width, height, |x, y| {
+            let (fx, fy) = (x as f32 / width as f32, y as f32 / height as f32);
+            let sun = ((fx - 0.7).powi(2) + (fy - 0.3).powi(2)).sqrt() < 0.12;
+            if sun {
+                image::Rgb([250, 220, 90])
+            } else if fy > 0.6 {
+                image::Rgb([(30.0 + 60.0 * fx) as u8, (90.0 + 80.0 * fy) as u8, 40])
+            } else {
+                image::Rgb([(90.0 + 120.0 * fy) as u8, (140.0 + 60.0 * fx) as u8, 230])
+            }
+        })
+    }
+
+    fn decoded(path: &Path, at: crate::frames::At) -> image::RgbImage {
+        let bytes = std::fs::read(path).unwrap();
+        crate::frames::frame_at(std::io::Cursor::new(&bytes), bytes.len() as u64, at).unwrap()
+    }
+
+    #[test]
+    fn first_and_last_frames_show_the_fitted_images() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = VideoSpec {
+            width: 320,
+            height: 180,
+            fps: 12,
+            seconds: 2,
+        };
+        for fit in [Fit::Crop, Fit::Pad] {
+            let (first, last) = (picture(400, 400), picture(640, 200));
+            let shot = Shot {
+                first: Some(first.clone()),
+                last: Some(last.clone()),
+                fit,
+                ..Shot::default()
+            };
+            let out = dir.path().join("v.mp4");
+            render_video(
+                "a kite",
+                &spec,
+                &shot,
+                &out,
+                &AtomicBool::new(false),
+                |_, _| {},
+            )
+            .unwrap();
+            let start = psnr(
+                &decoded(&out, crate::frames::At::First),
+                &fit_image(&first, 320, 180, fit),
+            );
+            let end = psnr(
+                &decoded(&out, crate::frames::At::Last),
+                &fit_image(&last, 320, 180, fit),
+            );
+            assert!(start >= 30.0, "{fit:?} first frame at {start:.1} dB");
+            assert!(end >= 30.0, "{fit:?} last frame at {end:.1} dB");
+            let middle = psnr(
+                &decoded(&out, crate::frames::At::Seconds(1.0)),
+                &fit_image(&first, 320, 180, fit),
+            );
+            assert!(middle < start, "the scene shows in between");
+        }
+    }
+
+    #[test]
+    fn the_same_shot_gives_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = VideoSpec {
+            width: 160,
+            height: 128,
+            fps: 6,
+            seconds: 1,
+        };
+        let shot = Shot {
+            first: Some(picture(300, 200)),
+            ..Shot::default()
+        };
+        let (a, b) = (dir.path().join("a.mp4"), dir.path().join("b.mp4"));
+        for out in [&a, &b] {
+            render_video(
+                "a kite",
+                &spec,
+                &shot,
+                out,
+                &AtomicBool::new(false),
+                |_, _| {},
+            )
+            .unwrap();
+        }
+        assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
     }
 }

@@ -1,7 +1,9 @@
-//! Draws scene frames straight into I420 (YUV 4:2:0) planes: a vertical gradient, moving
-//! shapes and the caption band. Rendering in YUV avoids a colour conversion per pixel.
+//! Draws scene frames straight into I420 (YUV 4:2:0) planes: a vertical gradient (or the
+//! shot's first and last frames), moving shapes and the caption band. Rendering in YUV avoids
+//! a colour conversion per pixel.
 
 use font8x8::UnicodeFonts;
+use image::RgbImage;
 
 use super::scene::{Motion, Rgb, Scene};
 
@@ -49,6 +51,48 @@ impl Frame {
     }
 }
 
+/// An RGB image (of the frame's size) as I420 planes, chroma the mean of each 2x2 block.
+fn i420(image: &RgbImage) -> Vec<u8> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let mut frame = Frame::new(w, h);
+    let (yp, up, vp) = frame.planes_mut();
+    for (i, p) in image.pixels().enumerate() {
+        yp[i] = yuv(p.0).0;
+    }
+    for cy in 0..h / 2 {
+        for cx in 0..w / 2 {
+            let mut sum = [0u32; 3];
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let p = image
+                    .get_pixel((cx * 2 + dx) as u32, (cy * 2 + dy) as u32)
+                    .0;
+                for (s, v) in sum.iter_mut().zip(p) {
+                    *s += u32::from(v);
+                }
+            }
+            let (_, u, v) = yuv(sum.map(|s| ((s + 2) / 4) as u8));
+            up[cy * w / 2 + cx] = u;
+            vp[cy * w / 2 + cx] = v;
+        }
+    }
+    frame.data
+}
+
+/// The first and last frames a shot must show, as I420, and when the last one is shown.
+struct Stills {
+    first: Option<Vec<u8>>,
+    last: Option<Vec<u8>>,
+    end: f32,
+}
+
+/// How long the scene's shapes and caption take to fade in after a first frame, or out
+/// before a last frame.
+const FADE_SECONDS: f32 = 1.0;
+
+fn blend(under: u8, over: u8, alpha: f32) -> u8 {
+    (f32::from(under) + (f32::from(over) - f32::from(under)) * alpha).round() as u8
+}
+
 struct Shape {
     x: f32,
     y: f32,
@@ -68,6 +112,7 @@ pub struct Renderer {
     caption: Vec<bool>,
     caption_size: (usize, usize),
     band_top: usize,
+    stills: Option<Stills>,
 }
 
 const CAPTION_SCALE: usize = 3;
@@ -107,26 +152,85 @@ impl Renderer {
             caption,
             caption_size,
             band_top: height.saturating_sub(band_height),
+            stills: None,
         }
+    }
+
+    /// Starts the clip on `first` and ends it (at `end` seconds, the last frame's time) on
+    /// `last`, each already of the frame's size: those frames show the image alone, and the
+    /// scene fades in after the first and out before the last.
+    pub fn with_stills(
+        mut self,
+        first: Option<&RgbImage>,
+        last: Option<&RgbImage>,
+        end: f32,
+    ) -> Self {
+        if first.is_some() || last.is_some() {
+            self.stills = Some(Stills {
+                first: first.map(i420),
+                last: last.map(i420),
+                end,
+            });
+        }
+        self
+    }
+
+    /// How much of the scene's shapes and caption shows at `t`: 0 on a still, 1 in between.
+    fn overlay(&self, t: f32) -> f32 {
+        let Some(stills) = &self.stills else {
+            return 1.0;
+        };
+        let fade = FADE_SECONDS.min(stills.end / 2.0).max(f32::EPSILON);
+        let mut alpha: f32 = 1.0;
+        if stills.first.is_some() {
+            alpha = alpha.min(t / fade);
+        }
+        if stills.last.is_some() {
+            alpha = alpha.min((stills.end - t) / fade);
+        }
+        alpha.clamp(0.0, 1.0)
     }
 
     /// Draws the frame at time `t` seconds.
     pub fn draw(&self, t: f32, frame: &mut Frame) {
-        let (w, h) = (self.width, self.height);
+        self.background(t, frame);
+        let alpha = self.overlay(t);
+        if alpha <= 0.0 {
+            return;
+        }
         let (yp, up, vp) = frame.planes_mut();
-        for (row, &(y, _, _)) in self.rows.iter().enumerate() {
-            yp[row * w..(row + 1) * w].fill(y);
-        }
-        for row in 0..h / 2 {
-            let (_, u, v) = self.rows[row * 2];
-            up[row * w / 2..(row + 1) * w / 2].fill(u);
-            vp[row * w / 2..(row + 1) * w / 2].fill(v);
-        }
         for shape in &self.shapes {
             let (cx, cy, r) = self.place(shape, t);
-            self.disc(yp, up, vp, cx, cy, r);
+            self.disc(yp, up, vp, (cx, cy, r), alpha);
         }
-        self.caption_band(yp, up, vp);
+        self.caption_band(yp, up, vp, alpha);
+    }
+
+    /// The still (or the blend from the first still to the last), else the gradient.
+    fn background(&self, t: f32, frame: &mut Frame) {
+        match self.stills.as_ref().map(|s| (&s.first, &s.last, s.end)) {
+            Some((Some(first), Some(last), end)) => {
+                let mix = (t / end.max(f32::EPSILON)).clamp(0.0, 1.0);
+                for ((out, a), b) in frame.data.iter_mut().zip(first).zip(last) {
+                    *out = blend(*a, *b, mix);
+                }
+            }
+            Some((Some(still), None, _) | (None, Some(still), _)) => {
+                frame.data.copy_from_slice(still);
+            }
+            _ => {
+                let w = self.width;
+                let (yp, up, vp) = frame.planes_mut();
+                for (row, &(y, _, _)) in self.rows.iter().enumerate() {
+                    yp[row * w..(row + 1) * w].fill(y);
+                }
+                for row in 0..self.height / 2 {
+                    let (_, u, v) = self.rows[row * 2];
+                    up[row * w / 2..(row + 1) * w / 2].fill(u);
+                    vp[row * w / 2..(row + 1) * w / 2].fill(v);
+                }
+            }
+        }
     }
 
     fn place(&self, s: &Shape, t: f32) -> (f32, f32, f32) {
@@ -159,7 +263,14 @@ impl Renderer {
         (x * w, y * h, r.max(2.0))
     }
 
-    fn disc(&self, yp: &mut [u8], up: &mut [u8], vp: &mut [u8], cx: f32, cy: f32, r: f32) {
+    fn disc(
+        &self,
+        yp: &mut [u8],
+        up: &mut [u8],
+        vp: &mut [u8],
+        (cx, cy, r): (f32, f32, f32),
+        alpha: f32,
+    ) {
         let (w, h) = (self.width as i64, self.band_top as i64);
         let y0 = ((cy - r) as i64).max(0);
         let y1 = ((cy + r) as i64).min(h - 1);
@@ -173,21 +284,21 @@ impl Renderer {
                 continue;
             }
             let row = (y * w) as usize;
-            yp[row + x0 as usize..=row + x1 as usize].fill(ay);
+            paint(&mut yp[row + x0 as usize..=row + x1 as usize], ay, alpha);
             if y % 2 == 0 {
                 let crow = (y / 2 * w / 2) as usize;
                 let (c0, c1) = ((x0 / 2) as usize, (x1 / 2) as usize);
-                up[crow + c0..=crow + c1].fill(au);
-                vp[crow + c0..=crow + c1].fill(av);
+                paint(&mut up[crow + c0..=crow + c1], au, alpha);
+                paint(&mut vp[crow + c0..=crow + c1], av, alpha);
             }
         }
     }
 
-    fn caption_band(&self, yp: &mut [u8], up: &mut [u8], vp: &mut [u8]) {
+    fn caption_band(&self, yp: &mut [u8], up: &mut [u8], vp: &mut [u8], alpha: f32) {
         let w = self.width;
-        yp[self.band_top * w..].fill(24);
-        up[self.band_top / 2 * w / 2..].fill(128);
-        vp[self.band_top / 2 * w / 2..].fill(128);
+        paint(&mut yp[self.band_top * w..], 24, alpha);
+        paint(&mut up[self.band_top / 2 * w / 2..], 128, alpha);
+        paint(&mut vp[self.band_top / 2 * w / 2..], 128, alpha);
         let (cw, ch) = self.caption_size;
         let left = w.saturating_sub(cw) / 2;
         let top = self.band_top + 12;
@@ -195,9 +306,20 @@ impl Renderer {
             let line = &mut yp[(top + row) * w..(top + row + 1) * w];
             for col in 0..cw.min(w - left) {
                 if self.caption[row * cw + col] {
-                    line[left + col] = 235;
+                    line[left + col] = blend(line[left + col], 235, alpha);
                 }
             }
+        }
+    }
+}
+
+/// Fills `samples` with `value`, or blends it over them at `alpha`.
+fn paint(samples: &mut [u8], value: u8, alpha: f32) {
+    if alpha >= 1.0 {
+        samples.fill(value);
+    } else {
+        for s in samples {
+            *s = blend(*s, value, alpha);
         }
     }
 }

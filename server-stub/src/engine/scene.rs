@@ -147,6 +147,17 @@ fn darker(c: Rgb) -> Rgb {
 }
 
 impl Scene {
+    /// The scene of `source` re-made with `prompt`: the source's motion and the place of
+    /// every shape, in the new prompt's colours and caption.
+    pub fn remix(source: &str, prompt: &str) -> Scene {
+        let layout = Scene::from_prompt(source);
+        Scene {
+            motion: layout.motion,
+            seed: layout.seed,
+            ..Scene::from_prompt(prompt)
+        }
+    }
+
     pub fn from_prompt(prompt: &str) -> Scene {
         let seed = fnv1a(prompt);
         let words: Vec<String> = prompt
@@ -223,6 +234,15 @@ mod tests {
             Scene::from_prompt("a quiet lake").top,
             Scene::from_prompt("a loud city").top
         );
+    }
+
+    #[test]
+    fn a_remix_keeps_the_layout_and_takes_the_new_words() {
+        let remix = Scene::remix("a red ball bouncing", "a blue sea at night");
+        let source = Scene::from_prompt("a red ball bouncing");
+        assert_eq!((remix.motion, remix.seed), (source.motion, source.seed));
+        assert_eq!(remix.caption, "a blue sea at night");
+        assert_eq!(remix.top, Scene::from_prompt("a blue sea at night").top);
     }
 
     #[test]

@@ -117,6 +117,8 @@ pub async fn list(
     let folder = format!("projects/{}/", project_folder(&project));
     let storage = state.jobs.storage();
     let mut objects = storage.list(&folder).await?;
+    // The library is the folder's own files; `references/` below it is not.
+    objects.retain(|o| !o.key[folder.len().min(o.key.len())..].contains('/'));
     let metadata: Vec<Object> = objects
         .iter()
         .filter(|o| o.key.ends_with(".json"))

@@ -25,6 +25,8 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("Expected a JSON body (Content-Type: application/json)")]
     UnsupportedMediaType,
+    #[error("The body is not a PNG, JPEG or WebP image")]
+    UnsupportedImage,
     #[error("This server does not answer to that host name")]
     MisdirectedHost,
     #[error("{message}")]
@@ -60,7 +62,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            ApiError::UnsupportedMediaType => {
+            ApiError::UnsupportedMediaType | ApiError::UnsupportedImage => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
             }
             ApiError::MisdirectedHost => (StatusCode::MISDIRECTED_REQUEST, "misdirected"),
@@ -141,6 +143,8 @@ impl From<JobError> for ApiError {
             JobError::NotFinished => ApiError::Conflict("The job is not finished".into()),
             JobError::Finished => ApiError::Conflict("The job has already finished".into()),
             JobError::UnknownModel(m) => ApiError::Unprocessable(format!("Unknown model {m}")),
+            JobError::Invalid(m) => ApiError::Unprocessable(m),
+            JobError::NoSuchInput(m) => ApiError::NotFound(m),
             JobError::Busy {
                 message,
                 retry_after,

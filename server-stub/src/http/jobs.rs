@@ -14,7 +14,8 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
-use crate::engine::VideoSpec;
+use crate::engine::{Fit, VideoSpec};
+use crate::jobs::inputs::Input;
 use crate::jobs::record::{is_valid_id, JobRecord, Status};
 use crate::jobs::NewJob;
 
@@ -43,6 +44,14 @@ pub struct CreateJob {
     /// One of GET /models (the server's default model when unset).
     #[serde(default)]
     model: Option<String>,
+    /// Reference images in roles, and at most one video to extend or remix; the roles the
+    /// model takes are in GET /models.
+    #[serde(default)]
+    #[schema(max_items = 8)]
+    inputs: Vec<Input>,
+    /// How images of another aspect are fitted to the job's size (default `crop`).
+    #[serde(default)]
+    fit: Fit,
 }
 
 /// `seconds` as a number or, as the OpenAI videos API sends it, a string.
@@ -85,6 +94,11 @@ pub struct JobView {
     /// A JPEG of the preview's first frame, once done.
     poster_url: Option<String>,
     error: Option<String>,
+    /// What the job is made from besides its prompt.
+    inputs: Vec<Input>,
+    fit: Fit,
+    /// The video extended or remixed (a library file name or a job id).
+    parent: Option<String>,
     created_at: String,
     updated_at: String,
 }
@@ -116,6 +130,9 @@ impl JobView {
                 .and_then(crate::poster::poster_key)
                 .map(|k| base.url(state, &k)),
             error: r.error.clone(),
+            inputs: r.inputs.clone(),
+            fit: r.fit,
+            parent: r.parent.clone(),
             created_at: r.created_at.clone(),
             updated_at: r.updated_at.clone(),
         }
@@ -192,7 +209,9 @@ fn job_id(id: &str) -> Result<(), ApiError> {
         (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 422, description = "Invalid prompt, seconds, size or model", body = ErrorBody),
+        (status = 404, description = "An input's reference image or video is not in this project", body = ErrorBody),
+        (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
+        (status = 422, description = "Invalid prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
         (status = 429, description = "Too many active jobs, or the provider's daily budget is spent (see Retry-After)", body = ErrorBody),
     ),
 )]
@@ -213,6 +232,8 @@ pub async fn create(
             prompt,
             model: body.model,
             spec,
+            inputs: body.inputs,
+            fit: body.fit,
         })
         .await?;
     Ok((

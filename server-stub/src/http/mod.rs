@@ -15,6 +15,7 @@ mod jobs;
 mod media;
 mod models;
 mod openapi;
+mod references;
 
 use std::path::Path;
 use std::sync::Arc;

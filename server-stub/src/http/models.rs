@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use super::auth::Authorized;
 use super::error::ErrorBody;
 use super::AppState;
+use crate::jobs::inputs::ModelInputs;
 
 #[derive(Serialize, ToSchema)]
 pub struct ModelView {
@@ -18,6 +19,8 @@ pub struct ModelView {
     default: bool,
     /// Whether the progress of its jobs is estimated from elapsed time.
     progress_estimated: bool,
+    /// The inputs its jobs may have besides the prompt.
+    inputs: ModelInputs,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -54,6 +57,7 @@ pub async fn list(_: Authorized, State(state): State<AppState>) -> Json<Models> 
             provider: m.maker.provider_name(),
             default: m.id == catalog.default_model(),
             progress_estimated: m.maker.estimates_progress(),
+            inputs: m.maker.inputs(),
         })
         .collect();
     Json(Models { models })

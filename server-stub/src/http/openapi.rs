@@ -11,14 +11,14 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{assets, events, jobs, models, AppState, API};
+use super::{assets, events, jobs, models, references, AppState, API};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "models"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"))
 )]
 struct ApiDoc;
 
@@ -49,16 +49,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(jobs::cancel))
         .routes(routes!(events::stream))
         .routes(routes!(models::list))
+        .routes(routes!(references::list, references::create))
+        .routes(routes!(references::remove))
 }
 
 /// The form of each path parameter.
-const PATH_PATTERNS: [(&str, &str); 2] = [
+const PATH_PATTERNS: [(&str, &str); 3] = [
     // Not blank, 1 to 100 characters, no control characters (studio_core::project_id).
     (
         "project_id",
         "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$",
     ),
     ("job_id", "^[a-z0-9.-]{1,32}:task_[a-z0-9]{1,64}$"),
+    ("reference_id", "^ref_[a-z0-9]{26}$"),
 ];
 
 /// The document as served: every operation's shared answers, the path parameters' patterns,

@@ -8,9 +8,11 @@ mod cancel;
 pub mod database;
 pub mod events;
 mod hosted;
+pub mod inputs;
 mod persist;
 pub mod record;
 mod replica;
+mod sources;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::{self, EngineError, VideoSpec};
 use crate::poster::{poster_key, Posters};
 use crate::providers::{Catalog, Maker};
+use crate::references::References;
 use crate::storage::{Storage, StorageError};
 use database::DbError;
 use persist::RecordDir;
@@ -81,6 +84,12 @@ pub enum JobError {
     Finished,
     #[error("unknown model {0}")]
     UnknownModel(String),
+    /// Inputs the model does not take, or a source it cannot use: the message says which.
+    #[error("{0}")]
+    Invalid(String),
+    /// A reference image or video that is not in the job's project.
+    #[error("{0}")]
+    NoSuchInput(String),
     /// Over a limit: the message says which; try again after `retry_after` seconds.
     #[error("{message}")]
     Busy { message: String, retry_after: u64 },
@@ -107,11 +116,14 @@ enum Backend {
 }
 
 /// What a client asks for.
+#[derive(Default)]
 pub struct NewJob {
     pub project_id: String,
     pub prompt: String,
     pub model: Option<String>,
     pub spec: VideoSpec,
+    pub inputs: Vec<inputs::Input>,
+    pub fit: engine::Fit,
 }
 
 #[derive(Clone)]
@@ -124,6 +136,7 @@ struct Inner {
     backend: Backend,
     storage: Arc<dyn Storage>,
     posters: Posters,
+    references: References,
     prompts: crate::prompts::Prompts,
     catalog: Catalog,
     scratch: PathBuf,
@@ -241,6 +254,7 @@ impl JobService {
                 records: Mutex::new(HashMap::new()),
                 backend,
                 posters: Posters::new(storage.clone()),
+                references: References::new(storage.clone()),
                 prompts: Default::default(),
                 storage,
                 catalog,
@@ -278,6 +292,10 @@ impl JobService {
         &self.inner.posters
     }
 
+    pub fn references(&self) -> &References {
+        &self.inner.references
+    }
+
     pub fn prompts(&self) -> &crate::prompts::Prompts {
         &self.inner.prompts
     }
@@ -294,19 +312,27 @@ impl JobService {
     pub async fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
         let model = new
             .model
+            .clone()
             .unwrap_or_else(|| self.inner.catalog.default_model().to_owned());
         let maker = self
             .inner
             .catalog
             .get(&model)
             .ok_or_else(|| JobError::UnknownModel(model.clone()))?;
+        inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
+        let lineage = self.lineage(&new).await?;
         let at = now();
         let record = JobRecord {
             sora_job_id: record::new_id(&model),
             project_id: new.project_id,
             prompt: new.prompt,
             provider: maker.provider_name().into(),
-            spec: maker.fit(&new.spec),
+            spec: maker.fit(&lineage.spec),
+            inputs: new.inputs,
+            fit: new.fit,
+            parent: lineage.parent,
+            parent_key: lineage.parent_key,
+            parent_prompt: lineage.parent_prompt,
             progress_estimated: maker.estimates_progress(),
             model,
             status: Status::Queued,
@@ -555,11 +581,14 @@ impl JobService {
         let service = self.clone();
         let job_id = id.to_owned();
         let target = out.clone();
+        let shot = self.shot(&record).await;
         let rendered = tokio::task::spawn_blocking(move || {
+            let shot = shot?;
             let mut last = 0;
             engine::render_video(
                 &record.prompt,
                 &record.spec,
+                &shot,
                 &target,
                 &switch.flag,
                 |done, total| {
@@ -663,6 +692,9 @@ impl JobService {
                 "sora_job_id": id,
                 "project_id": project,
                 "provider_job_id": record.provider_job_id,
+                "inputs": record.inputs,
+                "fit": record.fit,
+                "parent": record.parent,
             });
             // Frame rate and codec are known facts only for what the embedded engine made.
             if record.provider != "local" {

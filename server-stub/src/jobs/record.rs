@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::VideoSpec;
+use super::inputs::Input;
+use crate::engine::{Fit, VideoSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -42,6 +43,20 @@ pub struct JobRecord {
     #[serde(default)]
     pub progress_estimated: bool,
     pub error: Option<String>,
+    /// Reference images in roles, and a video extended or remixed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<Input>,
+    /// How images of another aspect are fitted to the job's size.
+    #[serde(default)]
+    pub fit: Fit,
+    /// For extend and remix: the source video as the client named it (file name or job id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The parent's storage key, and its prompt when known (a remix keeps its layout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_prompt: Option<String>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,

@@ -5,6 +5,8 @@
 mod render;
 mod sparse;
 
+pub use sparse::Sparse;
+
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 

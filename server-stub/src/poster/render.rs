@@ -1,33 +1,22 @@
-//! A poster from an H.264 MP4: its first frame decoded with OpenH264, scaled down and written
-//! as a JPEG.
+//! A poster from an H.264 MP4: its first frame (decoded through `frames`), scaled down and
+//! written as a JPEG.
 
 use std::io::{Read, Seek};
 
-use openh264::decoder::{DecodedYUV, Decoder};
-use openh264::formats::YUVSource;
-
 use super::PosterError;
+use crate::frames::{open, FrameError, FrameReader};
 
 /// Poster width in pixels: a card is about 300 CSS pixels wide, so this is sharp at 1.5x.
 pub const WIDTH: usize = 480;
 const QUALITY: u8 = 78;
-/// The largest frame decoded (8K UHD): its RGB copy stays under 100 MB.
-const MAX_PIXELS: u64 = 7680 * 4320;
 
-fn unsupported(e: mp4::Error) -> PosterError {
-    PosterError::Unsupported(e.to_string())
-}
-
-/// The MP4's header and the id of its H.264 track.
-fn open<R: Read + Seek>(video: R, size: u64) -> Result<(mp4::Mp4Reader<R>, u32), PosterError> {
-    let reader = mp4::Mp4Reader::read_header(video, size).map_err(unsupported)?;
-    let track = reader
-        .tracks()
-        .values()
-        .find(|t| matches!(t.media_type(), Ok(mp4::MediaType::H264)))
-        .ok_or_else(|| PosterError::Unsupported("no H.264 video track".into()))?
-        .track_id();
-    Ok((reader, track))
+impl From<FrameError> for PosterError {
+    fn from(e: FrameError) -> Self {
+        match e {
+            FrameError::Unsupported(m) => PosterError::Unsupported(m),
+            other => PosterError::Decode(other.to_string()),
+        }
+    }
 }
 
 /// Where the first frame's bytes are: offset and length (the first sample of the first chunk).
@@ -52,54 +41,22 @@ pub fn first_frame(video: impl Read + Seek, size: u64) -> Result<(u64, u64), Pos
 /// The first frame of an H.264 MP4 as a JPEG at most [`WIDTH`] pixels wide; `video` needs
 /// its boxes and the first frame's bytes (see [`first_frame`]).
 pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError> {
-    let (mut reader, track_id) = open(video, size)?;
-    let track = &reader.tracks()[&track_id];
-    if u64::from(track.width()) * u64::from(track.height()) > MAX_PIXELS {
-        return Err(PosterError::Unsupported(format!(
-            "a {}x{} frame",
-            track.width(),
-            track.height()
-        )));
+    let mut frames = FrameReader::new(video, size)?;
+    if frames.samples() == 0 {
+        return Err(PosterError::Unsupported(
+            "the video track has no frames".into(),
+        ));
     }
-    let avcc = &track
-        .trak
-        .mdia
-        .minf
-        .stbl
-        .stsd
-        .avc1
-        .as_ref()
-        .ok_or_else(|| PosterError::Unsupported("no avc1 sample entry".into()))?
-        .avcc;
-    let length_size = usize::from(avcc.length_size_minus_one & 3) + 1;
-    let mut stream = Vec::new();
-    for set in avcc
-        .sequence_parameter_sets
-        .iter()
-        .chain(&avcc.picture_parameter_sets)
-    {
-        stream.extend_from_slice(&[0, 0, 0, 1]);
-        stream.extend_from_slice(&set.bytes);
-    }
-    let sample = reader
-        .read_sample(track_id, 1)
-        .map_err(unsupported)?
-        .ok_or_else(|| PosterError::Unsupported("the video track has no frames".into()))?;
-    annex_b(&sample.bytes, length_size, &mut stream)?;
-
-    let decode = |e: openh264::Error| PosterError::Decode(e.to_string());
-    let mut decoder = Decoder::new().map_err(decode)?;
-    let first = decoder.decode(&stream).map_err(decode)?.map(|f| rgb(&f));
-    let (width, height, pixels) = match first {
-        Some(frame) => frame,
-        None => decoder
-            .flush_remaining()
-            .map_err(decode)?
-            .first()
-            .map(rgb)
+    let picture = match frames.decode(1)? {
+        Some(picture) => picture,
+        None => frames
+            .flush()?
+            .into_iter()
+            .next()
             .ok_or_else(|| PosterError::Decode("no picture in the first frame".into()))?,
     };
-    let (width, height, pixels) = shrink(width, height, &pixels);
+    let (width, height) = (picture.width() as usize, picture.height() as usize);
+    let (width, height, pixels) = shrink(width, height, picture.as_raw());
     let mut jpeg = Vec::new();
     jpeg_encoder::Encoder::new(&mut jpeg, QUALITY)
         .encode(
@@ -110,31 +67,6 @@ pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError
         )
         .map_err(|e| PosterError::Decode(e.to_string()))?;
     Ok(jpeg)
-}
-
-fn rgb(frame: &DecodedYUV<'_>) -> (usize, usize, Vec<u8>) {
-    let (width, height) = frame.dimensions();
-    let mut pixels = vec![0; width * height * 3];
-    frame.write_rgb8(&mut pixels);
-    (width, height, pixels)
-}
-
-/// Length-prefixed NAL units (as MP4 keeps them) to start-code separated ones.
-fn annex_b(sample: &[u8], length_size: usize, out: &mut Vec<u8>) -> Result<(), PosterError> {
-    let mut rest = sample;
-    while !rest.is_empty() {
-        let (head, tail) = rest
-            .split_at_checked(length_size)
-            .ok_or_else(|| PosterError::Decode("a NAL length is cut off".into()))?;
-        let length = head.iter().fold(0usize, |n, b| (n << 8) | usize::from(*b));
-        let (nal, tail) = tail
-            .split_at_checked(length)
-            .ok_or_else(|| PosterError::Decode("a NAL unit is cut off".into()))?;
-        out.extend_from_slice(&[0, 0, 0, 1]);
-        out.extend_from_slice(nal);
-        rest = tail;
-    }
-    Ok(())
 }
 
 /// Scales RGB pixels down to at most [`WIDTH`] wide, each output pixel the mean of the block
@@ -174,15 +106,6 @@ fn shrink(width: usize, height: usize, pixels: &[u8]) -> (usize, usize, Vec<u8>)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn length_prefixed_units_get_start_codes() {
-        let mut out = Vec::new();
-        annex_b(&[0, 0, 0, 2, 0x65, 0xaa, 0, 0, 0, 1, 0x06], 4, &mut out).unwrap();
-        assert_eq!(out, [0, 0, 0, 1, 0x65, 0xaa, 0, 0, 0, 1, 0x06]);
-        assert!(annex_b(&[0, 0, 0, 9, 0x65], 4, &mut Vec::new()).is_err());
-        assert!(annex_b(&[0, 0], 4, &mut Vec::new()).is_err());
-    }
 
     #[test]
     fn shrinking_averages_blocks_and_keeps_the_aspect() {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::engine::{VideoSpec, LOCAL_MODEL};
+use crate::jobs::inputs::ModelInputs;
 use crate::jobs::record::is_valid_model;
 
 use super::Provider;
@@ -31,6 +32,15 @@ impl Maker {
         match self {
             Maker::Local => *spec,
             Maker::Hosted { provider, .. } => provider.fit(spec),
+        }
+    }
+
+    /// The inputs its jobs may have besides the prompt. Hosted providers take none yet: a role
+    /// is refused before anything is sent rather than dropped from a paid job.
+    pub fn inputs(&self) -> ModelInputs {
+        match self {
+            Maker::Local => ModelInputs::ALL,
+            Maker::Hosted { .. } => ModelInputs::default(),
         }
     }
 

@@ -1,0 +1,278 @@
+//! Frames out of H.264 MP4s, decoded with OpenH264: the track's size and length, and the
+//! picture at the first frame, the last or any moment. Posters, reference grabs and extends
+//! all read videos through here, whoever made them (Baseline from the engine, High profile
+//! with reordered frames from hosted providers).
+
+use std::io::{Read, Seek};
+
+use image::RgbImage;
+use openh264::decoder::{DecodedYUV, Decoder};
+use openh264::formats::YUVSource;
+use thiserror::Error;
+
+/// The largest frame decoded (8K UHD): its RGB copy stays under 100 MB.
+const MAX_PIXELS: u64 = 7680 * 4320;
+
+#[derive(Debug, Error)]
+pub enum FrameError {
+    #[error("not an H.264 MP4: {0}")]
+    Unsupported(String),
+    #[error("the frame could not be decoded: {0}")]
+    Decode(String),
+    #[error("the video is {0:.2} s long")]
+    PastTheEnd(f64),
+}
+
+/// Which picture of a clip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum At {
+    First,
+    Last,
+    Seconds(f64),
+}
+
+/// What the video track holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrackInfo {
+    pub width: u32,
+    pub height: u32,
+    pub frames: u32,
+    pub seconds: f64,
+}
+
+fn unsupported(e: mp4::Error) -> FrameError {
+    FrameError::Unsupported(e.to_string())
+}
+
+fn decode_error(e: openh264::Error) -> FrameError {
+    FrameError::Decode(e.to_string())
+}
+
+/// The MP4's header and the id of its H.264 track.
+pub fn open<R: Read + Seek>(video: R, size: u64) -> Result<(mp4::Mp4Reader<R>, u32), FrameError> {
+    let reader = mp4::Mp4Reader::read_header(video, size).map_err(unsupported)?;
+    let track = reader
+        .tracks()
+        .values()
+        .find(|t| matches!(t.media_type(), Ok(mp4::MediaType::H264)))
+        .ok_or_else(|| FrameError::Unsupported("no H.264 video track".into()))?
+        .track_id();
+    let t = &reader.tracks()[&track];
+    if u64::from(t.width()) * u64::from(t.height()) > MAX_PIXELS {
+        return Err(FrameError::Unsupported(format!(
+            "a {}x{} frame",
+            t.width(),
+            t.height()
+        )));
+    }
+    Ok((reader, track))
+}
+
+/// The size, frame count and length of the video track.
+pub fn track_info(video: impl Read + Seek, size: u64) -> Result<TrackInfo, FrameError> {
+    let (reader, id) = open(video, size)?;
+    let track = &reader.tracks()[&id];
+    Ok(TrackInfo {
+        width: u32::from(track.width()),
+        height: u32::from(track.height()),
+        frames: track.sample_count(),
+        seconds: track.duration().as_secs_f64(),
+    })
+}
+
+/// Decodes samples of one track, from a starting sample on, yielding pictures in display order.
+pub struct FrameReader<R: Read + Seek> {
+    reader: mp4::Mp4Reader<R>,
+    track: u32,
+    length_size: usize,
+    decoder: Decoder,
+    stream: Vec<u8>,
+}
+
+impl<R: Read + Seek> FrameReader<R> {
+    pub fn new(video: R, size: u64) -> Result<FrameReader<R>, FrameError> {
+        let (reader, track) = open(video, size)?;
+        let avcc = &reader.tracks()[&track]
+            .trak
+            .mdia
+            .minf
+            .stbl
+            .stsd
+            .avc1
+            .as_ref()
+            .ok_or_else(|| FrameError::Unsupported("no avc1 sample entry".into()))?
+            .avcc;
+        let length_size = usize::from(avcc.length_size_minus_one & 3) + 1;
+        let mut stream = Vec::new();
+        for set in avcc
+            .sequence_parameter_sets
+            .iter()
+            .chain(&avcc.picture_parameter_sets)
+        {
+            stream.extend_from_slice(&[0, 0, 0, 1]);
+            stream.extend_from_slice(&set.bytes);
+        }
+        Ok(FrameReader {
+            reader,
+            track,
+            length_size,
+            decoder: Decoder::new().map_err(decode_error)?,
+            stream,
+        })
+    }
+
+    /// Samples in the track (1-based numbers up to this).
+    pub fn samples(&self) -> u32 {
+        self.reader.tracks()[&self.track].sample_count()
+    }
+
+    /// Decodes sample `n` (1-based): the picture it completes, if any yet.
+    pub fn decode(&mut self, n: u32) -> Result<Option<RgbImage>, FrameError> {
+        let sample = self
+            .reader
+            .read_sample(self.track, n)
+            .map_err(unsupported)?
+            .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?;
+        annex_b(&sample.bytes, self.length_size, &mut self.stream)?;
+        let picture = self
+            .decoder
+            .decode(&self.stream)
+            .map_err(decode_error)?
+            .map(|f| rgb(&f));
+        self.stream.clear();
+        Ok(picture)
+    }
+
+    /// The pictures still held back for reordering, in display order.
+    pub fn flush(&mut self) -> Result<Vec<RgbImage>, FrameError> {
+        Ok(self
+            .decoder
+            .flush_remaining()
+            .map_err(decode_error)?
+            .iter()
+            .map(rgb)
+            .collect())
+    }
+}
+
+/// The picture shown at `at`. Decodes from the first sample on, so frames that a provider's
+/// encoder reordered come out in the order they are shown.
+pub fn frame_at(video: impl Read + Seek, size: u64, at: At) -> Result<RgbImage, FrameError> {
+    let mut frames = FrameReader::new(video, size)?;
+    let total = frames.samples();
+    if total == 0 {
+        return Err(FrameError::Unsupported(
+            "the video track has no frames".into(),
+        ));
+    }
+    let info_seconds = frames.reader.tracks()[&frames.track]
+        .duration()
+        .as_secs_f64();
+    let wanted = match at {
+        At::First => 0,
+        At::Last => total - 1,
+        At::Seconds(s) if !(0.0..=info_seconds).contains(&s) || !s.is_finite() => {
+            return Err(FrameError::PastTheEnd(info_seconds));
+        }
+        At::Seconds(s) => {
+            let per_frame = info_seconds / f64::from(total);
+            ((s / per_frame).floor() as u32).min(total - 1)
+        }
+    };
+    let mut shown = 0u32;
+    let mut last = None;
+    for n in 1..=total {
+        if let Some(picture) = frames.decode(n)? {
+            if shown == wanted {
+                return Ok(picture);
+            }
+            shown += 1;
+            last = Some(picture);
+        }
+    }
+    for picture in frames.flush()? {
+        if shown == wanted {
+            return Ok(picture);
+        }
+        shown += 1;
+        last = Some(picture);
+    }
+    // Fewer pictures than samples (a damaged tail): the last one there is.
+    last.ok_or_else(|| FrameError::Decode("no picture in the video".into()))
+}
+
+fn rgb(frame: &DecodedYUV<'_>) -> RgbImage {
+    let (width, height) = frame.dimensions();
+    let mut pixels = vec![0; width * height * 3];
+    frame.write_rgb8(&mut pixels);
+    RgbImage::from_raw(width as u32, height as u32, pixels).unwrap_or_default()
+}
+
+/// Length-prefixed NAL units (as MP4 keeps them) to start-code separated ones.
+pub fn annex_b(sample: &[u8], length_size: usize, out: &mut Vec<u8>) -> Result<(), FrameError> {
+    let mut rest = sample;
+    while !rest.is_empty() {
+        let (head, tail) = rest
+            .split_at_checked(length_size)
+            .ok_or_else(|| FrameError::Decode("a NAL length is cut off".into()))?;
+        let length = head.iter().fold(0usize, |n, b| (n << 8) | usize::from(*b));
+        let (nal, tail) = tail
+            .split_at_checked(length)
+            .ok_or_else(|| FrameError::Decode("a NAL unit is cut off".into()))?;
+        out.extend_from_slice(&[0, 0, 0, 1]);
+        out.extend_from_slice(nal);
+        rest = tail;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_prefixed_units_get_start_codes() {
+        let mut out = Vec::new();
+        annex_b(&[0, 0, 0, 2, 0x65, 0xaa, 0, 0, 0, 1, 0x06], 4, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 0, 1, 0x65, 0xaa, 0, 0, 0, 1, 0x06]);
+        assert!(annex_b(&[0, 0, 0, 9, 0x65], 4, &mut Vec::new()).is_err());
+        assert!(annex_b(&[0, 0], 4, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn junk_is_unsupported_not_a_panic() {
+        let junk = b"not a video at all";
+        assert!(matches!(
+            frame_at(std::io::Cursor::new(junk), junk.len() as u64, At::Last),
+            Err(FrameError::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn first_last_and_timed_frames_of_an_engine_video() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("v.mp4");
+        let spec = crate::engine::VideoSpec {
+            seconds: 2,
+            width: 320,
+            height: 180,
+            fps: 12,
+        };
+        crate::engine::render_clip("a red ball bouncing", &spec, &out).unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        let size = bytes.len() as u64;
+        let read = |at| frame_at(std::io::Cursor::new(&bytes), size, at).unwrap();
+        let info = track_info(std::io::Cursor::new(&bytes), size).unwrap();
+        assert_eq!((info.width, info.height, info.frames), (320, 180, 24));
+        assert!((info.seconds - 2.0).abs() < 0.01, "{}", info.seconds);
+        let (first, last) = (read(At::First), read(At::Last));
+        assert_eq!(first.dimensions(), (320, 180));
+        assert_ne!(first, last, "the scene moves");
+        assert_eq!(read(At::Seconds(0.0)), first);
+        assert_eq!(read(At::Seconds(2.0)), last);
+        assert!(matches!(
+            frame_at(std::io::Cursor::new(&bytes), size, At::Seconds(2.5)),
+            Err(FrameError::PastTheEnd(_))
+        ));
+    }
+}

@@ -1,0 +1,222 @@
+//! What a job is made from besides its prompt: reference images in roles, and at most one
+//! video to extend or remix. The rules of which model takes which, decided before anything
+//! is sent or spent.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The role of a reference image in a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageRole {
+    /// The clip starts on this picture.
+    FirstFrame,
+    /// The clip ends on this picture.
+    LastFrame,
+    /// Style and subject.
+    Reference,
+}
+
+/// What a job does with a video.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VideoRole {
+    /// Continues from its last frame.
+    Extend,
+    /// Re-makes it with a new prompt.
+    Remix,
+}
+
+/// A reference image of the project, in a role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageInput {
+    /// The id `POST /references` answered.
+    pub reference: String,
+    pub role: ImageRole,
+}
+
+/// A video of the project (a library file name or a job id), extended or remixed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VideoInput {
+    pub video: String,
+    pub role: VideoRole,
+}
+
+/// One thing a job is made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum Input {
+    Image(ImageInput),
+    Video(VideoInput),
+}
+
+/// Which inputs a model takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ModelInputs {
+    pub first_frame: bool,
+    pub last_frame: bool,
+    /// How many reference images (0: none).
+    pub references: u32,
+    pub extend: bool,
+    pub remix: bool,
+}
+
+impl ModelInputs {
+    /// Everything: the embedded engine.
+    pub const ALL: ModelInputs = ModelInputs {
+        first_frame: true,
+        last_frame: true,
+        references: 4,
+        extend: true,
+        remix: true,
+    };
+}
+
+/// At most this many inputs in one job.
+pub const MAX_INPUTS: usize = 8;
+
+/// The first video input, if any.
+pub fn video(inputs: &[Input]) -> Option<&VideoInput> {
+    inputs.iter().find_map(|i| match i {
+        Input::Video(v) => Some(v),
+        Input::Image(_) => None,
+    })
+}
+
+/// The images in `role`, in order.
+pub fn images(inputs: &[Input], role: ImageRole) -> impl Iterator<Item = &ImageInput> {
+    inputs.iter().filter_map(move |i| match i {
+        Input::Image(image) if image.role == role => Some(image),
+        _ => None,
+    })
+}
+
+/// Whether `model`, taking `takes`, accepts `inputs`; the error names the model and the role.
+pub fn check(model: &str, takes: &ModelInputs, inputs: &[Input]) -> Result<(), String> {
+    if inputs.len() > MAX_INPUTS {
+        return Err(format!("a job takes at most {MAX_INPUTS} inputs"));
+    }
+    let count = |role| images(inputs, role).count();
+    let (first, last, references) = (
+        count(ImageRole::FirstFrame),
+        count(ImageRole::LastFrame),
+        count(ImageRole::Reference),
+    );
+    let refuse = |role: &str| Err(format!("the model {model} does not take a {role}"));
+    if first > 0 && !takes.first_frame {
+        return refuse("first_frame");
+    }
+    if last > 0 && !takes.last_frame {
+        return refuse("last_frame");
+    }
+    if references > 0 && takes.references == 0 {
+        return refuse("reference");
+    }
+    if first > 1 || last > 1 {
+        return Err("a job has at most one first_frame and one last_frame".into());
+    }
+    if references > takes.references as usize {
+        return Err(format!(
+            "the model {model} takes at most {} reference images ({references} given)",
+            takes.references
+        ));
+    }
+    let videos: Vec<&VideoInput> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Video(v) => Some(v),
+            Input::Image(_) => None,
+        })
+        .collect();
+    match videos.as_slice() {
+        [] => Ok(()),
+        [_, _, ..] => Err("a job takes at most one video to extend or remix".into()),
+        [v] => match v.role {
+            VideoRole::Extend if !takes.extend => refuse("extend"),
+            VideoRole::Remix if !takes.remix => refuse("remix"),
+            // Both would decide the clip's opening picture.
+            VideoRole::Extend if first > 0 => Err(format!(
+                "the model {model} does not take extend with a first_frame: an extended clip \
+                 starts on the source's last frame"
+            )),
+            VideoRole::Remix if first + last + references > 0 => Err(format!(
+                "the model {model} does not take images with remix: a remix re-makes the \
+                 source video"
+            )),
+            _ => Ok(()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Vec<Input> {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn inputs_read_as_the_api_writes_them() {
+        let inputs = parse(
+            r#"[{"reference":"ref_1","role":"first_frame"},{"video":"v.mp4","role":"extend"}]"#,
+        );
+        assert_eq!(
+            inputs[0],
+            Input::Image(ImageInput {
+                reference: "ref_1".into(),
+                role: ImageRole::FirstFrame
+            })
+        );
+        assert_eq!(video(&inputs).map(|v| v.role), Some(VideoRole::Extend));
+        for bad in [
+            r#"[{"reference":"r","role":"extend"}]"#,
+            r#"[{"video":"v","role":"first_frame"}]"#,
+            r#"[{"reference":"r","role":"reference","x":1}]"#,
+        ] {
+            assert!(serde_json::from_str::<Vec<Input>>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn roles_a_model_does_not_take_are_refused_by_name() {
+        let none = ModelInputs::default();
+        let first = parse(r#"[{"reference":"r","role":"first_frame"}]"#);
+        let err = check("sora-2", &none, &first).unwrap_err();
+        assert!(
+            err.contains("sora-2") && err.contains("first_frame"),
+            "{err}"
+        );
+        assert!(check("local-1", &ModelInputs::ALL, &first).is_ok());
+        let remix = parse(r#"[{"video":"v.mp4","role":"remix"}]"#);
+        assert!(check("x", &none, &remix).unwrap_err().contains("remix"));
+    }
+
+    #[test]
+    fn counts_and_combinations_are_checked() {
+        let all = ModelInputs::ALL;
+        let five = parse(&format!(
+            "[{}]",
+            [r#"{"reference":"r","role":"reference"}"#; 5].join(",")
+        ));
+        assert!(check("local-1", &all, &five)
+            .unwrap_err()
+            .contains("at most 4"));
+        let two_first = parse(
+            r#"[{"reference":"a","role":"first_frame"},{"reference":"b","role":"first_frame"}]"#,
+        );
+        assert!(check("local-1", &all, &two_first).is_err());
+        let extend_and_first =
+            parse(r#"[{"reference":"a","role":"first_frame"},{"video":"v.mp4","role":"extend"}]"#);
+        let err = check("local-1", &all, &extend_and_first).unwrap_err();
+        assert!(err.contains("local-1") && err.contains("extend"), "{err}");
+        let extend_to_last =
+            parse(r#"[{"reference":"a","role":"last_frame"},{"video":"v.mp4","role":"extend"}]"#);
+        assert!(check("local-1", &all, &extend_to_last).is_ok());
+        let two_videos =
+            parse(r#"[{"video":"a.mp4","role":"extend"},{"video":"b.mp4","role":"remix"}]"#);
+        assert!(check("local-1", &all, &two_videos).is_err());
+    }
+}
