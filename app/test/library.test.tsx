@@ -23,7 +23,7 @@ const VIDEOS = [
 ];
 
 function titles(): string[] {
-  return screen
+  return within(screen.getByRole("list", { name: "Saved videos" }))
     .getAllByRole("listitem")
     .map((card) => within(card).getByRole("heading").textContent!);
 }

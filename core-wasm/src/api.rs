@@ -7,7 +7,8 @@ use thiserror::Error;
 
 use crate::asset::{parse_assets, Asset};
 use crate::constants::DEFAULT_API_BASE;
-use crate::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+use crate::inputs::{Fit, Input, Reference};
+use crate::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
 
 /// Where the API is and the credential every call carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +59,14 @@ pub enum ApiError {
     DeleteAsset(String),
     #[error("Failed to follow job changes: {0}")]
     Events(String),
+    #[error("Failed to get models: {0}")]
+    GetModels(String),
+    #[error("Failed to get reference images: {0}")]
+    GetReferences(String),
+    #[error("Failed to add reference image: {0}")]
+    AddReference(String),
+    #[error("Failed to remove reference image: {0}")]
+    RemoveReference(String),
 }
 
 /// One answer of the asset list.
@@ -77,6 +86,9 @@ pub struct NewJob {
     pub model: Option<String>,
     pub seconds: Option<Value>,
     pub size: Option<String>,
+    /// Reference images in roles and a video to extend or remix (none: a prompt alone).
+    pub inputs: Vec<Input>,
+    pub fit: Option<Fit>,
 }
 
 /// Why the metadata of a video could not be shown.
@@ -99,6 +111,15 @@ pub fn encode_segment(segment: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// Why a call was refused, for calls beyond the spec: the server's own message where it gave
+/// one (it names the limit an image broke), else the status text.
+fn refusal(response: &HttpResponse) -> String {
+    serde_json::from_str::<Value>(&response.body)
+        .ok()
+        .and_then(|v| v.pointer("/error/message")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| failure_text(response))
 }
 
 /// Why a response is not a success, in the words the error messages use.
@@ -134,7 +155,7 @@ impl<'a, P: Platform> Api<'a, P> {
         body: Option<Value>,
     ) -> Result<Value, (String, String)> {
         let request = HttpRequest {
-            body: body.map(|b| b.to_string()),
+            body: body.map(|b| Body::Json(b.to_string())),
             ..self.authorised(method, url)
         };
         let response = self
@@ -206,6 +227,12 @@ impl<'a, P: Platform> Api<'a, P> {
         }
         if let Some(size) = &job.size {
             body["size"] = json!(size);
+        }
+        if !job.inputs.is_empty() {
+            body["inputs"] = json!(job.inputs);
+        }
+        if let Some(fit) = job.fit {
+            body["fit"] = json!(fit);
         }
         let answer = self
             .call(
@@ -316,6 +343,53 @@ impl<'a, P: Platform> Api<'a, P> {
             _ if response.ok() => Ok(()),
             _ => Err(failure_text(&response)),
         }
+    }
+
+    /// The models the server offers, each with the inputs it takes.
+    pub async fn get_models(&self) -> Result<Value, ApiError> {
+        self.call("GET", self.url(&["models"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetModels(text))
+    }
+
+    /// The project's reference images, newest first.
+    pub async fn list_references(&self, project_id: &str) -> Result<Vec<Reference>, ApiError> {
+        let answer = self
+            .call(
+                "GET",
+                self.url(&["projects", project_id, "references"]),
+                None,
+            )
+            .await
+            .map_err(|(text, _)| ApiError::GetReferences(text))?;
+        answer
+            .get("references")
+            .and_then(|r| serde_json::from_value(r.clone()).ok())
+            .ok_or_else(|| ApiError::GetReferences("Response has no references array".into()))
+    }
+
+    /// Adds a reference image: an upload (`Body::File`) or a frame grab (`Body::Json`).
+    pub async fn add_reference(&self, project_id: &str, body: Body) -> Result<Reference, ApiError> {
+        let request = HttpRequest {
+            body: Some(body),
+            ..self.authorised("POST", self.url(&["projects", project_id, "references"]))
+        };
+        let response = self
+            .platform
+            .fetch(request)
+            .await
+            .map_err(ApiError::AddReference)?;
+        if !response.ok() {
+            return Err(ApiError::AddReference(refusal(&response)));
+        }
+        serde_json::from_str(&response.body)
+            .map_err(|_| ApiError::AddReference("Invalid reference in response".into()))
+    }
+
+    pub async fn remove_reference(&self, project_id: &str, id: &str) -> Result<(), ApiError> {
+        self.delete(self.url(&["projects", project_id, "references", id]))
+            .await
+            .map_err(ApiError::RemoveReference)
     }
 
     /// The request that opens the project's stream of job changes, resuming after `last_id`.

@@ -25,6 +25,15 @@ pub enum CoreError {
     UnknownAsset(String),
     #[error("Unknown order {0}: use newest, oldest or largest")]
     UnknownSort(String),
+    #[error("{0} is not a reference image of this project")]
+    UnknownReference(String),
+    #[error("Unknown moment {0}: use \"first\", \"last\" or seconds from the start")]
+    BadMoment(String),
+    #[error("Unknown {kind} {name}")]
+    UnknownName { kind: &'static str, name: String },
+    /// The chosen model does not take this input: the text says which.
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     Api(#[from] ApiError),
     #[error(transparent)]
@@ -45,6 +54,10 @@ impl CoreError {
             CoreError::NotAllowed { .. } => "not-allowed",
             CoreError::UnknownAsset(_) => "unknown-asset",
             CoreError::UnknownSort(_) => "unknown-sort",
+            CoreError::UnknownReference(_) => "unknown-reference",
+            CoreError::BadMoment(_) => "bad-moment",
+            CoreError::UnknownName { .. } => "unknown-name",
+            CoreError::Refused(_) => "refused",
             CoreError::Api(_) => "api",
             CoreError::Store(_) => "storage",
             CoreError::Config { .. } => "config",

@@ -6,6 +6,7 @@ pub mod asset;
 pub mod constants;
 pub mod core;
 pub mod error;
+pub mod inputs;
 pub mod job;
 pub mod platform;
 pub mod project_id;

@@ -5,6 +5,18 @@ use crate::core::Part;
 use crate::time::TimeStyle;
 use std::future::Future;
 
+/// What a request carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// JSON text (`Content-Type: application/json`).
+    Json(String),
+    /// A file's bytes with their own content type (a reference image upload).
+    File {
+        bytes: Vec<u8>,
+        content_type: String,
+    },
+}
+
 /// One HTTP request as the core describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpRequest {
@@ -12,7 +24,7 @@ pub struct HttpRequest {
     pub url: String,
     /// Bearer token; `None` for the plain metadata request.
     pub bearer: Option<String>,
-    pub body: Option<String>,
+    pub body: Option<Body>,
     /// Sent as `Last-Event-ID` to resume a stream of events.
     pub last_event_id: Option<String>,
 }
@@ -26,6 +38,14 @@ impl HttpRequest {
             bearer: None,
             body: None,
             last_event_id: None,
+        }
+    }
+
+    /// The JSON body's text, if it has one.
+    pub fn json(&self) -> Option<&str> {
+        match &self.body {
+            Some(Body::Json(text)) => Some(text),
+            _ => None,
         }
     }
 }

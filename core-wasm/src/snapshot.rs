@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::asset::{self, Asset};
 use crate::constants::DURATION_BADGE;
+use crate::inputs::{Fit, ImageRole, VideoRole};
 use crate::job::Job;
 use crate::time::{label, TimeStyle};
 
@@ -165,6 +166,8 @@ pub struct MetadataView {
     pub details_json: Option<String>,
     /// The error object's message when the metadata could not be loaded.
     pub error: Option<String>,
+    /// What the video was made from, when it was made from pictures or another video.
+    pub made_from: Option<LineageView>,
 }
 
 /// The picker's and dashboard's shared state: the open project and the prompt being typed.
@@ -231,6 +234,85 @@ impl std::str::FromStr for LibrarySort {
     }
 }
 
+/// A reference image of the project in the strip under the prompt.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferenceView {
+    pub id: String,
+    pub url: String,
+    pub width: u32,
+    pub height: u32,
+    /// "Uploaded", or the video and moment it was grabbed at.
+    pub origin: String,
+    /// Its role in the next job, when attached.
+    pub role: Option<ImageRole>,
+}
+
+/// A role the chosen model takes, as the console offers it.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleChoice {
+    pub role: ImageRole,
+    pub label: String,
+    /// How many images one job may have in it.
+    pub most: u32,
+}
+
+/// The video the next job extends or remixes.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceVideoView {
+    /// A library file name or a job id.
+    pub name: String,
+    pub role: VideoRole,
+    /// "Extend" or "Remix".
+    pub label: String,
+}
+
+/// What the next job is made from besides its prompt.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShotView {
+    /// The project's reference images, newest first.
+    pub references: Vec<ReferenceView>,
+    /// The roles the chosen model takes (none: it makes video from the prompt alone).
+    pub roles: Vec<RoleChoice>,
+    pub can_extend: bool,
+    pub can_remix: bool,
+    pub video: Option<SourceVideoView>,
+    pub fit: Fit,
+    /// How attached images of another shape will be fitted, when there are any.
+    pub fit_note: Option<String>,
+    /// An upload or frame grab is on its way.
+    pub adding: bool,
+}
+
+/// What a saved video was made from, from its metadata.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageView {
+    /// The video it extends or remixes, with the role's label.
+    pub parent: Option<String>,
+    pub parent_role: Option<String>,
+    /// Each reference image with its role's label, and its address while it is kept.
+    pub images: Vec<LineageImage>,
+    pub fit: Option<Fit>,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineageImage {
+    pub reference: String,
+    pub role: String,
+    pub url: Option<String>,
+}
+
 /// Everything at once (the console's `studio.snapshot()`); the app reads one part at a time.
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -244,6 +326,7 @@ pub struct Snapshot {
     pub jobs: JobsView,
     pub library: LibraryView,
     pub metadata: Option<MetadataView>,
+    pub shot: ShotView,
 }
 
 #[cfg(test)]
@@ -266,6 +349,15 @@ mod typescript {
             LibraryView::decl(),
             MetadataView::decl(),
             ConsoleView::decl(),
+            ImageRole::decl(),
+            VideoRole::decl(),
+            Fit::decl(),
+            ReferenceView::decl(),
+            RoleChoice::decl(),
+            SourceVideoView::decl(),
+            ShotView::decl(),
+            LineageImage::decl(),
+            LineageView::decl(),
             Snapshot::decl(),
         ];
         let mut out = String::from(

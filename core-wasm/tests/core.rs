@@ -13,8 +13,9 @@ use studio_core::api::ApiConfig;
 use studio_core::core::Core;
 use studio_core::core::Part;
 use studio_core::error::CoreError;
+use studio_core::inputs::{Fit, ImageRole, VideoRole};
 use studio_core::platform::BodyStream;
-use studio_core::platform::{HttpRequest, HttpResponse, LogLevel, Platform};
+use studio_core::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
 use studio_core::snapshot::{LibraryState, StreamState};
 use studio_core::time::TimeStyle;
 
@@ -221,10 +222,7 @@ fn every_call_carries_the_token_and_encodes_job_ids() {
         ]
     );
     assert!(requests.iter().all(|r| r.bearer.as_deref() == Some("t0k")));
-    assert_eq!(
-        requests[1].body.as_deref(),
-        Some(r#"{"prompt":"a prompt"}"#)
-    );
+    assert_eq!(requests[1].json(), Some(r#"{"prompt":"a prompt"}"#));
 }
 
 #[test]
@@ -246,9 +244,9 @@ fn creating_stores_the_job_newest_first_and_clears_the_draft() {
         .borrow()
         .last()
         .unwrap()
-        .body
-        .clone()
-        .unwrap();
+        .json()
+        .unwrap()
+        .to_owned();
     assert_eq!(sent, r#"{"prompt":"a red fox runs"}"#);
     let snap = core.snapshot();
     assert_eq!(snap.console.draft, "");
@@ -416,7 +414,7 @@ fn saving_stores_the_key_and_reloads_assets() {
     let save = &requests[requests.len() - 2];
     assert_eq!(save.url, "http://h/api/jobs/sora/m%3Atask_a/save");
     assert_eq!(
-        save.body.as_deref(),
+        save.json(),
         Some(r#"{"project_id":"p1","prompt":"a prompt"}"#)
     );
     let snap = core.snapshot();
@@ -638,7 +636,7 @@ fn a_chosen_model_goes_with_new_jobs() {
     create(&core, "local-1:task_a", "2026-11-21T10:00:00.000Z");
     let body = |core: &Core<Fake>| -> Value {
         let request = fake(core).requests.borrow().last().unwrap().clone();
-        serde_json::from_str(request.body.as_deref().unwrap()).unwrap()
+        serde_json::from_str(request.json().unwrap()).unwrap()
     };
     assert_eq!(
         body(&core),
@@ -815,8 +813,7 @@ fn cancel_retry_and_remove() {
             .borrow()
             .last()
             .unwrap()
-            .body
-            .as_deref()
+            .json()
             .unwrap(),
     )
     .unwrap();
@@ -1054,4 +1051,135 @@ fn what_is_typed_while_a_job_is_created_is_kept() {
     let (created, ()) = block_on(futures::future::join(core.create_job(None), typing));
     assert_eq!(created.unwrap().prompt, "the first prompt");
     assert_eq!(core.snapshot().console.draft, "the next prompt");
+}
+
+fn reference(id: &str, width: u32, height: u32) -> Value {
+    json!({"id": id, "width": width, "height": height, "content_type": "image/png",
+           "size_bytes": 10, "created_at": "2026-11-25T00:00:00Z", "source": null,
+           "url": format!("http://h/media/{id}.png")})
+}
+
+/// Opens p1 with local-1 (every input) and sora-2 (none) offered, and two references.
+fn open_shot(core: &Core<Fake>) {
+    core.configure(ApiConfig {
+        api_base: "http://h/api/".into(),
+        token: "t0k".into(),
+        models: vec!["local-1".into(), "sora-2".into()],
+    });
+    open(core, "p1");
+    script(
+        core,
+        ok(json!({"models": [
+            {"id": "local-1", "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true}},
+            {"id": "sora-2", "inputs": {"first_frame": false, "last_frame": false, "references": 0, "extend": false, "remix": false}}
+        ]})),
+    );
+    script(
+        core,
+        ok(json!({"references": [reference("ref_b", 1000, 1000), reference("ref_a", 1280, 720)]})),
+    );
+    assert_eq!(block_on(core.load_shot()).unwrap(), 2);
+}
+
+#[test]
+fn a_job_is_made_from_the_attached_pictures_then_they_are_cleared() {
+    let core = studio();
+    open_shot(&core);
+    let shot = core.shot_view();
+    assert_eq!(shot.references.len(), 2);
+    assert_eq!(shot.roles.len(), 3);
+    assert!(shot.can_extend && shot.can_remix);
+    core.set_role("ref_a", Some(ImageRole::FirstFrame)).unwrap();
+    assert_eq!(core.shot_view().fit_note, None, "the same shape as the job");
+    core.set_role("ref_b", Some(ImageRole::LastFrame)).unwrap();
+    assert!(core.shot_view().fit_note.unwrap().contains("centre crop"));
+    core.set_fit(Fit::Pad);
+    core.use_video("a.mp4", VideoRole::Extend).unwrap();
+    script(
+        &core,
+        ok(json!({"sora_job_id": "local-1:task_1", "status": "queued"})),
+    );
+    block_on(core.create_job(Some("the kite lands"))).unwrap();
+    let sent: Value = serde_json::from_str(
+        fake(&core)
+            .requests
+            .borrow()
+            .last()
+            .unwrap()
+            .json()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sent,
+        json!({"prompt": "the kite lands", "fit": "pad", "inputs": [
+            {"reference": "ref_a", "role": "first_frame"},
+            {"reference": "ref_b", "role": "last_frame"},
+            {"video": "a.mp4", "role": "extend"}
+        ]})
+    );
+    let shot = core.shot_view();
+    assert!(
+        shot.references.iter().all(|r| r.role.is_none()),
+        "roles cleared"
+    );
+    assert_eq!(shot.video, None);
+    assert_eq!(shot.references.len(), 2, "the strip stays");
+}
+
+#[test]
+fn roles_follow_the_chosen_model() {
+    let core = studio();
+    open_shot(&core);
+    core.set_role("ref_a", Some(ImageRole::Reference)).unwrap();
+    core.set_model("sora-2").unwrap();
+    let shot = core.shot_view();
+    assert!(shot.roles.is_empty());
+    assert!(shot.references.iter().all(|r| r.role.is_none()), "dropped");
+    let err = core
+        .set_role("ref_a", Some(ImageRole::FirstFrame))
+        .unwrap_err();
+    assert_eq!(err.to_string(), "sora-2 does not take a first frame");
+    assert!(core.use_video("a.mp4", VideoRole::Remix).is_err());
+    assert!(matches!(
+        core.set_role("ref_zzz", None),
+        Err(CoreError::UnknownReference(_))
+    ));
+}
+
+#[test]
+fn uploads_send_the_bytes_and_a_refusal_names_the_limit() {
+    let core = studio();
+    open_shot(&core);
+    script(&core, ok(reference("ref_c", 64, 64)));
+    let id = block_on(core.upload_reference(vec![0x89, b'P'], "image/png")).unwrap();
+    assert_eq!(id, "ref_c");
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(request.url, "http://h/api/projects/p1/references");
+    assert_eq!(
+        request.body,
+        Some(Body::File {
+            bytes: vec![0x89, b'P'],
+            content_type: "image/png".into()
+        })
+    );
+    assert_eq!(core.shot_view().references[0].id, "ref_c", "newest first");
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 422,
+            status_text: "Unprocessable Entity".into(),
+            body: r#"{"error":{"code":"invalid","message":"each side must be at most 8192 px"}}"#
+                .into(),
+        }),
+    );
+    let err = block_on(core.grab_frame("a.mp4", json!("last"))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Failed to add reference image: each side must be at most 8192 px"
+    );
+    let banner = core.snapshot().banner.unwrap();
+    assert_eq!(banner.message, "Failed to update reference images");
+    assert!(block_on(core.grab_frame("a.mp4", json!("middle"))).is_err());
+    assert!(!core.shot_view().adding);
 }

@@ -70,7 +70,11 @@ detailsJson: string | null,
 /**
  * The error object's message when the metadata could not be loaded.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * What the video was made from, when it was made from pictures or another video.
+ */
+madeFrom: LineageView | null, };
 
 export type ConsoleView = { projectId: string | null, draft: string, 
 /**
@@ -82,4 +86,66 @@ models: Array<string>,
  */
 model: string, canGenerate: boolean, creating: boolean, };
 
-export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, };
+export type ImageRole = "first_frame" | "last_frame" | "reference";
+
+export type VideoRole = "extend" | "remix";
+
+export type Fit = "crop" | "pad";
+
+export type ReferenceView = { id: string, url: string, width: number, height: number, 
+/**
+ * "Uploaded", or the video and moment it was grabbed at.
+ */
+origin: string, 
+/**
+ * Its role in the next job, when attached.
+ */
+role: ImageRole | null, };
+
+export type RoleChoice = { role: ImageRole, label: string, 
+/**
+ * How many images one job may have in it.
+ */
+most: number, };
+
+export type SourceVideoView = { 
+/**
+ * A library file name or a job id.
+ */
+name: string, role: VideoRole, 
+/**
+ * "Extend" or "Remix".
+ */
+label: string, };
+
+export type ShotView = { 
+/**
+ * The project's reference images, newest first.
+ */
+references: Array<ReferenceView>, 
+/**
+ * The roles the chosen model takes (none: it makes video from the prompt alone).
+ */
+roles: Array<RoleChoice>, canExtend: boolean, canRemix: boolean, video: SourceVideoView | null, fit: Fit, 
+/**
+ * How attached images of another shape will be fitted, when there are any.
+ */
+fitNote: string | null, 
+/**
+ * An upload or frame grab is on its way.
+ */
+adding: boolean, };
+
+export type LineageImage = { reference: string, role: string, url: string | null, };
+
+export type LineageView = { 
+/**
+ * The video it extends or remixes, with the role's label.
+ */
+parent: string | null, parentRole: string | null, 
+/**
+ * Each reference image with its role's label, and its address while it is kept.
+ */
+images: Array<LineageImage>, fit: Fit | null, };
+
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, };

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { AssetView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
+import { ShotActions } from "../shot/ShotActions";
 
 type Props = {
   asset: AssetView;
@@ -114,6 +115,7 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
               Download
             </a>
           )}
+          {url && <ShotActions video={asset.fileName} player={video} />}
           <button
             type="button"
             className="danger"

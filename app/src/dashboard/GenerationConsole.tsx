@@ -1,5 +1,6 @@
-import { useMemo, useRef, type FormEvent, type KeyboardEvent } from "react";
+import { useMemo, useRef, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
+import { ShotInputs } from "../shot/ShotInputs";
 import { JobRow } from "./JobRow";
 import { useWindowList } from "./useWindowList";
 
@@ -29,6 +30,7 @@ function PromptForm() {
         onChange={(e) => studio.setDraft(e.target.value)}
         onKeyDown={onKeyDown}
       />
+      <ShotInputs />
       <div className="console-actions">
         <span className="hint">Ctrl+Enter to generate</span>
         {models.length > 1 && (
@@ -81,9 +83,28 @@ function JobList() {
   );
 }
 
+/** Whether a drag carries files (pictures dropped on the console become reference images). */
+const hasFiles = (event: DragEvent) => event.dataTransfer.types.includes("Files");
+
 export function GenerationConsole() {
+  const studio = useStudio();
+  const onDragOver = (event: DragEvent) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+  };
+  const onDrop = (event: DragEvent) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    for (const file of Array.from(event.dataTransfer.files)) run(studio.uploadReference(file));
+  };
   return (
-    <section className="panel console" aria-labelledby="console-heading">
+    <section
+      className="panel console"
+      aria-labelledby="console-heading"
+      onDragOver={onDragOver}
+      onDrop={onDrop}
+    >
       <h2 id="console-heading">Generation Console</h2>
       <PromptForm />
       <JobList />

@@ -1,5 +1,7 @@
+import { useRef } from "react";
 import type { JobView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
+import { ShotActions } from "../shot/ShotActions";
 
 type Props = {
   job: JobView;
@@ -13,6 +15,7 @@ type Props = {
 export function JobRow({ job, measure, position, of }: Props) {
   const studio = useStudio();
   const busy = job.busy !== null;
+  const player = useRef<HTMLVideoElement>(null);
   return (
     <li
       className="job"
@@ -48,6 +51,7 @@ export function JobRow({ job, measure, position, of }: Props) {
       {job.error && <p className="job-error">{job.error}</p>}
       {job.showPlayer && job.previewUrl && (
         <video
+          ref={player}
           className="player"
           controls
           preload="none"
@@ -69,6 +73,7 @@ export function JobRow({ job, measure, position, of }: Props) {
           </button>
         )}
         {job.saved && <span className="saved">✓ Saved to library</span>}
+        {job.showPlayer && <ShotActions video={job.id} player={player} />}
         {job.canCheck && (
           <button
             type="button"

@@ -65,6 +65,33 @@ export function MetadataModal() {
             <p className="modal-prompt">{metadata.prompt}</p>
           </section>
         )}
+        {metadata.madeFrom && (
+          <section>
+            <h3>Made from</h3>
+            <dl className="facts lineage">
+              {metadata.madeFrom.parent && (
+                <>
+                  <dt>{metadata.madeFrom.parentRole}</dt>
+                  <dd>{metadata.madeFrom.parent}</dd>
+                </>
+              )}
+              {metadata.madeFrom.images.map((image) => (
+                <div key={`${image.role}-${image.reference}`} className="lineage-image">
+                  <dt>{image.role}</dt>
+                  <dd>
+                    {image.url && <img src={image.url} alt="" width={48} />} {image.reference}
+                  </dd>
+                </div>
+              ))}
+              {metadata.madeFrom.fit && metadata.madeFrom.images.length > 0 && (
+                <>
+                  <dt>Fit</dt>
+                  <dd>{metadata.madeFrom.fit === "pad" ? "Pad" : "Centre crop"}</dd>
+                </>
+              )}
+            </dl>
+          </section>
+        )}
         {metadata.detailsJson && (
           <section>
             <h3>Technical Details</h3>

@@ -11,6 +11,7 @@ pub const BANNER_SAVE: &str = "Failed to save video to library";
 pub const BANNER_CANCEL: &str = "Failed to cancel generation job";
 pub const BANNER_REMOVE: &str = "Failed to remove generation job";
 pub const BANNER_DELETE: &str = "Failed to delete video from library";
+pub const BANNER_REFERENCE: &str = "Failed to update reference images";
 
 /// A failure the user is told about, by what they were doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +25,8 @@ pub enum Failure {
     Cancel(CoreError),
     Remove(CoreError),
     Delete(CoreError),
+    /// Adding or removing a reference image.
+    Reference(CoreError),
 }
 
 impl Failure {
@@ -37,6 +40,7 @@ impl Failure {
             Failure::Cancel(_) => BANNER_CANCEL,
             Failure::Remove(_) => BANNER_REMOVE,
             Failure::Delete(_) => BANNER_DELETE,
+            Failure::Reference(_) => BANNER_REFERENCE,
         }
     }
 
@@ -49,7 +53,8 @@ impl Failure {
             | Failure::Save(e)
             | Failure::Cancel(e)
             | Failure::Remove(e)
-            | Failure::Delete(e) => e.to_string(),
+            | Failure::Delete(e)
+            | Failure::Reference(e) => e.to_string(),
         };
         Banner {
             message: self.message().to_owned(),

@@ -36,6 +36,14 @@ impl Console {
 }
 
 impl<P: Platform> Core<P> {
+    /// The model new jobs use: the one chosen, else the server's default.
+    pub(super) fn chosen_model(&self) -> String {
+        let chosen = self.console.read(|c| c.model.clone());
+        chosen
+            .or_else(|| self.config.borrow().models.first().cloned())
+            .unwrap_or_default()
+    }
+
     pub fn console_view(&self) -> ConsoleView {
         let models = self.config.borrow().models.clone();
         self.console.read(|c| ConsoleView {
@@ -64,22 +72,28 @@ impl<P: Platform> Core<P> {
             return Err(CoreError::UnknownModel(model.to_owned()));
         }
         self.write(&self.console, |c| c.model = Some(model.to_owned()));
+        self.shot_model_changed();
         Ok(())
     }
 
-    /// Starts a generation job from `prompt`, or from the draft when `None`.
+    /// Starts a generation job from `prompt`, or from the draft when `None`, made from the
+    /// shot's attached pictures and video (which are then cleared).
     pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, CoreError> {
         let from_draft = prompt.is_none();
         let text = match prompt {
             Some(p) => p.to_owned(),
             None => self.console.read(|c| c.draft.clone()),
         };
+        let (inputs, fit) = self.shot_inputs();
         let job = NewJob {
             prompt: text.trim().to_owned(),
             model: self.console.read(|c| c.model.clone()),
+            inputs,
+            fit,
             ..NewJob::default()
         };
         let created = self.start(job).await?;
+        self.shot_used();
         // The prompt sent is cleared; what was typed while it was on its way (the job may show
         // first, pushed by the server) is kept.
         if from_draft && self.console.read(|c| c.draft == text) {
@@ -107,6 +121,13 @@ impl<P: Platform> Core<P> {
             model: text("model"),
             seconds: job.answered("seconds").cloned(),
             size: text("size"),
+            inputs: job
+                .answered("inputs")
+                .and_then(|i| serde_json::from_value(i.clone()).ok())
+                .unwrap_or_default(),
+            fit: text("fit")
+                .as_deref()
+                .and_then(crate::inputs::Fit::from_name),
         })
         .await
     }

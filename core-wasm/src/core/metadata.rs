@@ -60,6 +60,7 @@ impl<P: Platform> Core<P> {
                 prompt: value.and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
                 details_json: shown.map(|v| self.platform.pretty_json(&v)),
                 error: error.map(|e| e.to_string()),
+                made_from: value.and_then(|v| self.lineage(v)),
             })
         })
     }

@@ -10,11 +10,13 @@ mod jobs;
 mod library;
 mod metadata;
 mod recent;
+mod shot;
 mod slice;
 
 use std::cell::{Cell, RefCell};
 
 pub use banner::*;
+pub use shot::JOB_SIZE;
 pub use slice::Part;
 
 use crate::api::{Api, ApiConfig};
@@ -45,6 +47,7 @@ pub struct Core<P: Platform> {
     jobs: Slice<jobs::Jobs>,
     library: Slice<library::Library>,
     metadata: Slice<metadata::Metadata>,
+    shot: Slice<shot::Shot>,
 }
 
 impl<P: Platform> Core<P> {
@@ -61,6 +64,7 @@ impl<P: Platform> Core<P> {
             jobs: Slice::new(Part::Jobs),
             library: Slice::new(Part::Library),
             metadata: Slice::new(Part::Metadata),
+            shot: Slice::new(Part::Shot),
         };
         core.load_recent();
         core
@@ -84,6 +88,7 @@ impl<P: Platform> Core<P> {
             Part::Jobs => self.jobs.version(),
             Part::Library => self.library.version(),
             Part::Metadata => self.metadata.version(),
+            Part::Shot => self.shot.version(),
         }
     }
 
@@ -109,8 +114,9 @@ impl<P: Platform> Core<P> {
 
     pub fn configure(&self, config: ApiConfig) {
         *self.config.borrow_mut() = config;
-        // The console view shows the configured models.
+        // The console view shows the configured models, the shot view the chosen one's inputs.
         self.write(&self.console, |_| ());
+        self.write(&self.shot, |_| ());
     }
 
     /// Loads the runtime configuration (`{apiBase, token}`) that the page is served with.
@@ -177,6 +183,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.banner, |b| *b = problem.map(Failure::Storage));
         self.write(&self.library, |l| *l = library::Library::default());
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
+        self.write(&self.shot, |s| *s = shot::Shot::default());
         self.write(&self.console, |c| *c = console::Console::new(project));
     }
 
@@ -186,6 +193,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.banner, |b| *b = None);
         self.write(&self.library, |l| *l = library::Library::default());
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
+        self.write(&self.shot, |s| *s = shot::Shot::default());
         self.write(&self.console, |c| *c = console::Console::default());
     }
 
@@ -206,6 +214,7 @@ impl<P: Platform> Core<P> {
             jobs: self.jobs_view(),
             library: self.library_view(),
             metadata: self.metadata_view(),
+            shot: self.shot_view(),
         }
     }
 
@@ -222,6 +231,7 @@ impl<P: Platform> Core<P> {
             Part::Jobs => serde_json::to_string(&self.jobs_view()),
             Part::Library => serde_json::to_string(&self.library_view()),
             Part::Metadata => serde_json::to_string(&self.metadata_view()),
+            Part::Shot => serde_json::to_string(&self.shot_view()),
         };
         text.unwrap_or_else(|_| "null".to_owned())
     }

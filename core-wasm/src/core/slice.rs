@@ -14,16 +14,18 @@ pub enum Part {
     Jobs,
     Library,
     Metadata,
+    Shot,
 }
 
 impl Part {
-    pub const ALL: [Part; 6] = [
+    pub const ALL: [Part; 7] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
         Part::Jobs,
         Part::Library,
         Part::Metadata,
+        Part::Shot,
     ];
 
     /// The part's name, as in the snapshot's keys.
@@ -35,6 +37,7 @@ impl Part {
             Part::Jobs => "jobs",
             Part::Library => "library",
             Part::Metadata => "metadata",
+            Part::Shot => "shot",
         }
     }
 

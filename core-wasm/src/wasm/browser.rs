@@ -12,7 +12,7 @@ use web_sys::{
 };
 
 use crate::core::Part;
-use crate::platform::{BodyStream, HttpRequest, HttpResponse, LogLevel, Platform};
+use crate::platform::{Body, BodyStream, HttpRequest, HttpResponse, LogLevel, Platform};
 use crate::time::TimeStyle;
 
 struct Listener {
@@ -114,14 +114,20 @@ async fn respond(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<
     if let Some(token) = &request.bearer {
         let headers = Headers::new()?;
         headers.set("Authorization", &format!("Bearer {token}"))?;
-        headers.set("Content-Type", "application/json")?;
+        let content_type = match &request.body {
+            Some(Body::File { content_type, .. }) => content_type,
+            _ => "application/json",
+        };
+        headers.set("Content-Type", content_type)?;
         if let Some(id) = &request.last_event_id {
             headers.set("Last-Event-ID", id)?;
         }
         init.set_headers(&headers);
     }
-    if let Some(body) = &request.body {
-        init.set_body(&JsValue::from_str(body));
+    match &request.body {
+        Some(Body::Json(text)) => init.set_body(&JsValue::from_str(text)),
+        Some(Body::File { bytes, .. }) => init.set_body(&js_sys::Uint8Array::from(&bytes[..])),
+        None => {}
     }
     if let Some(signal) = signal {
         init.set_signal(Some(signal));

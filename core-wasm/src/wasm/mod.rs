@@ -15,6 +15,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::api::ApiConfig;
 use crate::core::{Core, Part};
 use crate::error::CoreError;
+use crate::inputs::{Fit, ImageRole, VideoRole, MAX_REFERENCE_BYTES};
 use browser::BrowserPlatform;
 use schedule::Timers;
 
@@ -119,7 +120,7 @@ impl Studio {
     }
 
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
-    /// `"banner"`, `"console"`, `"jobs"`, `"library"` or `"metadata"`); returns the function
+    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"` or `"shot"`); returns the function
     /// that unsubscribes.
     pub fn subscribe(
         &self,
@@ -208,6 +209,10 @@ impl Studio {
         let core = self.core.clone();
         schedule::spawn(Box::pin(async move {
             let _ = core.load_assets().await;
+        }));
+        let core = self.core.clone();
+        schedule::spawn(Box::pin(async move {
+            let _ = core.load_shot().await;
         }));
         schedule::round(&self.core);
     }
@@ -325,6 +330,91 @@ impl Studio {
     #[wasm_bindgen(js_name = dismissBanner)]
     pub fn dismiss_banner(&self) {
         self.core.dismiss_banner();
+    }
+
+    /// Adds a picture (a `File` or `Blob`: PNG, JPEG or WebP, at most 20 MB) to the project's
+    /// reference images; resolves with its id.
+    #[wasm_bindgen(js_name = uploadReference)]
+    pub fn upload_reference(&self, file: web_sys::Blob) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            if file.size() > MAX_REFERENCE_BYTES {
+                return Err(CoreError::Refused(
+                    "The image is larger than 20 MB".to_owned(),
+                ));
+            }
+            let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+                .await
+                .map_err(|_| CoreError::Refused("The file could not be read".to_owned()))?;
+            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+            core.upload_reference(bytes, &file.type_()).await
+        })
+    }
+
+    /// Grabs a frame of a library video (its file name) or a finished job (its id) as a
+    /// reference image: `at` is `"first"`, `"last"` or seconds; resolves with its id.
+    #[wasm_bindgen(js_name = grabFrame)]
+    pub fn grab_frame(&self, video: String, at: JsValue) -> js_sys::Promise {
+        let at = from_js::<serde_json::Value>(&at).unwrap_or_default();
+        promise(&self.core, |core| async move {
+            core.grab_frame(&video, at).await
+        })
+    }
+
+    /// Removes a reference image from the project.
+    #[wasm_bindgen(js_name = removeReference)]
+    pub fn remove_reference(&self, id: String) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            core.remove_reference(&id).await
+        })
+    }
+
+    /// Gives a reference image a role in the next job: `"first_frame"`, `"last_frame"`,
+    /// `"reference"`, or `null` to detach it (`view("shot").roles` are those the model takes).
+    #[wasm_bindgen(js_name = setRole)]
+    pub fn set_role(&self, id: &str, role: Option<String>) -> Result<(), JsValue> {
+        let role = role
+            .map(|name| {
+                ImageRole::from_name(&name).ok_or(CoreError::UnknownName { kind: "role", name })
+            })
+            .transpose()
+            .map_err(js_error)?;
+        self.core.set_role(id, role).map_err(js_error)
+    }
+
+    /// Extend: the next job continues from the last frame of a library video (file name) or
+    /// finished job (id), at its size.
+    #[wasm_bindgen(js_name = extendVideo)]
+    pub fn extend_video(&self, video: &str) -> Result<(), JsValue> {
+        self.core
+            .use_video(video, VideoRole::Extend)
+            .map_err(js_error)
+    }
+
+    /// Remix: the next job re-makes a library video or finished job with the new prompt.
+    #[wasm_bindgen(js_name = remixVideo)]
+    pub fn remix_video(&self, video: &str) -> Result<(), JsValue> {
+        self.core
+            .use_video(video, VideoRole::Remix)
+            .map_err(js_error)
+    }
+
+    /// The next job no longer extends or remixes a video.
+    #[wasm_bindgen(js_name = clearVideo)]
+    pub fn clear_video(&self) {
+        self.core.clear_video();
+    }
+
+    /// How images of another shape are fitted: `"crop"` (centre crop) or `"pad"`.
+    #[wasm_bindgen(js_name = setFit)]
+    pub fn set_fit(&self, fit: String) -> Result<(), JsValue> {
+        let fit = Fit::from_name(&fit)
+            .ok_or(CoreError::UnknownName {
+                kind: "fit",
+                name: fit,
+            })
+            .map_err(js_error)?;
+        self.core.set_fit(fit);
+        Ok(())
     }
 
     /// The open project's stored jobs, newest first, exactly as kept in local storage.

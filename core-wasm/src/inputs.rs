@@ -1,0 +1,337 @@
+//! What a shot is made from besides its prompt, as the API writes it: reference images in
+//! roles, a video to extend or remix, and how pictures of another shape are fitted. Also the
+//! rules of which model takes which, so the console offers only what the server accepts.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The largest reference image the server takes, in bytes (a bigger file is refused before it
+/// is read into memory).
+pub const MAX_REFERENCE_BYTES: f64 = 20_000_000.0;
+
+/// The role of a reference image in a job.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageRole {
+    FirstFrame,
+    LastFrame,
+    Reference,
+}
+
+impl ImageRole {
+    pub const ALL: [ImageRole; 3] = [
+        ImageRole::FirstFrame,
+        ImageRole::LastFrame,
+        ImageRole::Reference,
+    ];
+
+    /// The role as the console names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ImageRole::FirstFrame => "First frame",
+            ImageRole::LastFrame => "Last frame",
+            ImageRole::Reference => "Reference",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ImageRole> {
+        serde_json::from_value(Value::String(name.to_owned())).ok()
+    }
+}
+
+/// What a job does with a video of the project.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VideoRole {
+    Extend,
+    Remix,
+}
+
+impl VideoRole {
+    pub fn label(self) -> &'static str {
+        match self {
+            VideoRole::Extend => "Extend",
+            VideoRole::Remix => "Remix",
+        }
+    }
+}
+
+/// How an image of another shape is fitted to the job's size.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fit {
+    #[default]
+    Crop,
+    Pad,
+}
+
+impl Fit {
+    pub fn from_name(name: &str) -> Option<Fit> {
+        serde_json::from_value(Value::String(name.to_owned())).ok()
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Fit::Crop => "centre crop",
+            Fit::Pad => "padding",
+        }
+    }
+}
+
+/// One thing a job is made from, as the job body writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Input {
+    Image { reference: String, role: ImageRole },
+    Video { video: String, role: VideoRole },
+}
+
+/// Which inputs a model takes (`GET /api/models`); a server that says nothing takes none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct ModelInputs {
+    pub first_frame: bool,
+    pub last_frame: bool,
+    pub references: u32,
+    pub extend: bool,
+    pub remix: bool,
+}
+
+impl ModelInputs {
+    /// Whether images may be given in `role`.
+    pub fn takes(&self, role: ImageRole) -> bool {
+        match role {
+            ImageRole::FirstFrame => self.first_frame,
+            ImageRole::LastFrame => self.last_frame,
+            ImageRole::Reference => self.references > 0,
+        }
+    }
+
+    /// How many images one job may have in `role`.
+    pub fn most(&self, role: ImageRole) -> u32 {
+        match role {
+            ImageRole::Reference => self.references,
+            _ => u32::from(self.takes(role)),
+        }
+    }
+
+    pub fn takes_video(&self, role: VideoRole) -> bool {
+        match role {
+            VideoRole::Extend => self.extend,
+            VideoRole::Remix => self.remix,
+        }
+    }
+}
+
+/// The models' inputs from a `GET /api/models` answer, by model id.
+pub fn parse_models(answer: &Value) -> Vec<(String, ModelInputs)> {
+    answer
+        .get("models")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let id = m.get("id")?.as_str()?.to_owned();
+            let inputs = m
+                .get("inputs")
+                .and_then(|i| serde_json::from_value(i.clone()).ok())
+                .unwrap_or_default();
+            Some((id, inputs))
+        })
+        .collect()
+}
+
+/// A reference image of the project, as the server lists it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Reference {
+    pub id: String,
+    pub width: u32,
+    pub height: u32,
+    pub url: String,
+    #[serde(default)]
+    pub source: Option<Value>,
+}
+
+impl Reference {
+    /// Where it came from, in words: "Uploaded", or the video and moment it was grabbed at.
+    pub fn origin(&self) -> String {
+        let Some(source) = &self.source else {
+            return "Uploaded".into();
+        };
+        let video = source
+            .get("from_video")
+            .and_then(Value::as_str)
+            .unwrap_or("a video");
+        let at = match source.get("at") {
+            Some(Value::String(named)) => format!("{named} frame"),
+            Some(Value::Number(seconds)) => format!("{:.2} s", seconds.as_f64().unwrap_or(0.0)),
+            _ => "a frame".into(),
+        };
+        format!("{at} of {video}")
+    }
+}
+
+/// The images attached to the next job, in roles, checked against what `model` takes: a first
+/// or last frame replaces the one before it; a role the model does not take, or one image too
+/// many, is refused with the reason.
+pub fn attach(
+    attached: &mut Vec<(String, ImageRole)>,
+    takes: &ModelInputs,
+    model: &str,
+    id: &str,
+    role: Option<ImageRole>,
+) -> Result<(), String> {
+    attached.retain(|(a, _)| a != id);
+    let Some(role) = role else {
+        return Ok(());
+    };
+    if !takes.takes(role) {
+        return Err(format!(
+            "{model} does not take a {}",
+            role.label().to_lowercase()
+        ));
+    }
+    if role != ImageRole::Reference {
+        attached.retain(|(_, r)| *r != role);
+    }
+    let count = attached.iter().filter(|(_, r)| *r == role).count() as u32;
+    if count >= takes.most(role) {
+        return Err(format!(
+            "{model} takes at most {} reference images",
+            takes.most(role)
+        ));
+    }
+    attached.push((id.to_owned(), role));
+    Ok(())
+}
+
+/// How the attached images will be fitted, when any has another shape than `width`x`height`
+/// (aspects within 1% count as the same).
+pub fn fit_note(images: &[(u32, u32)], width: u32, height: u32, fit: Fit) -> Option<String> {
+    let aspect = |w: u32, h: u32| f64::from(w) / f64::from(h.max(1));
+    let target = aspect(width, height);
+    let differ = images
+        .iter()
+        .filter(|(w, h)| (aspect(*w, *h) / target - 1.0).abs() > 0.01)
+        .count();
+    (differ > 0).then(|| {
+        let images = if differ == 1 { "image" } else { "images" };
+        format!(
+            "{differ} {images} of another shape will be fitted to {width}x{height} by {}",
+            fit.describe()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ALL: ModelInputs = ModelInputs {
+        first_frame: true,
+        last_frame: true,
+        references: 2,
+        extend: true,
+        remix: true,
+    };
+
+    #[test]
+    fn inputs_are_written_as_the_api_reads_them() {
+        let inputs = vec![
+            Input::Image {
+                reference: "ref_1".into(),
+                role: ImageRole::FirstFrame,
+            },
+            Input::Video {
+                video: "a.mp4".into(),
+                role: VideoRole::Extend,
+            },
+        ];
+        assert_eq!(
+            serde_json::to_value(&inputs).unwrap(),
+            json!([{"reference": "ref_1", "role": "first_frame"}, {"video": "a.mp4", "role": "extend"}])
+        );
+        assert_eq!(
+            ImageRole::from_name("last_frame"),
+            Some(ImageRole::LastFrame)
+        );
+        assert_eq!(ImageRole::from_name("extend"), None);
+        assert_eq!(Fit::from_name("pad"), Some(Fit::Pad));
+    }
+
+    #[test]
+    fn models_say_what_they_take() {
+        let models = parse_models(&json!({"models": [
+            {"id": "local-1", "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true}},
+            {"id": "sora-2"}
+        ]}));
+        assert_eq!(models[0].1.references, 4);
+        assert_eq!(models[1], ("sora-2".into(), ModelInputs::default()));
+    }
+
+    #[test]
+    fn roles_follow_the_model() {
+        let mut attached = Vec::new();
+        attach(&mut attached, &ALL, "m", "a", Some(ImageRole::FirstFrame)).unwrap();
+        attach(&mut attached, &ALL, "m", "b", Some(ImageRole::FirstFrame)).unwrap();
+        assert_eq!(
+            attached,
+            [("b".into(), ImageRole::FirstFrame)],
+            "one first frame"
+        );
+        attach(&mut attached, &ALL, "m", "a", Some(ImageRole::Reference)).unwrap();
+        attach(&mut attached, &ALL, "m", "c", Some(ImageRole::Reference)).unwrap();
+        let err = attach(&mut attached, &ALL, "m", "d", Some(ImageRole::Reference)).unwrap_err();
+        assert!(err.contains("at most 2"), "{err}");
+        attach(&mut attached, &ALL, "m", "a", None).unwrap();
+        assert_eq!(attached.len(), 2);
+        let none = ModelInputs::default();
+        let err = attach(
+            &mut attached,
+            &none,
+            "sora-2",
+            "x",
+            Some(ImageRole::LastFrame),
+        );
+        assert_eq!(err.unwrap_err(), "sora-2 does not take a last frame");
+    }
+
+    #[test]
+    fn a_fit_is_noted_only_for_another_shape() {
+        assert_eq!(
+            fit_note(&[(1920, 1080), (640, 360)], 1280, 720, Fit::Crop),
+            None
+        );
+        assert_eq!(
+            fit_note(&[(1000, 1000), (1920, 1080)], 1280, 720, Fit::Crop).unwrap(),
+            "1 image of another shape will be fitted to 1280x720 by centre crop"
+        );
+        assert!(fit_note(&[(10, 10), (20, 30)], 1280, 720, Fit::Pad)
+            .unwrap()
+            .starts_with("2 images"));
+    }
+
+    #[test]
+    fn origins_read_as_words() {
+        let reference = |source: Value| Reference {
+            id: "ref_1".into(),
+            width: 64,
+            height: 64,
+            url: "u".into(),
+            source: serde_json::from_value(source).unwrap(),
+        };
+        assert_eq!(reference(Value::Null).origin(), "Uploaded");
+        assert_eq!(
+            reference(json!({"from_video": "a.mp4", "at": "last"})).origin(),
+            "last frame of a.mp4"
+        );
+        assert_eq!(
+            reference(json!({"from_video": "a.mp4", "at": 2.5})).origin(),
+            "2.50 s of a.mp4"
+        );
+    }
+}
