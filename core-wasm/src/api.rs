@@ -362,9 +362,9 @@ impl<'a, P: Platform> Api<'a, P> {
             )
             .await
             .map_err(|(text, _)| ApiError::GetReferences(text))?;
-        answer
-            .get("references")
-            .and_then(|r| serde_json::from_value(r.clone()).ok())
+        let listed = answer.get("references").and_then(Value::as_array);
+        listed
+            .map(|r| r.iter().filter_map(Reference::from_value).collect())
             .ok_or_else(|| ApiError::GetReferences("Response has no references array".into()))
     }
 
@@ -382,8 +382,11 @@ impl<'a, P: Platform> Api<'a, P> {
         if !response.ok() {
             return Err(ApiError::AddReference(refusal(&response)));
         }
-        serde_json::from_str(&response.body)
-            .map_err(|_| ApiError::AddReference("Invalid reference in response".into()))
+        serde_json::from_str::<Value>(&response.body)
+            .ok()
+            .as_ref()
+            .and_then(Reference::from_value)
+            .ok_or_else(|| ApiError::AddReference("Invalid reference in response".into()))
     }
 
     pub async fn remove_reference(&self, project_id: &str, id: &str) -> Result<(), ApiError> {

@@ -14,6 +14,8 @@ pub struct Asset {
     pub poster_url: Option<String>,
     /// The prompt from the video's metadata, when the server has read it.
     pub prompt: Option<String>,
+    /// The library file name or job id it extends or remixes, from its metadata.
+    pub parent: Option<String>,
 }
 
 /// Reads the `videos` array of an assets answer; entries without a string `key` are skipped,
@@ -34,6 +36,7 @@ pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
                     public_url: url("public_url"),
                     poster_url: url("poster_url"),
                     prompt: text("prompt"),
+                    parent: text("parent"),
                 })
             })
             .collect(),

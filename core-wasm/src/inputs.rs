@@ -1,8 +1,10 @@
 //! What a shot is made from besides its prompt, as the API writes it: reference images in
 //! roles, a video to extend or remix, and how pictures of another shape are fitted. Also the
 //! rules of which model takes which, so the console offers only what the server accepts.
+//! Answers are read field by field, as `asset.rs` reads them: a derived deserializer costs the
+//! wasm its visitor code for every field.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The largest reference image the server takes, in bytes (a bigger file is refused before it
@@ -11,7 +13,7 @@ pub const MAX_REFERENCE_BYTES: f64 = 20_000_000.0;
 
 /// The role of a reference image in a job.
 #[cfg_attr(test, derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImageRole {
     FirstFrame,
@@ -35,14 +37,20 @@ impl ImageRole {
         }
     }
 
+    /// The role as the API names it.
     pub fn from_name(name: &str) -> Option<ImageRole> {
-        serde_json::from_value(Value::String(name.to_owned())).ok()
+        match name {
+            "first_frame" => Some(ImageRole::FirstFrame),
+            "last_frame" => Some(ImageRole::LastFrame),
+            "reference" => Some(ImageRole::Reference),
+            _ => None,
+        }
     }
 }
 
 /// What a job does with a video of the project.
 #[cfg_attr(test, derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VideoRole {
     Extend,
@@ -56,11 +64,19 @@ impl VideoRole {
             VideoRole::Remix => "Remix",
         }
     }
+
+    pub fn from_name(name: &str) -> Option<VideoRole> {
+        match name {
+            "extend" => Some(VideoRole::Extend),
+            "remix" => Some(VideoRole::Remix),
+            _ => None,
+        }
+    }
 }
 
 /// How an image of another shape is fitted to the job's size.
 #[cfg_attr(test, derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fit {
     #[default]
@@ -70,7 +86,11 @@ pub enum Fit {
 
 impl Fit {
     pub fn from_name(name: &str) -> Option<Fit> {
-        serde_json::from_value(Value::String(name.to_owned())).ok()
+        match name {
+            "crop" => Some(Fit::Crop),
+            "pad" => Some(Fit::Pad),
+            _ => None,
+        }
     }
 
     fn describe(self) -> &'static str {
@@ -82,16 +102,41 @@ impl Fit {
 }
 
 /// One thing a job is made from, as the job body writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Input {
     Image { reference: String, role: ImageRole },
     Video { video: String, role: VideoRole },
 }
 
+impl Input {
+    /// The inputs of a job answer or metadata (`inputs`); entries of another form are skipped.
+    pub fn list(value: Option<&Value>) -> Vec<Input> {
+        let entries = value.and_then(Value::as_array).map(Vec::as_slice);
+        entries
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|entry| {
+                let text = |field: &str| entry.get(field).and_then(Value::as_str);
+                let role = text("role")?;
+                match (text("reference"), text("video")) {
+                    (Some(reference), None) => Some(Input::Image {
+                        reference: reference.to_owned(),
+                        role: ImageRole::from_name(role)?,
+                    }),
+                    (None, Some(video)) => Some(Input::Video {
+                        video: video.to_owned(),
+                        role: VideoRole::from_name(role)?,
+                    }),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Which inputs a model takes (`GET /api/models`); a server that says nothing takes none.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ModelInputs {
     pub first_frame: bool,
     pub last_frame: bool,
@@ -101,6 +146,18 @@ pub struct ModelInputs {
 }
 
 impl ModelInputs {
+    fn from_value(value: &Value) -> ModelInputs {
+        let flag = |field: &str| value.get(field).and_then(Value::as_bool).unwrap_or(false);
+        let count = value.get("references").and_then(Value::as_u64).unwrap_or(0);
+        ModelInputs {
+            first_frame: flag("first_frame"),
+            last_frame: flag("last_frame"),
+            references: u32::try_from(count).unwrap_or(u32::MAX),
+            extend: flag("extend"),
+            remix: flag("remix"),
+        }
+    }
+
     /// Whether images may be given in `role`.
     pub fn takes(&self, role: ImageRole) -> bool {
         match role {
@@ -137,7 +194,7 @@ pub fn parse_models(answer: &Value) -> Vec<(String, ModelInputs)> {
             let id = m.get("id")?.as_str()?.to_owned();
             let inputs = m
                 .get("inputs")
-                .and_then(|i| serde_json::from_value(i.clone()).ok())
+                .map(ModelInputs::from_value)
                 .unwrap_or_default();
             Some((id, inputs))
         })
@@ -145,17 +202,32 @@ pub fn parse_models(answer: &Value) -> Vec<(String, ModelInputs)> {
 }
 
 /// A reference image of the project, as the server lists it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Reference {
     pub id: String,
     pub width: u32,
     pub height: u32,
     pub url: String,
-    #[serde(default)]
     pub source: Option<Value>,
 }
 
 impl Reference {
+    /// One reference of an answer; `None` without an id and a URL.
+    pub fn from_value(value: &Value) -> Option<Reference> {
+        let text = |field: &str| value.get(field).and_then(Value::as_str).map(str::to_owned);
+        let side = |field: &str| {
+            let n = value.get(field).and_then(Value::as_u64).unwrap_or(0);
+            u32::try_from(n).unwrap_or(u32::MAX)
+        };
+        Some(Reference {
+            id: text("id")?,
+            url: text("url")?,
+            width: side("width"),
+            height: side("height"),
+            source: value.get("source").filter(|s| !s.is_null()).cloned(),
+        })
+    }
+
     /// Where it came from, in words: "Uploaded", or the video and moment it was grabbed at.
     pub fn origin(&self) -> String {
         let Some(source) = &self.source else {
@@ -317,12 +389,11 @@ mod tests {
 
     #[test]
     fn origins_read_as_words() {
-        let reference = |source: Value| Reference {
-            id: "ref_1".into(),
-            width: 64,
-            height: 64,
-            url: "u".into(),
-            source: serde_json::from_value(source).unwrap(),
+        let reference = |source: Value| {
+            Reference::from_value(
+                &json!({"id": "ref_1", "width": 64, "height": 64, "url": "u", "source": source}),
+            )
+            .unwrap()
         };
         assert_eq!(reference(Value::Null).origin(), "Uploaded");
         assert_eq!(

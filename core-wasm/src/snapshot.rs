@@ -133,6 +133,19 @@ pub struct AssetView {
     /// The file name a download gets, from the prompt.
     pub download_name: String,
     pub duration_badge: String,
+    /// The video it was extended or remixed from: what to search the library for to show it
+    /// (a file name's stem, or a job id, which its saved video's file name carries), and the
+    /// title it goes by.
+    pub parent: Option<ParentLink>,
+}
+
+/// A link from a video to the one it was made from.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParentLink {
+    pub search: String,
+    pub title: String,
 }
 
 impl AssetView {
@@ -148,6 +161,10 @@ impl AssetView {
             prompt: a.prompt.clone(),
             download_name: asset::download_name(&a.key, a.prompt.as_deref()),
             duration_badge: DURATION_BADGE.to_owned(),
+            parent: a.parent.as_deref().map(|parent| ParentLink {
+                search: parent.strip_suffix(".mp4").unwrap_or(parent).to_owned(),
+                title: asset::title(parent),
+            }),
         }
     }
 }
@@ -343,6 +360,7 @@ mod typescript {
             JobView::decl(),
             StreamState::decl(),
             JobsView::decl(),
+            ParentLink::decl(),
             AssetView::decl(),
             LibraryState::decl(),
             LibrarySort::decl(),

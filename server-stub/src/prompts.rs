@@ -1,6 +1,6 @@
-//! The prompts of saved videos, read from their `.json` metadata and remembered (by size and
-//! modification time), so the library can be searched by prompt without reading 10,000 files
-//! on every listing.
+//! What the library shows from saved videos' `.json` metadata (the prompt, and the video it
+//! was extended or remixed from), read once and remembered by size and modification time, so
+//! the library can be searched by prompt without reading 10,000 files on every listing.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,16 +15,24 @@ const READS_IN_FLIGHT: usize = 16;
 /// Metadata larger than this is not read for its prompt.
 const MAX_METADATA_BYTES: u64 = 256 * 1024;
 
-type Known = HashMap<String, (i64, u64, Option<String>)>;
+/// What a listing takes from one video's metadata.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub prompt: Option<String>,
+    /// The library file name or job id it was made from (extend or remix).
+    pub parent: Option<String>,
+}
+
+type Known = HashMap<String, (i64, u64, Summary)>;
 
 #[derive(Default)]
 pub struct Prompts {
-    /// Per folder: metadata key to (modified, size, prompt).
+    /// Per folder: metadata key to (modified, size, summary).
     folders: Mutex<HashMap<String, Known>>,
 }
 
 impl Prompts {
-    /// The prompts of these metadata objects of `folder`, by metadata key. Those not known yet
+    /// The summaries of these metadata objects of `folder`, by metadata key. Those not known yet
     /// are read for at most `budget`; what is read in that time is kept, the rest is read by
     /// the next call.
     pub async fn of(
@@ -33,7 +41,7 @@ impl Prompts {
         folder: &str,
         metadata: &[Object],
         budget: Duration,
-    ) -> HashMap<String, String> {
+    ) -> HashMap<String, Summary> {
         let stale: Vec<Object> = {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
@@ -53,9 +61,9 @@ impl Prompts {
         };
         let reads = futures_util::stream::iter(stale)
             .map(|o: Object| async move {
-                let prompt = read_prompt(storage, &o.key).await;
+                let summary = read_summary(storage, &o.key).await;
                 if let Some(known) = self.folders.lock().unwrap().get_mut(folder) {
-                    known.insert(o.key.clone(), (o.modified, o.size_bytes, prompt));
+                    known.insert(o.key.clone(), (o.modified, o.size_bytes, summary));
                 }
             })
             .buffer_unordered(READS_IN_FLIGHT)
@@ -69,19 +77,27 @@ impl Prompts {
             .map(|known| {
                 known
                     .iter()
-                    .filter_map(|(key, (_, _, prompt))| Some((key.clone(), prompt.clone()?)))
+                    .map(|(key, (_, _, summary))| (key.clone(), summary.clone()))
                     .collect()
             })
             .unwrap_or_default()
     }
 }
 
-async fn read_prompt(storage: &dyn Storage, key: &str) -> Option<String> {
-    let bytes = storage.read(key, MAX_METADATA_BYTES).await.ok()?;
-    let metadata: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    metadata
-        .get("prompt")?
-        .as_str()
-        .map(str::to_owned)
-        .filter(|p| !p.trim().is_empty())
+async fn read_summary(storage: &dyn Storage, key: &str) -> Summary {
+    let Ok(bytes) = storage.read(key, MAX_METADATA_BYTES).await else {
+        return Summary::default();
+    };
+    let metadata: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    let text = |field: &str| {
+        metadata
+            .get(field)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .filter(|p| !p.trim().is_empty())
+    };
+    Summary {
+        prompt: text("prompt"),
+        parent: text("parent"),
+    }
 }

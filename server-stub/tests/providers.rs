@@ -11,7 +11,9 @@ use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
 use server_stub::jobs::{JobService, Limits, NewJob};
-use server_stub::providers::{Catalog, Client, ClientSettings, OpenAi, Provider, ProviderError};
+use server_stub::providers::{
+    Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError,
+};
 
 struct Setup {
     fakes: Fakes,
@@ -267,7 +269,10 @@ async fn retry_after_is_honoured_and_retries_end() {
     });
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit(&VideoSpec::default());
-    let id = openai.submit("sora-2", "a calm sea", &spec).await.unwrap();
+    let id = openai
+        .submit("sora-2", "a calm sea", &spec, &Pictures::default())
+        .await
+        .unwrap();
     setup.fakes.fail_next("openai", 1, 429, Some("1"));
     let start = Instant::now();
     openai.poll("sora-2", &id).await.unwrap();
@@ -501,7 +506,7 @@ async fn a_create_that_times_out_is_not_sent_again() {
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit(&VideoSpec::default());
     let error = openai
-        .submit("sora-2", "a slow answer", &spec)
+        .submit("sora-2", "a slow answer", &spec, &Pictures::default())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("not sent again"), "{error}");
@@ -642,4 +647,142 @@ async fn a_cancel_reaches_the_provider_where_it_can_and_polling_stops() {
             "{kind}: no poll after the cancel"
         );
     }
+}
+
+/// A PNG picture of `width` x `height`.
+fn png(width: u32, height: u32) -> bytes::Bytes {
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner().into()
+}
+
+fn with_inputs(model: &str, inputs: serde_json::Value) -> NewJob {
+    NewJob {
+        inputs: serde_json::from_value(inputs).unwrap(),
+        ..job(model, "A lighthouse at dawn")
+    }
+}
+
+/// What the provider's fake received for a finished job.
+async fn received(setup: &Setup, jobs: &JobService, id: &str) -> Vec<String> {
+    let done = finished(jobs, id).await;
+    assert_eq!(done.status, Status::Done, "{id}: {:?}", done.error);
+    setup
+        .fakes
+        .job(done.provider_job_id.as_deref().unwrap())
+        .unwrap()
+        .inputs
+}
+
+#[tokio::test]
+async fn hosted_providers_get_the_pictures_their_contracts_take() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    let square = jobs
+        .references()
+        .upload("hosted", png(900, 900))
+        .await
+        .unwrap()
+        .id;
+    let wide = jobs
+        .references()
+        .upload("hosted", png(640, 360))
+        .await
+        .unwrap()
+        .id;
+    let models = jobs
+        .catalog()
+        .models()
+        .map(|m| (m.id.clone(), m.maker.inputs()));
+    for (id, inputs) in models {
+        match id.as_str() {
+            "sora-2" | "sora-2-pro" => {
+                assert!(inputs.first_frame && inputs.remix && !inputs.last_frame)
+            }
+            "gen4.5" => assert!(inputs.first_frame && inputs.last_frame && !inputs.remix),
+            "kling" => assert!(inputs.first_frame && !inputs.last_frame),
+            _ => {}
+        }
+    }
+
+    // Every job is created before any is awaited; each is checked as its fake received it.
+    let first = serde_json::json!([{"reference": square, "role": "first_frame"}]);
+    let both = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "last_frame"}
+    ]);
+    let create = |new: NewJob| {
+        let jobs = jobs.clone();
+        async move { jobs.create(new).await.unwrap().sora_job_id }
+    };
+    let openai = create(with_inputs("sora-2", first.clone())).await;
+    let runway = create(with_inputs("gen4.5", both)).await;
+    let fal = create(with_inputs("kling", first)).await;
+    let source = create(job("sora-2", "a harbour")).await;
+    // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
+    assert_eq!(
+        received(&setup, &jobs, &openai).await,
+        ["first_frame image/jpeg 1280x720"]
+    );
+    // Runway: first and last frames inline, at their positions.
+    assert_eq!(
+        received(&setup, &jobs, &runway).await,
+        [
+            "promptImage first image/jpeg 1280x720",
+            "promptImage last image/jpeg 1280x720"
+        ]
+    );
+    // fal: the image-to-video sibling of the text-to-video endpoint, with image_url.
+    assert_eq!(
+        received(&setup, &jobs, &fal).await,
+        ["image_url image/jpeg 1280x720"]
+    );
+
+    // A remix names the provider's own video.
+    let source_remote = finished(&jobs, &source).await.provider_job_id.unwrap();
+    let remix = serde_json::json!([{"video": source, "role": "remix"}]);
+    let id = create(with_inputs("sora-2", remix)).await;
+    assert_eq!(
+        received(&setup, &jobs, &id).await,
+        [format!("remix_of {source_remote}")]
+    );
+
+    // What a contract does not take is refused before anything is sent.
+    let sent = setup.fakes.count("openai.create") + setup.fakes.count("runway.create");
+    for (model, inputs, words) in [
+        (
+            "sora-2",
+            serde_json::json!([{"reference": wide, "role": "last_frame"}]),
+            "last_frame",
+        ),
+        (
+            "gen4.5",
+            serde_json::json!([{"reference": wide, "role": "reference"}]),
+            "reference",
+        ),
+        (
+            "gen4.5",
+            serde_json::json!([{"video": source, "role": "remix"}]),
+            "remix",
+        ),
+        (
+            "sora-2",
+            serde_json::json!([{"video": runway, "role": "remix"}]),
+            "its provider made",
+        ),
+    ] {
+        let refused = jobs.create(with_inputs(model, inputs)).await.unwrap_err();
+        let message = refused.to_string();
+        assert!(
+            message.contains(model) && message.contains(words),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        setup.fakes.count("openai.create") + setup.fakes.count("runway.create"),
+        sent
+    );
 }

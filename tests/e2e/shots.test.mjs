@@ -179,4 +179,14 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
   assert.match(await lineage.textContent(), /Extend/);
   await screenshot(t.page, "shot-lineage");
   await dialog.getByRole("button", { name: "Close" }).click();
+
+  // The extension's card links to its source: following it shows the source alone.
+  const link = extendedCard.locator(".parent-link");
+  await waitUntil(() => link.count());
+  await link.click();
+  await waitUntil(async () => (await t.page.locator(".asset").count()) === 1);
+  assert.equal(
+    await t.page.locator(".asset").first().getAttribute("data-key"),
+    `projects/${PROJECT}/${source}`,
+  );
 });

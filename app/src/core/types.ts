@@ -30,6 +30,8 @@ export type JobsView = {
  */
 items: Array<JobView>, stream: StreamState, };
 
+export type ParentLink = { search: string, title: string, };
+
 export type AssetView = { key: string, fileName: string, title: string, sizeMb: string, dateLabel: string, publicUrl: string | null, 
 /**
  * Shown in place of the video until it is hovered or focused.
@@ -38,7 +40,13 @@ posterUrl: string | null, prompt: string | null,
 /**
  * The file name a download gets, from the prompt.
  */
-downloadName: string, durationBadge: string, };
+downloadName: string, durationBadge: string, 
+/**
+ * The video it was extended or remixed from: what to search the library for to show it
+ * (a file name's stem, or a job id, which its saved video's file name carries), and the
+ * title it goes by.
+ */
+parent: ParentLink | null, };
 
 export type LibraryState = "loading" | "empty" | "ready";
 

@@ -18,6 +18,7 @@ type Props = {
 export function AssetCard({ asset, deleting, position, count, tabbable, scrolling }: Props) {
   const studio = useStudio();
   const url = asset.publicUrl;
+  const parent = asset.parent;
   // Until the card is first hovered or focused it shows only the poster, an image: no video
   // element and no video bytes (a <video> costs a media player and a shadow tree each). Then
   // the muted video plays while hovered or focused, and keeps what it loaded after.
@@ -99,6 +100,16 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
         <p className="muted">
           <span>{asset.sizeMb} MB</span> · <span>{asset.dateLabel}</span>
         </p>
+        {parent && (
+          <button
+            type="button"
+            className="link parent-link"
+            title="Show the video this one was made from"
+            onClick={() => studio.searchLibrary(parent.search)}
+          >
+            From {parent.title}
+          </button>
+        )}
         <div className="asset-actions">
           <button
             type="button"

@@ -121,10 +121,7 @@ impl<P: Platform> Core<P> {
             model: text("model"),
             seconds: job.answered("seconds").cloned(),
             size: text("size"),
-            inputs: job
-                .answered("inputs")
-                .and_then(|i| serde_json::from_value(i.clone()).ok())
-                .unwrap_or_default(),
+            inputs: crate::inputs::Input::list(job.answered("inputs")),
             fit: text("fit")
                 .as_deref()
                 .and_then(crate::inputs::Fit::from_name),

@@ -292,10 +292,7 @@ impl<P: Platform> Core<P> {
 
     /// What a saved video was made from, from its metadata.
     pub(super) fn lineage(&self, metadata: &Value) -> Option<LineageView> {
-        let inputs: Vec<Input> = metadata
-            .get("inputs")
-            .and_then(|i| serde_json::from_value(i.clone()).ok())
-            .unwrap_or_default();
+        let inputs = Input::list(metadata.get("inputs"));
         if inputs.is_empty() {
             return None;
         }

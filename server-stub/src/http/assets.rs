@@ -37,6 +37,10 @@ pub struct Asset {
     /// a first listing of many videos reads for at most 50 ms, later listings have the rest).
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt: Option<String>,
+    /// The library file name or job id this video extends or remixes, from its metadata (read
+    /// as `prompt` is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<String>,
     /// A JPEG of the first frame, about 480 pixels wide (made on first request when the
     /// video has none yet).
     poster_url: String,
@@ -156,16 +160,22 @@ pub async fn list(
     let videos = objects
         .into_iter()
         .take(limit)
-        .map(|o| Asset {
-            last_modified: rfc3339(o.modified),
-            poster_url: poster_url(&state, &base, &posters, &o.key),
-            prompt: o
+        .map(|o| {
+            let summary = o
                 .key
                 .strip_suffix(".mp4")
-                .and_then(|stem| prompts.get(&format!("{stem}.json")).cloned()),
-            public_url: base.url(&state, &o.key),
-            size_bytes: o.size_bytes,
-            key: o.key,
+                .and_then(|stem| prompts.get(&format!("{stem}.json")))
+                .cloned()
+                .unwrap_or_default();
+            Asset {
+                last_modified: rfc3339(o.modified),
+                poster_url: poster_url(&state, &base, &posters, &o.key),
+                prompt: summary.prompt,
+                parent: summary.parent,
+                public_url: base.url(&state, &o.key),
+                size_bytes: o.size_bytes,
+                key: o.key,
+            }
         })
         .collect();
     Ok(Json(Assets {

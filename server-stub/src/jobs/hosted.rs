@@ -144,6 +144,15 @@ impl JobService {
             slot = self.inner.submissions.acquire() => slot.ok()?,
             () = cancelled.cancelled() => return None,
         };
+        let record = self.get(id)?;
+        let pictures = match self.pictures(&record).await {
+            Ok(pictures) => pictures,
+            Err(e) => {
+                self.fail(id, format!("The job's pictures could not be read: {e}"))
+                    .await;
+                return None;
+            }
+        };
         let marked = self.update(id, |r| r.submit_started_at = Some(now()))?;
         if let Err(e) = self.persist(id).await {
             tracing::error!(job = %id, error = %e, "could not mark the job as being submitted");
@@ -155,7 +164,10 @@ impl JobService {
             .await;
             return None;
         }
-        match provider.submit(remote, &marked.prompt, &marked.spec).await {
+        match provider
+            .submit(remote, &marked.prompt, &marked.spec, &pictures)
+            .await
+        {
             Ok(remote_id) => {
                 tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
                 let mut active = false;

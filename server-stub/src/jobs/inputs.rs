@@ -32,6 +32,7 @@ pub enum VideoRole {
 #[serde(deny_unknown_fields)]
 pub struct ImageInput {
     /// The id `POST /references` answered.
+    #[schema(pattern = "^ref_[a-z0-9]{26}$")]
     pub reference: String,
     pub role: ImageRole,
 }
@@ -40,6 +41,7 @@ pub struct ImageInput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VideoInput {
+    #[schema(pattern = "^[A-Za-z0-9._:-]{1,200}$")]
     pub video: String,
     pub role: VideoRole,
 }
@@ -93,11 +95,17 @@ pub fn images(inputs: &[Input], role: ImageRole) -> impl Iterator<Item = &ImageI
     })
 }
 
-/// Whether `model`, taking `takes`, accepts `inputs`; the error names the model and the role.
-pub fn check(model: &str, takes: &ModelInputs, inputs: &[Input]) -> Result<(), String> {
+/// Whether there are few enough inputs to look each one up.
+pub fn check_count(inputs: &[Input]) -> Result<(), String> {
     if inputs.len() > MAX_INPUTS {
         return Err(format!("a job takes at most {MAX_INPUTS} inputs"));
     }
+    Ok(())
+}
+
+/// Whether `model`, taking `takes`, accepts `inputs`; the error names the model and the role.
+pub fn check(model: &str, takes: &ModelInputs, inputs: &[Input]) -> Result<(), String> {
+    check_count(inputs)?;
     let count = |role| images(inputs, role).count();
     let (first, last, references) = (
         count(ImageRole::FirstFrame),

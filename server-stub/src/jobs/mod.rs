@@ -319,8 +319,22 @@ impl JobService {
             .catalog
             .get(&model)
             .ok_or_else(|| JobError::UnknownModel(model.clone()))?;
-        inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
+        // What the inputs name must exist (404) before the model's rules are applied (422).
         let lineage = self.lineage(&new).await?;
+        inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
+        let remixed =
+            inputs::video(&new.inputs).is_some_and(|v| v.role == inputs::VideoRole::Remix);
+        if remixed && maker.provider_name() != "local" {
+            let made_there = lineage
+                .parent_remote
+                .as_ref()
+                .is_some_and(|(provider, _)| provider == maker.provider_name());
+            if !made_there {
+                return Err(JobError::Invalid(format!(
+                    "the model {model} remixes only videos its provider made"
+                )));
+            }
+        }
         let at = now();
         let record = JobRecord {
             sora_job_id: record::new_id(&model),
@@ -333,6 +347,7 @@ impl JobService {
             parent: lineage.parent,
             parent_key: lineage.parent_key,
             parent_prompt: lineage.parent_prompt,
+            parent_remote: lineage.parent_remote,
             progress_estimated: maker.estimates_progress(),
             model,
             status: Status::Queued,

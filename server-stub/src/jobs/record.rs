@@ -57,6 +57,10 @@ pub struct JobRecord {
     pub parent_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_prompt: Option<String>,
+    /// The parent's provider and that provider's id for it, when a hosted provider made it (a
+    /// remix there names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_remote: Option<(String, String)>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,

@@ -3,10 +3,11 @@
 //! pictures when it renders.
 
 use super::inputs::{self, ImageRole, Input, VideoRole};
-use super::record::{is_valid_id, project_folder, Status};
+use super::record::{is_valid_id, project_folder, JobRecord, Status};
 use super::{JobError, JobService, NewJob};
-use crate::engine::{EngineError, Shot, VideoSpec};
+use crate::engine::{fit_image, EngineError, Shot, VideoSpec};
 use crate::frames::At;
+use crate::providers::{Picture, Pictures};
 use crate::references::ReferenceError;
 
 /// The largest `.json` metadata read for a parent's prompt.
@@ -18,6 +19,18 @@ pub struct VideoSource {
     pub key: String,
     /// Its prompt, when known.
     pub prompt: Option<String>,
+    /// The hosted provider that made it and that provider's id for it, when known.
+    pub remote: Option<(String, String)>,
+    /// Its size and length as its job or metadata states them (`None`: read the video).
+    pub shape: Option<Shape>,
+}
+
+/// A video's size and length in whole seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub width: u32,
+    pub height: u32,
+    pub seconds: u32,
 }
 
 /// What a new job takes from its parent video.
@@ -26,6 +39,7 @@ pub struct Lineage {
     pub parent: Option<String>,
     pub parent_key: Option<String>,
     pub parent_prompt: Option<String>,
+    pub parent_remote: Option<(String, String)>,
 }
 
 /// A library file name as the API takes it: 1 to 200 of `A-Z a-z 0-9 . _ : -`, ending `.mp4`.
@@ -56,9 +70,17 @@ impl JobService {
                 .clone()
                 .filter(|_| record.status == Status::Done)
                 .ok_or(JobError::NotFinished)?;
+            let remote = record.provider_job_id.map(|id| (record.provider, id));
+            let shape = Shape {
+                width: record.spec.width,
+                height: record.spec.height,
+                seconds: record.spec.seconds,
+            };
             return Ok(VideoSource {
                 key,
                 prompt: Some(record.prompt),
+                remote,
+                shape: Some(shape),
             });
         }
         if !library_name(name) {
@@ -68,18 +90,30 @@ impl JobService {
         let storage = self.storage();
         storage.head(&key).await?.ok_or_else(missing)?;
         let meta = format!("{}.json", key.trim_end_matches(".mp4"));
-        let prompt = match storage.read(&meta, MAX_METADATA_BYTES).await {
-            Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("prompt")?.as_str().map(str::to_owned)),
-            Err(_) => None,
+        let metadata: serde_json::Value = match storage.read(&meta, MAX_METADATA_BYTES).await {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
+            Err(_) => serde_json::Value::Null,
         };
-        Ok(VideoSource { key, prompt })
+        let text = |field: &str| metadata.get(field)?.as_str().map(str::to_owned);
+        let size = text("size").and_then(|s| VideoSpec::parse_size(&s));
+        let seconds = metadata.get("seconds").and_then(serde_json::Value::as_u64);
+        let shape = size.zip(seconds).map(|((width, height), seconds)| Shape {
+            width,
+            height,
+            seconds: u32::try_from(seconds).unwrap_or(u32::MAX),
+        });
+        Ok(VideoSource {
+            key,
+            prompt: text("prompt"),
+            remote: text("provider").zip(text("provider_job_id")),
+            shape,
+        })
     }
 
     /// Checks that every input is in the job's project, and takes from a parent video what the
     /// job inherits: an extend is made at the source's size, a remix at its size and length.
     pub(super) async fn lineage(&self, new: &NewJob) -> Result<Lineage, JobError> {
+        inputs::check_count(&new.inputs).map_err(JobError::Invalid)?;
         for input in &new.inputs {
             if let Input::Image(image) = input {
                 match self
@@ -103,25 +137,30 @@ impl JobService {
             parent: None,
             parent_key: None,
             parent_prompt: None,
+            parent_remote: None,
         };
         let Some(video) = inputs::video(&new.inputs) else {
             return Ok(lineage);
         };
         let source = self.video_source(&new.project_id, &video.video).await?;
-        let info = self.track_info(&source.key).await?;
-        lineage.spec.width = even_in_range(info.width);
-        lineage.spec.height = even_in_range(info.height);
+        let shape = match source.shape {
+            Some(shape) => shape,
+            None => self.shape(&source.key).await?,
+        };
+        lineage.spec.width = even_in_range(shape.width);
+        lineage.spec.height = even_in_range(shape.height);
         if video.role == VideoRole::Remix {
-            lineage.spec.seconds = (info.seconds.round() as u32).clamp(1, 20);
+            lineage.spec.seconds = shape.seconds.clamp(1, 20);
         }
         lineage.parent = Some(video.video.clone());
         lineage.parent_key = Some(source.key);
         lineage.parent_prompt = source.prompt;
+        lineage.parent_remote = source.remote;
         Ok(lineage)
     }
 
     /// The size and length of a stored video, read from its header.
-    async fn track_info(&self, key: &str) -> Result<crate::frames::TrackInfo, JobError> {
+    async fn shape(&self, key: &str) -> Result<Shape, JobError> {
         let storage = self.storage().clone();
         let size = storage
             .head(key)
@@ -131,17 +170,52 @@ impl JobService {
         let video = crate::poster::Sparse::boxes(storage.as_ref(), key, size)
             .await
             .map_err(|e| JobError::Invalid(format!("The source video cannot be read: {e}")))?;
-        tokio::task::spawn_blocking(move || crate::frames::track_info(video, size))
+        let info = tokio::task::spawn_blocking(move || crate::frames::track_info(video, size))
             .await
             .map_err(|e| JobError::Io(std::io::Error::other(e)))?
-            .map_err(|e| JobError::Invalid(format!("The source video cannot be used: {e}")))
+            .map_err(|e| JobError::Invalid(format!("The source video cannot be used: {e}")))?;
+        Ok(Shape {
+            width: info.width,
+            height: info.height,
+            seconds: info.seconds.round() as u32,
+        })
+    }
+
+    /// A hosted job's pictures: its first and last frames fitted to its size and encoded, and
+    /// the provider's id of the video it remixes.
+    pub(super) async fn pictures(&self, record: &JobRecord) -> Result<Pictures, EngineError> {
+        let project = &record.project_id;
+        let spec = record.spec;
+        let mut pictures = Pictures {
+            remix_of: record.parent_remote.as_ref().map(|(_, id)| id.clone()),
+            ..Pictures::default()
+        };
+        for role in [ImageRole::FirstFrame, ImageRole::LastFrame] {
+            let Some(input) = inputs::images(&record.inputs, role).next() else {
+                continue;
+            };
+            let image = self
+                .references()
+                .picture(project, &input.reference)
+                .await
+                .map_err(|e| EngineError::Inputs(e.to_string()))?;
+            let fit = record.fit;
+            let picture = tokio::task::spawn_blocking(move || {
+                Picture::encode(&fit_image(&image, spec.width, spec.height, fit))
+            })
+            .await
+            .map_err(|e| EngineError::Io(std::io::Error::other(e)))?
+            .map_err(EngineError::Inputs)?;
+            match role {
+                ImageRole::FirstFrame => pictures.first = Some(picture),
+                _ => pictures.last = Some(picture),
+            }
+        }
+        Ok(pictures)
     }
 
     /// The pictures a job renders from, read from storage.
-    pub(super) async fn shot(
-        &self,
-        record: &super::record::JobRecord,
-    ) -> Result<Shot, EngineError> {
+    pub(super) async fn shot(&self, record: &JobRecord) -> Result<Shot, EngineError> {
         let project = &record.project_id;
         let failed = |e: ReferenceError| EngineError::Inputs(e.to_string());
         let picture = |id: String| async move {

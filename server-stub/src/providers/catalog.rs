@@ -35,12 +35,11 @@ impl Maker {
         }
     }
 
-    /// The inputs its jobs may have besides the prompt. Hosted providers take none yet: a role
-    /// is refused before anything is sent rather than dropped from a paid job.
+    /// The inputs its jobs may have besides the prompt.
     pub fn inputs(&self) -> ModelInputs {
         match self {
             Maker::Local => ModelInputs::ALL,
-            Maker::Hosted { .. } => ModelInputs::default(),
+            Maker::Hosted { provider, remote } => provider.inputs(remote),
         }
     }
 

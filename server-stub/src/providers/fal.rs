@@ -8,8 +8,13 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::retry::error_message;
-use super::{hd, nearest, portrait, Client, Poll, Provider, ProviderError, Remote};
+use super::{hd, nearest, portrait, Client, Pictures, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
+
+/// A text-to-video endpoint's last segment; its image-to-video sibling ends in [`IMAGE`].
+const TEXT: &str = "/text-to-video";
+const IMAGE: &str = "/image-to-video";
 
 const POLL: Duration = Duration::from_secs(3);
 const SECONDS: [u32; 2] = [5, 10];
@@ -87,18 +92,35 @@ impl Provider for Fal {
         Some(self.typical)
     }
 
+    /// A first frame where the endpoint is a `.../text-to-video` with an image-to-video
+    /// sibling (Kling, Wan, LTX, MiniMax on fal all follow that naming).
+    fn inputs(&self, model: &str) -> ModelInputs {
+        ModelInputs {
+            first_frame: model.ends_with(TEXT),
+            ..ModelInputs::default()
+        }
+    }
+
     async fn submit(
         &self,
         model: &str,
         prompt: &str,
         spec: &VideoSpec,
+        pictures: &Pictures,
     ) -> Result<String, ProviderError> {
-        let body = json!({
+        let mut body = json!({
             "prompt": prompt,
             "duration": spec.seconds.to_string(),
             "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
         });
-        let url = format!("{}/{model}", self.base);
+        let endpoint = match (&pictures.first, model.strip_suffix(TEXT)) {
+            (Some(first), Some(family)) => {
+                body["image_url"] = json!(first.data_uri());
+                format!("{family}{IMAGE}")
+            }
+            _ => model.to_owned(),
+        };
+        let url = format!("{}/{endpoint}", self.base);
         let submitted = self
             .client
             .create_json::<Submitted>(|| self.request(reqwest::Method::POST, &url).json(&body))

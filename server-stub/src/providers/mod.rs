@@ -5,6 +5,7 @@ mod catalog;
 mod fal;
 pub mod fetch;
 mod openai;
+mod pictures;
 mod retry;
 mod runway;
 
@@ -14,9 +15,11 @@ use async_trait::async_trait;
 use thiserror::Error;
 
 use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
 pub use catalog::{Catalog, CatalogError, Maker, Model};
 pub use fal::Fal;
 pub use openai::OpenAi;
+pub use pictures::{Picture, Pictures};
 pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
 
@@ -72,12 +75,19 @@ pub trait Provider: Send + Sync {
     fn typical_duration(&self) -> Option<Duration> {
         None
     }
-    /// Starts a job; answers the provider's id for it.
+    /// The inputs `model`'s jobs may have besides the prompt: only what its contract takes, so
+    /// a role is refused before anything is sent rather than dropped from a paid job.
+    fn inputs(&self, _model: &str) -> ModelInputs {
+        ModelInputs::default()
+    }
+    /// Starts a job from the prompt and, where `inputs` allows them, pictures; answers the
+    /// provider's id for it.
     async fn submit(
         &self,
         model: &str,
         prompt: &str,
         spec: &VideoSpec,
+        pictures: &Pictures,
     ) -> Result<String, ProviderError>;
     async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError>;
     /// Cancels a job at the provider: `false` where its API offers no cancel.

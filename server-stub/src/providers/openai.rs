@@ -1,5 +1,7 @@
-//! OpenAI-compatible Videos API (`POST /videos`, `GET /videos/{id}`, `GET /videos/{id}/content`),
-//! as served by gateways and proxies since OpenAI's own endpoint closed.
+//! OpenAI-compatible Videos API (`POST /videos`, `GET /videos/{id}`, `GET /videos/{id}/content`,
+//! `POST /videos/{id}/remix`), as served by gateways and proxies since OpenAI's own endpoint
+//! closed. A first frame goes as the multipart `input_reference`, at exactly the job's `size`
+//! (the API refuses others); a remix names the provider's video it re-makes.
 
 use std::time::Duration;
 
@@ -7,8 +9,12 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{fetch, hd, nearest, percent, Client, Found, Poll, Provider, ProviderError, Remote};
+use super::{
+    fetch, hd, nearest, percent, Client, Found, Picture, Pictures, Poll, Provider, ProviderError,
+    Remote,
+};
 use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
 
 /// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
 const POLL: Duration = Duration::from_secs(10);
@@ -99,29 +105,57 @@ impl Provider for OpenAi {
         hd(spec, nearest(&SECONDS, spec.seconds))
     }
 
+    fn inputs(&self, _model: &str) -> ModelInputs {
+        ModelInputs {
+            first_frame: true,
+            remix: true,
+            ..ModelInputs::default()
+        }
+    }
+
     async fn submit(
         &self,
         model: &str,
         prompt: &str,
         spec: &VideoSpec,
+        pictures: &Pictures,
     ) -> Result<String, ProviderError> {
-        let body = json!({
-            "model": model,
-            "prompt": prompt,
-            "seconds": spec.seconds.to_string(),
-            "size": spec.size(),
-        });
-        let url = format!("{}/videos", self.base);
-        let created: Video = self
-            .client
-            .create_json(|| {
+        let post = |url: &str| self.client.http().post(url).bearer_auth(&self.key);
+        let created: Video = match (&pictures.remix_of, &pictures.first) {
+            (Some(source), _) => {
+                let url = format!("{}/remix", self.video_url(source)?);
+                let body = json!({ "prompt": prompt });
+                self.client.create_json(|| post(&url).json(&body)).await?
+            }
+            (None, Some(first)) => {
+                let url = format!("{}/videos", self.base);
+                let form = || {
+                    let image = reqwest::multipart::Part::bytes(first.bytes().to_vec())
+                        .file_name("first_frame.jpg")
+                        .mime_str(Picture::CONTENT_TYPE)
+                        .expect("a valid content type");
+                    reqwest::multipart::Form::new()
+                        .text("model", model.to_owned())
+                        .text("prompt", prompt.to_owned())
+                        .text("seconds", spec.seconds.to_string())
+                        .text("size", spec.size())
+                        .part("input_reference", image)
+                };
                 self.client
-                    .http()
-                    .post(&url)
-                    .bearer_auth(&self.key)
-                    .json(&body)
-            })
-            .await?;
+                    .create_json(|| post(&url).multipart(form()))
+                    .await?
+            }
+            (None, None) => {
+                let url = format!("{}/videos", self.base);
+                let body = json!({
+                    "model": model,
+                    "prompt": prompt,
+                    "seconds": spec.seconds.to_string(),
+                    "size": spec.size(),
+                });
+                self.client.create_json(|| post(&url).json(&body)).await?
+            }
+        };
         Ok(created.id)
     }
 

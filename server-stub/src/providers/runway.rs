@@ -1,4 +1,6 @@
-//! Runway (`POST /v1/text_to_video`, `GET /v1/tasks/{id}`, with `X-Runway-Version`).
+//! Runway (`POST /v1/text_to_video`, or `/v1/image_to_video` with `promptImage` frames at
+//! `position` first and last, inline as data URIs; `GET /v1/tasks/{id}`; with
+//! `X-Runway-Version`).
 
 use std::time::Duration;
 
@@ -7,8 +9,9 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{hd, percent, Client, Poll, Provider, ProviderError, Remote};
+use super::{hd, percent, Client, Pictures, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
 
 pub const API_VERSION: &str = "2024-11-06";
 const DURATION: std::ops::RangeInclusive<u32> = 2..=10;
@@ -76,19 +79,41 @@ impl Provider for Runway {
         hd(spec, spec.seconds.clamp(*DURATION.start(), *DURATION.end()))
     }
 
+    fn inputs(&self, _model: &str) -> ModelInputs {
+        ModelInputs {
+            first_frame: true,
+            last_frame: true,
+            ..ModelInputs::default()
+        }
+    }
+
     async fn submit(
         &self,
         model: &str,
         prompt: &str,
         spec: &VideoSpec,
+        pictures: &Pictures,
     ) -> Result<String, ProviderError> {
-        let body = json!({
+        let mut body = json!({
             "model": model,
             "promptText": prompt,
             "ratio": format!("{}:{}", spec.width, spec.height),
             "duration": spec.seconds,
         });
-        let url = format!("{}/v1/text_to_video", self.base);
+        let frames: Vec<serde_json::Value> = [("first", &pictures.first), ("last", &pictures.last)]
+            .into_iter()
+            .filter_map(|(position, picture)| {
+                let picture = picture.as_ref()?;
+                Some(json!({ "uri": picture.data_uri(), "position": position }))
+            })
+            .collect();
+        let endpoint = if frames.is_empty() {
+            "text_to_video"
+        } else {
+            body["promptImage"] = json!(frames);
+            "image_to_video"
+        };
+        let url = format!("{}/v1/{endpoint}", self.base);
         let created = self
             .client
             .create_json::<Created>(|| self.request(reqwest::Method::POST, &url).json(&body))

@@ -10,6 +10,10 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use crate::content::signed_url;
+use crate::images;
+
+/// The largest data URI image taken.
+const MAX_DATA_URI_BYTES: usize = 10 * 1024 * 1024;
 use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
@@ -67,6 +71,27 @@ async fn submit(
             .unwrap_or_default()
     };
     let (owner, app) = (get("owner"), get("app"));
+    // An image-to-video endpoint needs its `image_url`; a text-to-video one takes none.
+    let image_endpoint = get("subpath").ends_with("image-to-video");
+    let image = match (
+        input.get("image_url").and_then(Value::as_str),
+        image_endpoint,
+    ) {
+        (Some(uri), true) => match images::data_uri(uri, MAX_DATA_URI_BYTES) {
+            Ok(seen) => Some(format!("image_url {seen}")),
+            Err(message) => return detail(StatusCode::UNPROCESSABLE_ENTITY, &message),
+        },
+        (None, true) => {
+            return detail(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "field required: image_url",
+            )
+        }
+        (Some(_), false) => {
+            return detail(StatusCode::UNPROCESSABLE_ENTITY, "extra field: image_url")
+        }
+        (None, false) => None,
+    };
     let id = format!("{}-{}-{}-{}-{}", hex(8), hex(4), hex(4), hex(4), hex(12));
     let seconds = input
         .get("duration")
@@ -77,15 +102,15 @@ async fn submit(
         .and_then(Value::as_str)
         .unwrap_or("16:9")
         .to_owned();
-    fakes
-        .insert(Job::new(
-            id.clone(),
-            &format!("{owner}/{app}"),
-            prompt,
-            seconds,
-            ratio,
-        ))
-        .await;
+    let mut job = Job::new(
+        id.clone(),
+        &format!("{owner}/{app}"),
+        prompt,
+        seconds,
+        ratio,
+    );
+    job.inputs.extend(image);
+    fakes.insert(job).await;
     let base = base(&headers, owner, app, &id);
     Json(json!({
         "request_id": id,

@@ -6,6 +6,7 @@
 
 mod content;
 mod fal;
+mod images;
 mod openai;
 mod runway;
 mod state;

@@ -1,5 +1,7 @@
-//! The OpenAI-compatible Videos API: create (JSON or multipart, as the official SDK sends it),
-//! retrieve with `openai-poll-after-ms`, and content that is gone once `expires_at` passes.
+//! The OpenAI-compatible Videos API: create (JSON or multipart, as the official SDK sends it,
+//! with an `input_reference` first frame that must be exactly the requested size), remix of a
+//! completed video, retrieve with `openai-poll-after-ms`, and content that is gone once
+//! `expires_at` passes.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -12,6 +14,7 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use crate::content::video_response;
+use crate::images;
 use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
 
 const SECONDS: [&str; 3] = ["4", "8", "12"];
@@ -21,6 +24,7 @@ pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/videos", post(create).get(list))
         .route("/videos/{id}", get(retrieve))
+        .route("/videos/{id}/remix", post(remix))
         .route("/videos/{id}/content", get(content));
     with_faults(routes, fakes, "openai")
 }
@@ -86,7 +90,11 @@ fn not_found(id: &str) -> Response {
     )
 }
 
-/// The create form as text fields, from JSON or multipart.
+/// The largest `input_reference` taken.
+const MAX_REFERENCE_BYTES: usize = 20 * 1024 * 1024;
+
+/// The create form as text fields, from JSON or multipart; an `input_reference` file is checked
+/// as a picture and described (`image/jpeg 1280x720`).
 async fn fields(request: Request) -> Result<HashMap<String, String>, Response> {
     let multipart = request
         .headers()
@@ -100,6 +108,18 @@ async fn fields(request: Request) -> Result<HashMap<String, String>, Response> {
             .map_err(|e| invalid(&e.body_text(), "body"))?;
         while let Ok(Some(field)) = form.next_field().await {
             let name = field.name().unwrap_or_default().to_owned();
+            if name == "input_reference" {
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| invalid(&e.body_text(), &name))?;
+                if bytes.len() > MAX_REFERENCE_BYTES {
+                    return Err(invalid("input_reference is too large", &name));
+                }
+                let seen = images::picture(&bytes).map_err(|e| invalid(&e, &name))?;
+                out.insert(name, seen.to_string());
+                continue;
+            }
             let text = field
                 .text()
                 .await
@@ -153,8 +173,58 @@ async fn create(State(fakes): State<Fakes>, request: Request) -> Response {
         .get("model")
         .cloned()
         .unwrap_or_else(|| "sora-2".into());
-    let job = Job::new(format!("video_{}", hex(48)), &model, &prompt, seconds, size);
+    let mut job = Job::new(format!("video_{}", hex(48)), &model, &prompt, seconds, size);
+    if let Some(reference) = form.get("input_reference") {
+        // The API takes only a first frame of exactly the video's size.
+        let (width, height) = job.size.split_once('x').unwrap_or_default();
+        if !reference.ends_with(&format!(" {width}x{height}")) {
+            return invalid(
+                "Inpaint image must match the requested width and height",
+                "input_reference",
+            );
+        }
+        job.inputs.push(format!("first_frame {reference}"));
+    }
     let body = video(&fakes, &job);
+    fakes.insert(job).await;
+    Json(body).into_response()
+}
+
+/// `POST /videos/{id}/remix {prompt}`: a new video from a completed one, at its size and length.
+async fn remix(
+    State(fakes): State<Fakes>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Option<Json<Value>>,
+) -> Response {
+    let settings = fakes.settings();
+    if !authorised(&headers, "Bearer", &settings.key) {
+        return unauthorised(&headers);
+    }
+    fakes.counted("openai.create");
+    let Some(source) = fakes.job(&id) else {
+        return not_found(&id);
+    };
+    if !(source.finished(&settings) && source.outcome == Outcome::Succeeds) {
+        return invalid("Only completed videos can be remixed.", "video_id");
+    }
+    let prompt = body
+        .as_ref()
+        .and_then(|Json(b)| b.get("prompt")?.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    if prompt.is_empty() || prompt.chars().count() > 32_000 {
+        return invalid("prompt must be 1 to 32000 characters", "prompt");
+    }
+    let mut job = Job::new(
+        format!("video_{}", hex(48)),
+        &source.model,
+        &prompt,
+        source.seconds.clone(),
+        source.size.clone(),
+    );
+    job.inputs.push(format!("remix_of {id}"));
+    let mut body = video(&fakes, &job);
+    body["remixed_from_video_id"] = json!(id);
     fakes.insert(job).await;
     Json(body).into_response()
 }

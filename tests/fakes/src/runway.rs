@@ -1,4 +1,6 @@
-//! Runway: `POST /v1/text_to_video` and `GET /v1/tasks/{id}` with the required
+//! Runway: `POST /v1/text_to_video`, `POST /v1/image_to_video` (`promptImage`: a URI, or frames
+//! at `position` first and last; data URIs of at most 5 MB) and `GET /v1/tasks/{id}` with the
+//! required
 //! `X-Runway-Version`; progress as a 0..1 float while RUNNING; output URLs that expire, fresh
 //! ones at every read of the task.
 
@@ -11,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::content::signed_url;
+use crate::images;
 use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
 
 pub const VERSION: &str = "2024-11-06";
@@ -19,6 +22,7 @@ const RATIOS: [&str; 2] = ["1280:720", "720:1280"];
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/v1/text_to_video", post(create))
+        .route("/v1/image_to_video", post(create_from_image))
         .route("/v1/tasks/{id}", get(task).delete(cancel));
     with_faults(routes, fakes, "runway")
 }
@@ -54,6 +58,67 @@ struct Create {
     ratio: String,
     #[serde(default)]
     duration: Option<u32>,
+    #[serde(default)]
+    prompt_image: Option<Value>,
+}
+
+/// The largest data URI image Runway takes.
+const MAX_DATA_URI_BYTES: usize = 5 * 1024 * 1024;
+
+/// `promptImage` as Runway reads it: one URI (the first frame), or `[{uri, position}]` with
+/// each position once; each picture described (`first image/jpeg 1280x720`).
+fn prompt_images(value: &Value) -> Result<Vec<String>, String> {
+    let frames: Vec<(String, &str)> = match value {
+        Value::String(uri) => vec![("first".into(), uri.as_str())],
+        Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                let uri = item
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .ok_or("uri is required")?;
+                let position = item
+                    .get("position")
+                    .and_then(Value::as_str)
+                    .unwrap_or("first");
+                Ok((position.to_owned(), uri))
+            })
+            .collect::<Result<_, String>>()?,
+        _ => return Err("promptImage must be a string or an array".into()),
+    };
+    let mut seen = Vec::new();
+    for (position, uri) in frames {
+        if !matches!(position.as_str(), "first" | "last") {
+            return Err(format!("Invalid position {position}"));
+        }
+        if seen
+            .iter()
+            .any(|s: &String| s.starts_with(&format!("{position} ")))
+        {
+            return Err(format!("position {position} is given twice"));
+        }
+        let picture = images::data_uri(uri, MAX_DATA_URI_BYTES)?;
+        seen.push(format!("{position} {picture}"));
+    }
+    if seen.is_empty() {
+        return Err("promptImage is required".into());
+    }
+    Ok(seen)
+}
+
+async fn create_from_image(
+    State(fakes): State<Fakes>,
+    headers: HeaderMap,
+    body: Option<Json<Create>>,
+) -> Response {
+    if let Some(response) = check(&fakes, &headers) {
+        return response;
+    }
+    let image = body.as_ref().and_then(|Json(b)| b.prompt_image.clone());
+    match prompt_images(&image.unwrap_or_default()) {
+        Ok(frames) => make(&fakes, body, frames).await,
+        Err(message) => error(StatusCode::BAD_REQUEST, &message),
+    }
 }
 
 async fn create(
@@ -64,6 +129,20 @@ async fn create(
     if let Some(response) = check(&fakes, &headers) {
         return response;
     }
+    if body
+        .as_ref()
+        .is_some_and(|Json(b)| b.prompt_image.is_some())
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "promptImage is not taken by text_to_video",
+        );
+    }
+    make(&fakes, body, Vec::new()).await
+}
+
+/// A task from a checked create body, made from `frames` (`first image/jpeg 1280x720`, ...).
+async fn make(fakes: &Fakes, body: Option<Json<Create>>, frames: Vec<String>) -> Response {
     fakes.counted("runway.create");
     let Some(Json(body)) = body else {
         return error(
@@ -88,15 +167,18 @@ async fn create(
         return error(StatusCode::BAD_REQUEST, "duration must be 2 to 10");
     }
     let id = format!("{}-{}-4{}-a{}-{}", hex(8), hex(4), hex(3), hex(3), hex(12));
-    fakes
-        .insert(Job::new(
-            id.clone(),
-            &body.model,
-            &body.prompt_text,
-            duration.to_string(),
-            body.ratio,
-        ))
-        .await;
+    let mut job = Job::new(
+        id.clone(),
+        &body.model,
+        &body.prompt_text,
+        duration.to_string(),
+        body.ratio,
+    );
+    job.inputs = frames
+        .into_iter()
+        .map(|frame| format!("promptImage {frame}"))
+        .collect();
+    fakes.insert(job).await;
     Json(json!({ "id": id })).into_response()
 }
 

@@ -60,6 +60,9 @@ pub struct Job {
     pub created: Instant,
     pub created_unix: u64,
     pub outcome: Outcome,
+    /// The pictures and sources the job was made from, as the fake checked them (for
+    /// example `first_frame image/jpeg 1280x720` or `remix_of video_...`).
+    pub inputs: Vec<String>,
 }
 
 impl Job {
@@ -80,6 +83,7 @@ impl Job {
             created: Instant::now(),
             created_unix: unix_now(),
             outcome,
+            inputs: Vec::new(),
         }
     }
 
