@@ -37,6 +37,16 @@ impl ImageRole {
         }
     }
 
+    /// The role within a sentence (written out: Rust's case tables would cost the wasm more
+    /// than these words).
+    pub fn words(self) -> &'static str {
+        match self {
+            ImageRole::FirstFrame => "first frame",
+            ImageRole::LastFrame => "last frame",
+            ImageRole::Reference => "reference image",
+        }
+    }
+
     /// The role as the API names it.
     pub fn from_name(name: &str) -> Option<ImageRole> {
         match name {
@@ -62,6 +72,14 @@ impl VideoRole {
         match self {
             VideoRole::Extend => "Extend",
             VideoRole::Remix => "Remix",
+        }
+    }
+
+    /// The verb within a sentence.
+    pub fn words(self) -> &'static str {
+        match self {
+            VideoRole::Extend => "extend",
+            VideoRole::Remix => "remix",
         }
     }
 
@@ -261,10 +279,7 @@ pub fn attach(
         return Ok(());
     };
     if !takes.takes(role) {
-        return Err(format!(
-            "{model} does not take a {}",
-            role.label().to_lowercase()
-        ));
+        return Err(format!("{model} does not take a {}", role.words()));
     }
     if role != ImageRole::Reference {
         attached.retain(|(_, r)| *r != role);

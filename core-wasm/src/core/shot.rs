@@ -228,7 +228,7 @@ impl<P: Platform> Core<P> {
         if !takes.takes_video(role) {
             return Err(CoreError::Refused(format!(
                 "{model} does not {}",
-                role.label().to_lowercase()
+                role.words()
             )));
         }
         self.write(&self.shot, |s| s.video = Some((name.to_owned(), role)));
