@@ -6,8 +6,9 @@
 use std::io::{Read, Seek};
 
 use image::RgbImage;
-use openh264::decoder::{DecodedYUV, Decoder};
+use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
 use openh264::formats::YUVSource;
+use openh264::OpenH264API;
 use thiserror::Error;
 
 /// The largest frame decoded (8K UHD): its RGB copy stays under 100 MB.
@@ -116,7 +117,13 @@ impl<R: Read + Seek> FrameReader<R> {
             reader,
             track,
             length_size,
-            decoder: Decoder::new().map_err(decode_error)?,
+            // Pictures come out when the stream says they are shown: the crate's default flush
+            // after every sample hands B-frames over too early and breaks their references.
+            decoder: Decoder::with_api_config(
+                OpenH264API::from_source(),
+                DecoderConfig::new().flush_after_decode(Flush::NoFlush),
+            )
+            .map_err(decode_error)?,
             stream,
         })
     }

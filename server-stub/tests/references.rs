@@ -433,3 +433,72 @@ async fn frames_grabbed_extends_and_remixes_follow_their_source() {
     );
     assert_eq!(meta["fit"], "crop");
 }
+
+/// Runs ffmpeg with `args`; `false` when it is not installed (scripts/setup-test.sh installs it).
+fn ffmpeg(args: &[&str]) -> bool {
+    match std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .status()
+    {
+        Ok(status) => {
+            assert!(status.success(), "ffmpeg {args:?}");
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn a_high_profile_clip_with_reordered_frames_is_extended_from_its_last_frame() {
+    let h = start();
+    let folder = h.dir.path().join("data/media/projects/p1");
+    std::fs::create_dir_all(&folder).unwrap();
+    let source = folder.join("provider-made.mp4");
+    let last = h.dir.path().join("last.png");
+    // What a hosted provider sends: x264's High profile with B-frames (decode order differs
+    // from display order), and ffmpeg's own decode of its last frame as the reference.
+    let encoded = ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=320x180:rate=12:duration=2",
+        "-c:v",
+        "libx264",
+        "-profile:v",
+        "high",
+        "-bf",
+        "3",
+        "-pix_fmt",
+        "yuv420p",
+        source.to_str().unwrap(),
+    ]);
+    if !encoded {
+        eprintln!("ffmpeg is not installed (scripts/setup-test.sh installs it); not checked");
+        return;
+    }
+    assert!(ffmpeg(&[
+        // Every frame of the last half second, each written over the one before.
+        "-sseof",
+        "-0.5",
+        "-i",
+        source.to_str().unwrap(),
+        "-update",
+        "1",
+        last.to_str().unwrap(),
+    ]));
+    let expected = image::open(&last).unwrap().to_rgb8();
+    let job = made(
+        &h,
+        "p1",
+        json!({"prompt": "and then it rains", "seconds": 1,
+               "inputs": [{"video": "provider-made.mp4", "role": "extend"}]}),
+    )
+    .await;
+    let out = preview_path(&h, job["sora_job_id"].as_str().unwrap());
+    let joined = psnr(&frame(&out, At::First), &expected);
+    assert!(
+        joined >= 30.0,
+        "the extension starts on the source's last frame: {joined:.1} dB"
+    );
+}
