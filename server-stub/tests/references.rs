@@ -170,25 +170,10 @@ fn claimed_png(width: u32, height: u32) -> Vec<u8> {
     let mut out = whole[..33].to_vec();
     out[16..20].copy_from_slice(&width.to_be_bytes());
     out[20..24].copy_from_slice(&height.to_be_bytes());
-    let crc = crc32fast(&out[12..29]);
+    let crc = crc32fast::hash(&out[12..29]);
     out[29..33].copy_from_slice(&crc.to_be_bytes());
     out.extend(vec![0; 4000]);
     out
-}
-
-fn crc32fast(bytes: &[u8]) -> u32 {
-    let mut crc = 0xffff_ffffu32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 #[tokio::test]
