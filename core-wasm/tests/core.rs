@@ -141,6 +141,12 @@ fn script(core: &Core<Fake>, answer: Result<HttpResponse, String>) {
     fake(core).answers.borrow_mut().push_back(answer);
 }
 
+/// The JSON body of the last request sent.
+fn last_body(core: &Core<Fake>) -> Value {
+    let requests = fake(core).requests.borrow();
+    serde_json::from_str(requests.last().unwrap().json().unwrap()).unwrap()
+}
+
 fn stored(core: &Core<Fake>, key: &str) -> Option<Value> {
     fake(core)
         .storage
@@ -807,16 +813,7 @@ fn cancel_retry_and_remove() {
         ok(json!({"sora_job_id": "m:task_b", "status": "queued"})),
     );
     block_on(core.retry_job("m:task_a")).unwrap();
-    let body: Value = serde_json::from_str(
-        fake(&core)
-            .requests
-            .borrow()
-            .last()
-            .unwrap()
-            .json()
-            .unwrap(),
-    )
-    .unwrap();
+    let body = last_body(&core);
     assert_eq!(
         body,
         json!({"prompt": "a fox", "model": "m", "seconds": 8, "size": "720x1280"})
@@ -1100,16 +1097,7 @@ fn a_job_is_made_from_the_attached_pictures_then_they_are_cleared() {
         ok(json!({"sora_job_id": "local-1:task_1", "status": "queued"})),
     );
     block_on(core.create_job(Some("the kite lands"))).unwrap();
-    let sent: Value = serde_json::from_str(
-        fake(&core)
-            .requests
-            .borrow()
-            .last()
-            .unwrap()
-            .json()
-            .unwrap(),
-    )
-    .unwrap();
+    let sent = last_body(&core);
     assert_eq!(
         sent,
         json!({"prompt": "the kite lands", "fit": "pad", "inputs": [
