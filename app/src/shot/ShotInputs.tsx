@@ -58,7 +58,7 @@ export function ShotInputs() {
                 <option value="">Not used</option>
                 {shot.roles.map((choice) => (
                   <option key={choice.role} value={choice.role}>
-                    {choice.label}
+                    {choice.most > 1 ? `${choice.label} (up to ${choice.most})` : choice.label}
                   </option>
                 ))}
               </select>

@@ -322,19 +322,9 @@ impl JobService {
         // What the inputs name must exist (404) before the model's rules are applied (422).
         let lineage = self.lineage(&new).await?;
         inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
-        let remixed =
-            inputs::video(&new.inputs).is_some_and(|v| v.role == inputs::VideoRole::Remix);
-        if remixed && maker.provider_name() != "local" {
-            let made_there = lineage
-                .parent_remote
-                .as_ref()
-                .is_some_and(|(provider, _)| provider == maker.provider_name());
-            if !made_there {
-                return Err(JobError::Invalid(format!(
-                    "the model {model} remixes only videos its provider made"
-                )));
-            }
-        }
+        lineage
+            .check_remix(&model, maker.provider_name(), &new.inputs)
+            .map_err(JobError::Invalid)?;
         let at = now();
         let record = JobRecord {
             sora_job_id: record::new_id(&model),

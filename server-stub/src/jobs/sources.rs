@@ -42,6 +42,24 @@ pub struct Lineage {
     pub parent_remote: Option<(String, String)>,
 }
 
+impl Lineage {
+    /// A hosted model remixes only a video its own provider made (it names that provider's id
+    /// for it); the engine remixes any.
+    pub fn check_remix(&self, model: &str, provider: &str, inputs: &[Input]) -> Result<(), String> {
+        let remixed = inputs::video(inputs).is_some_and(|v| v.role == VideoRole::Remix);
+        let made_there = self
+            .parent_remote
+            .as_ref()
+            .is_some_and(|(maker, _)| maker == provider);
+        if remixed && provider != "local" && !made_there {
+            return Err(format!(
+                "the model {model} remixes only videos its provider made"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A library file name as the API takes it: 1 to 200 of `A-Z a-z 0-9 . _ : -`, ending `.mp4`.
 fn library_name(name: &str) -> bool {
     (5..=200).contains(&name.len())
