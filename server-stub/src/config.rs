@@ -12,7 +12,7 @@ use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway,
+    Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway, Veo,
 };
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -143,6 +143,23 @@ pub struct Config {
     /// How long a fal job typically takes, for its estimated progress.
     #[arg(long, env = "STUDIO_FAL_TYPICAL_SECONDS", default_value_t = 120)]
     pub fal_typical_seconds: u64,
+    /// Key for the Gemini API (Google's Veo models); its models are offered when set.
+    #[arg(long, env = "STUDIO_GEMINI_API_KEY", hide_env_values = true)]
+    pub gemini_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_GEMINI_BASE_URL",
+        default_value = "https://generativelanguage.googleapis.com"
+    )]
+    pub gemini_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_GEMINI_MODELS",
+        value_delimiter = ',',
+        default_value = "veo-3.1-generate-preview,veo-3.1-fast-generate-preview"
+    )]
+    pub gemini_models: Vec<String>,
+
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
@@ -273,6 +290,10 @@ impl Config {
             let typical = Duration::from_secs(self.fal_typical_seconds);
             let provider = Fal::new(client.clone(), &self.fal_base_url, key, typical);
             add_models(&mut catalog, Arc::new(provider), &self.fal_models)?;
+        }
+        if let Some(key) = key(&self.gemini_api_key) {
+            let provider = Veo::new(client.clone(), &self.gemini_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.gemini_models)?;
         }
         catalog.set_default(&self.default_model)?;
         Ok(catalog)

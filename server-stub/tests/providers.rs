@@ -45,6 +45,9 @@ impl Setup {
             format!("--fal-base-url={}/fal", self.base),
             "--fal-models=kling=fal-ai/kling-video/v2/master/text-to-video".into(),
             "--fal-typical-seconds=1".into(),
+            "--gemini-api-key=fake-key".into(),
+            format!("--gemini-base-url={}/gemini", self.base),
+            "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -107,6 +110,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("sora-2", "openai", 12),
         ("gen4.5", "runway", 10),
         ("kling", "fal", 10),
+        ("veo-3.1", "gemini", 8),
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
@@ -118,7 +122,10 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
             (provider, seconds),
             "fitted to the provider"
         );
-        assert_eq!(created.progress_estimated, provider == "fal");
+        assert_eq!(
+            created.progress_estimated,
+            matches!(provider, "fal" | "gemini")
+        );
         let done = finished(&jobs, &created.sora_job_id).await;
         assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
         assert_eq!(done.progress, 100);
@@ -145,6 +152,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("openai.create"), 1);
     assert_eq!(setup.fakes.count("runway.create"), 1);
     assert_eq!(setup.fakes.count("fal.submit"), 1);
+    assert_eq!(setup.fakes.count("gemini.create"), 1);
 }
 
 #[tokio::test]
@@ -165,6 +173,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "kling",
             "flagged by the safety checker",
+            "Internal error while generating",
+        ),
+        (
+            "veo-3.1",
+            "safety filters: The video was filtered",
             "Internal error while generating",
         ),
     ] {
@@ -704,6 +717,7 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             }
             "gen4.5" => assert!(inputs.first_frame && inputs.last_frame && !inputs.remix),
             "kling" => assert!(inputs.first_frame && !inputs.last_frame),
+            "veo-3.1" => assert!(inputs.first_frame && inputs.last_frame && inputs.references == 3),
             _ => {}
         }
     }
@@ -721,6 +735,12 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     let openai = create(with_inputs("sora-2", first.clone())).await;
     let runway = create(with_inputs("gen4.5", both)).await;
     let fal = create(with_inputs("kling", first)).await;
+    let all = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "last_frame"},
+        {"reference": wide, "role": "reference"}
+    ]);
+    let veo = create(with_inputs("veo-3.1", all)).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -739,6 +759,15 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     assert_eq!(
         received(&setup, &jobs, &fal).await,
         ["image_url image/jpeg 1280x720"]
+    );
+    // Veo: inline frames and a whole reference image as an asset.
+    assert_eq!(
+        received(&setup, &jobs, &veo).await,
+        [
+            "image image/jpeg 1280x720",
+            "lastFrame image/jpeg 1280x720",
+            "referenceImages image/jpeg 640x360"
+        ]
     );
 
     // A remix names the provider's own video.

@@ -229,6 +229,18 @@ impl JobService {
                 _ => pictures.last = Some(picture),
             }
         }
+        for input in inputs::images(&record.inputs, ImageRole::Reference) {
+            let image = self
+                .references()
+                .picture(project, &input.reference)
+                .await
+                .map_err(|e| EngineError::Inputs(e.to_string()))?;
+            let picture = tokio::task::spawn_blocking(move || Picture::reference(&image))
+                .await
+                .map_err(|e| EngineError::Io(std::io::Error::other(e)))?
+                .map_err(EngineError::Inputs)?;
+            pictures.references.push(picture);
+        }
         Ok(pictures)
     }
 

@@ -8,6 +8,7 @@ mod openai;
 mod pictures;
 mod retry;
 mod runway;
+mod veo;
 
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ pub use openai::OpenAi;
 pub use pictures::{Picture, Pictures};
 pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
+pub use veo::Veo;
 
 #[derive(Debug, Error)]
 pub enum ProviderError {
@@ -67,7 +69,7 @@ pub struct Poll {
 
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// The name kept in job records and metadata: `openai`, `runway` or `fal`.
+    /// The name kept in job records and metadata: `openai`, `runway`, `fal` or `gemini`.
     fn name(&self) -> &'static str;
     /// The job as this provider can make it (its allowed lengths and sizes).
     fn fit(&self, spec: &VideoSpec) -> VideoSpec;

@@ -8,6 +8,8 @@ use image::RgbImage;
 /// JPEG quality of the frames sent: visually lossless, and a 1920x1080 frame stays well under
 /// every provider's inline limit (Runway's data URIs take 5 MB).
 const QUALITY: u8 = 92;
+/// The longest side a reference image is sent at.
+pub const REFERENCE_SIDE: u32 = 1280;
 
 /// One picture as sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +34,25 @@ impl Picture {
         Ok(Picture { jpeg })
     }
 
+    /// A reference image as sent: its whole picture, scaled down to [`REFERENCE_SIDE`].
+    pub fn reference(image: &RgbImage) -> Result<Picture, String> {
+        let (width, height) = image.dimensions();
+        let longest = width.max(height);
+        if longest <= REFERENCE_SIDE {
+            return Picture::encode(image);
+        }
+        let scale = |side: u32| {
+            ((u64::from(side) * u64::from(REFERENCE_SIDE)) / u64::from(longest)).max(1) as u32
+        };
+        let scaled = image::imageops::resize(
+            image,
+            scale(width),
+            scale(height),
+            image::imageops::FilterType::Triangle,
+        );
+        Picture::encode(&scaled)
+    }
+
     pub fn bytes(&self) -> &[u8] {
         &self.jpeg
     }
@@ -52,6 +73,9 @@ impl Picture {
 pub struct Pictures {
     pub first: Option<Picture>,
     pub last: Option<Picture>,
+    /// Style and subject references, each kept whole (scaled to at most
+    /// [`REFERENCE_SIDE`] pixels on its longer side).
+    pub references: Vec<Picture>,
     /// The provider's id of the video this job remixes.
     pub remix_of: Option<String>,
 }

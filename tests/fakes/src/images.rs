@@ -56,6 +56,28 @@ pub fn data_uri(uri: &str, max_bytes: usize) -> Result<Seen, String> {
     Ok(seen)
 }
 
+/// The picture in raw base64 (no `data:` prefix) of at most `max_bytes` decoded, whose type
+/// must be `declared`.
+pub fn raw_base64(data: &str, declared: &str, max_bytes: usize) -> Result<Seen, String> {
+    if data.starts_with("data:") {
+        return Err("Expected raw base64 without a data: prefix".into());
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| format!("Invalid base64: {e}"))?;
+    if bytes.len() > max_bytes {
+        return Err(format!("The image is over {max_bytes} bytes"));
+    }
+    let seen = picture(&bytes)?;
+    if seen.content_type != declared {
+        return Err(format!(
+            "mimeType says {declared} but the bytes are {}",
+            seen.content_type
+        ));
+    }
+    Ok(seen)
+}
+
 impl std::fmt::Display for Seen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}x{}", self.content_type, self.width, self.height)

@@ -1,11 +1,13 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
-//! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway) and `/fal` (fal.ai's queue).
+//! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue) and
+//! `/gemini` (the Gemini API's Veo models).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
 
 mod content;
 mod fal;
+mod gemini;
 mod images;
 mod openai;
 mod runway;
@@ -24,6 +26,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/openai/v1", openai::router(&fakes))
         .nest("/runway", runway::router(&fakes))
         .nest("/fal", fal::router(&fakes))
+        .nest("/gemini", gemini::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)
