@@ -12,7 +12,7 @@ use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, OpenAi, Provider, Runway, Veo,
+    Catalog, CatalogError, Client, ClientSettings, Fal, Luma, OpenAi, Provider, Runway, Veo,
 };
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -160,6 +160,23 @@ pub struct Config {
     )]
     pub gemini_models: Vec<String>,
 
+    /// Key for Luma's Agents API; its models are offered when set.
+    #[arg(long, env = "STUDIO_LUMA_API_KEY", hide_env_values = true)]
+    pub luma_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_LUMA_BASE_URL",
+        default_value = "https://agents.lumalabs.ai"
+    )]
+    pub luma_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_LUMA_MODELS",
+        value_delimiter = ',',
+        default_value = "ray-3.2"
+    )]
+    pub luma_models: Vec<String>,
+
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
@@ -294,6 +311,10 @@ impl Config {
         if let Some(key) = key(&self.gemini_api_key) {
             let provider = Veo::new(client.clone(), &self.gemini_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.gemini_models)?;
+        }
+        if let Some(key) = key(&self.luma_api_key) {
+            let provider = Luma::new(client.clone(), &self.luma_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
         }
         catalog.set_default(&self.default_model)?;
         Ok(catalog)

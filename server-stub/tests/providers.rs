@@ -48,6 +48,8 @@ impl Setup {
             "--gemini-api-key=fake-key".into(),
             format!("--gemini-base-url={}/gemini", self.base),
             "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
+            "--luma-api-key=fake-key".into(),
+            format!("--luma-base-url={}/luma", self.base),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -111,6 +113,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("gen4.5", "runway", 10),
         ("kling", "fal", 10),
         ("veo-3.1", "gemini", 8),
+        ("ray-3.2", "luma", 10),
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
@@ -124,7 +127,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         );
         assert_eq!(
             created.progress_estimated,
-            matches!(provider, "fal" | "gemini")
+            matches!(provider, "fal" | "gemini" | "luma")
         );
         let done = finished(&jobs, &created.sora_job_id).await;
         assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
@@ -153,6 +156,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("runway.create"), 1);
     assert_eq!(setup.fakes.count("fal.submit"), 1);
     assert_eq!(setup.fakes.count("gemini.create"), 1);
+    assert_eq!(setup.fakes.count("luma.create"), 1);
 }
 
 #[tokio::test]
@@ -178,6 +182,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "veo-3.1",
             "safety filters: The video was filtered",
+            "Internal error while generating",
+        ),
+        (
+            "ray-3.2",
+            "rejected by content moderation",
             "Internal error while generating",
         ),
     ] {
@@ -741,6 +750,11 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         {"reference": wide, "role": "reference"}
     ]);
     let veo = create(with_inputs("veo-3.1", all)).await;
+    let both = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "last_frame"}
+    ]);
+    let luma = create(with_inputs("ray-3.2", both)).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -768,6 +782,21 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             "lastFrame image/jpeg 1280x720",
             "referenceImages image/jpeg 640x360"
         ]
+    );
+    // Luma: inline start and end frames; an extension of its own generation by its id.
+    assert_eq!(
+        received(&setup, &jobs, &luma).await,
+        [
+            "start_frame image/jpeg 1280x720",
+            "end_frame image/jpeg 1280x720"
+        ]
+    );
+    let luma_remote = finished(&jobs, &luma).await.provider_job_id.unwrap();
+    let extend = serde_json::json!([{"video": luma, "role": "extend"}]);
+    let extended = create(with_inputs("ray-3.2", extend)).await;
+    assert_eq!(
+        received(&setup, &jobs, &extended).await,
+        [format!("start_frame generation {luma_remote}")]
     );
 
     // A remix names the provider's own video.
@@ -801,6 +830,11 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             "sora-2",
             serde_json::json!([{"video": runway, "role": "remix"}]),
             "its provider made",
+        ),
+        (
+            "ray-3.2",
+            serde_json::json!([{"video": source, "role": "extend"}]),
+            "extends only videos",
         ),
     ] {
         let refused = jobs.create(with_inputs(model, inputs)).await.unwrap_err();

@@ -323,7 +323,7 @@ impl JobService {
         let lineage = self.lineage(&new).await?;
         inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
         lineage
-            .check_remix(&model, maker.provider_name(), &new.inputs)
+            .check_source(&model, maker.provider_name(), &new.inputs)
             .map_err(JobError::Invalid)?;
         let at = now();
         let record = JobRecord {

@@ -43,17 +43,28 @@ pub struct Lineage {
 }
 
 impl Lineage {
-    /// A hosted model remixes only a video its own provider made (it names that provider's id
-    /// for it); the engine remixes any.
-    pub fn check_remix(&self, model: &str, provider: &str, inputs: &[Input]) -> Result<(), String> {
-        let remixed = inputs::video(inputs).is_some_and(|v| v.role == VideoRole::Remix);
+    /// A hosted model extends or remixes only a video its own provider made (it names that
+    /// provider's id for it); the engine takes any.
+    pub fn check_source(
+        &self,
+        model: &str,
+        provider: &str,
+        inputs: &[Input],
+    ) -> Result<(), String> {
+        let Some(video) = inputs::video(inputs) else {
+            return Ok(());
+        };
         let made_there = self
             .parent_remote
             .as_ref()
             .is_some_and(|(maker, _)| maker == provider);
-        if remixed && provider != "local" && !made_there {
+        if provider != "local" && !made_there {
+            let verb = match video.role {
+                VideoRole::Extend => "extends",
+                VideoRole::Remix => "remixes",
+            };
             return Err(format!(
-                "the model {model} remixes only videos its provider made"
+                "the model {model} {verb} only videos its provider made"
             ));
         }
         Ok(())
@@ -204,10 +215,15 @@ impl JobService {
     pub(super) async fn pictures(&self, record: &JobRecord) -> Result<Pictures, EngineError> {
         let project = &record.project_id;
         let spec = record.spec;
-        let mut pictures = Pictures {
-            remix_of: record.parent_remote.as_ref().map(|(_, id)| id.clone()),
-            ..Pictures::default()
-        };
+        let mut pictures = Pictures::default();
+        if let (Some(video), Some((_, remote))) =
+            (inputs::video(&record.inputs), &record.parent_remote)
+        {
+            match video.role {
+                VideoRole::Remix => pictures.remix_of = Some(remote.clone()),
+                VideoRole::Extend => pictures.extend_of = Some(remote.clone()),
+            }
+        }
         for role in [ImageRole::FirstFrame, ImageRole::LastFrame] {
             let Some(input) = inputs::images(&record.inputs, role).next() else {
                 continue;

@@ -4,6 +4,7 @@
 mod catalog;
 mod fal;
 pub mod fetch;
+mod luma;
 mod openai;
 mod pictures;
 mod retry;
@@ -19,6 +20,7 @@ use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 pub use catalog::{Catalog, CatalogError, Maker, Model};
 pub use fal::Fal;
+pub use luma::Luma;
 pub use openai::OpenAi;
 pub use pictures::{Picture, Pictures};
 pub use retry::{Client, ClientSettings};
@@ -69,7 +71,8 @@ pub struct Poll {
 
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// The name kept in job records and metadata: `openai`, `runway`, `fal` or `gemini`.
+    /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini` or
+    /// `luma`.
     fn name(&self) -> &'static str;
     /// The job as this provider can make it (its allowed lengths and sizes).
     fn fit(&self, spec: &VideoSpec) -> VideoSpec;
@@ -132,6 +135,26 @@ fn hd(spec: &VideoSpec, seconds: u32) -> VideoSpec {
         fps: spec.fps,
         seconds,
     }
+}
+
+/// 1080p (1920 pixels on the long side) for a job that long, else 720p, in the job's
+/// orientation, `seconds` long; and the resolution's name.
+fn hd_or_full(spec: &VideoSpec, seconds: u32) -> (VideoSpec, &'static str) {
+    if spec.width.max(spec.height) < 1920 {
+        return (hd(spec, seconds), "720p");
+    }
+    let (width, height) = if portrait(spec) {
+        (1080, 1920)
+    } else {
+        (1920, 1080)
+    };
+    let full = VideoSpec {
+        width,
+        height,
+        fps: spec.fps,
+        seconds,
+    };
+    (full, "1080p")
 }
 
 /// `(progress as a fraction 0..1)` to a percentage that stays below 100 until the job is done.

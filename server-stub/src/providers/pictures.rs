@@ -78,6 +78,8 @@ pub struct Pictures {
     pub references: Vec<Picture>,
     /// The provider's id of the video this job remixes.
     pub remix_of: Option<String>,
+    /// The provider's id of the video this job continues from its last frame.
+    pub extend_of: Option<String>,
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    fetch, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError, Remote,
+    fetch, hd_or_full, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError,
+    Remote,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
@@ -155,19 +156,7 @@ impl Provider for Veo {
 
     /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 4, 6 or 8 seconds.
     fn fit(&self, spec: &VideoSpec) -> VideoSpec {
-        let full = spec.width.max(spec.height) >= 1920;
-        let (long, short) = if full { (1920, 1080) } else { (1280, 720) };
-        let (width, height) = if portrait(spec) {
-            (short, long)
-        } else {
-            (long, short)
-        };
-        VideoSpec {
-            width,
-            height,
-            fps: spec.fps,
-            seconds: nearest(&SECONDS, spec.seconds),
-        }
+        hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -209,7 +198,7 @@ impl Provider for Veo {
             "instances": [instance],
             "parameters": {
                 "aspectRatio": if portrait(spec) { "9:16" } else { "16:9" },
-                "resolution": if spec.width.max(spec.height) >= 1920 { "1080p" } else { "720p" },
+                "resolution": hd_or_full(spec, spec.seconds).1,
                 "durationSeconds": spec.seconds,
             },
         });

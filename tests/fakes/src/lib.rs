@@ -1,6 +1,6 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
-//! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue) and
-//! `/gemini` (the Gemini API's Veo models).
+//! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
+//! `/gemini` (the Gemini API's Veo models) and `/luma` (Luma's Agents API).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
@@ -9,6 +9,7 @@ mod content;
 mod fal;
 mod gemini;
 mod images;
+mod luma;
 mod openai;
 mod runway;
 mod state;
@@ -27,6 +28,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/runway", runway::router(&fakes))
         .nest("/fal", fal::router(&fakes))
         .nest("/gemini", gemini::router(&fakes))
+        .nest("/luma", luma::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)
