@@ -12,7 +12,7 @@ use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, Luma, OpenAi, Provider, Runway, Veo,
+    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Runway, Veo,
 };
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -177,6 +177,26 @@ pub struct Config {
     )]
     pub luma_models: Vec<String>,
 
+    /// Kling's access key; with the secret key, its models are offered.
+    #[arg(long, env = "STUDIO_KLING_ACCESS_KEY", hide_env_values = true)]
+    pub kling_access_key: Option<String>,
+    /// Kling's secret key, which signs the access tokens.
+    #[arg(long, env = "STUDIO_KLING_SECRET_KEY", hide_env_values = true)]
+    pub kling_secret_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_KLING_BASE_URL",
+        default_value = "https://api-singapore.klingai.com"
+    )]
+    pub kling_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_KLING_MODELS",
+        value_delimiter = ',',
+        default_value = "kling-v2-1"
+    )]
+    pub kling_models: Vec<String>,
+
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
@@ -315,6 +335,16 @@ impl Config {
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
+        }
+        match (key(&self.kling_access_key), key(&self.kling_secret_key)) {
+            (Some(access), Some(secret)) => {
+                let provider = Kling::new(client.clone(), &self.kling_base_url, access, secret);
+                add_models(&mut catalog, Arc::new(provider), &self.kling_models)?;
+            }
+            (None, None) => {}
+            _ => anyhow::bail!(
+                "Kling needs both STUDIO_KLING_ACCESS_KEY and STUDIO_KLING_SECRET_KEY"
+            ),
         }
         catalog.set_default(&self.default_model)?;
         Ok(catalog)

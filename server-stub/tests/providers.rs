@@ -50,6 +50,9 @@ impl Setup {
             "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
             "--luma-api-key=fake-key".into(),
             format!("--luma-base-url={}/luma", self.base),
+            "--kling-access-key=fake-key".into(),
+            "--kling-secret-key=fake-key-secret".into(),
+            format!("--kling-base-url={}/kling", self.base),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -114,6 +117,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("kling", "fal", 10),
         ("veo-3.1", "gemini", 8),
         ("ray-3.2", "luma", 10),
+        ("kling-v2-1", "kling", 10),
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
@@ -127,7 +131,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         );
         assert_eq!(
             created.progress_estimated,
-            matches!(provider, "fal" | "gemini" | "luma")
+            matches!(provider, "fal" | "gemini" | "luma" | "kling")
         );
         let done = finished(&jobs, &created.sora_job_id).await;
         assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
@@ -157,6 +161,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("fal.submit"), 1);
     assert_eq!(setup.fakes.count("gemini.create"), 1);
     assert_eq!(setup.fakes.count("luma.create"), 1);
+    assert_eq!(setup.fakes.count("kling.create"), 1);
 }
 
 #[tokio::test]
@@ -187,6 +192,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "ray-3.2",
             "rejected by content moderation",
+            "Internal error while generating",
+        ),
+        (
+            "kling-v2-1",
+            "failed the risk control check",
             "Internal error while generating",
         ),
     ] {
@@ -292,7 +302,13 @@ async fn retry_after_is_honoured_and_retries_end() {
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit(&VideoSpec::default());
     let id = openai
-        .submit("sora-2", "a calm sea", &spec, &Pictures::default())
+        .submit(
+            "sora-2",
+            "local-1:task_a",
+            "a calm sea",
+            &spec,
+            &Pictures::default(),
+        )
         .await
         .unwrap();
     setup.fakes.fail_next("openai", 1, 429, Some("1"));
@@ -456,8 +472,13 @@ async fn a_crash_while_submitting_never_submits_twice() {
     })
     .await;
     let jobs = setup.service();
-    // OpenAI-compatible gateways can be asked (their list of videos); Runway cannot.
-    for (model, provider, found) in [("sora-2", "openai", true), ("gen4.5", "runway", false)] {
+    // OpenAI-compatible gateways can be asked (their list of videos) and Kling (our id is its
+    // external_task_id); Runway cannot.
+    for (model, provider, found) in [
+        ("sora-2", "openai", true),
+        ("kling-v2-1", "kling", true),
+        ("gen4.5", "runway", false),
+    ] {
         let id = jobs
             .create(job(model, &format!("a storm over the sea, {model}")))
             .await
@@ -528,7 +549,13 @@ async fn a_create_that_times_out_is_not_sent_again() {
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit(&VideoSpec::default());
     let error = openai
-        .submit("sora-2", "a slow answer", &spec, &Pictures::default())
+        .submit(
+            "sora-2",
+            "local-1:task_b",
+            "a slow answer",
+            &spec,
+            &Pictures::default(),
+        )
         .await
         .unwrap_err();
     assert!(error.to_string().contains("not sent again"), "{error}");
@@ -688,15 +715,13 @@ fn with_inputs(model: &str, inputs: serde_json::Value) -> NewJob {
     }
 }
 
-/// What the provider's fake received for a finished job.
+/// What the provider's fake received for a finished job (Kling's ids carry their kind first).
 async fn received(setup: &Setup, jobs: &JobService, id: &str) -> Vec<String> {
     let done = finished(jobs, id).await;
     assert_eq!(done.status, Status::Done, "{id}: {:?}", done.error);
-    setup
-        .fakes
-        .job(done.provider_job_id.as_deref().unwrap())
-        .unwrap()
-        .inputs
+    let remote = done.provider_job_id.unwrap();
+    let task = remote.strip_prefix("image2video/").unwrap_or(&remote);
+    setup.fakes.job(task).unwrap().inputs
 }
 
 #[tokio::test]
@@ -754,7 +779,8 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         {"reference": square, "role": "first_frame"},
         {"reference": wide, "role": "last_frame"}
     ]);
-    let luma = create(with_inputs("ray-3.2", both)).await;
+    let luma = create(with_inputs("ray-3.2", both.clone())).await;
+    let kling = create(with_inputs("kling-v2-1", both)).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -789,6 +815,14 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         [
             "start_frame image/jpeg 1280x720",
             "end_frame image/jpeg 1280x720"
+        ]
+    );
+    // Kling: raw base64 frames on image2video.
+    assert_eq!(
+        received(&setup, &jobs, &kling).await,
+        [
+            "image image/jpeg 1280x720",
+            "image_tail image/jpeg 1280x720"
         ]
     );
     let luma_remote = finished(&jobs, &luma).await.provider_job_id.unwrap();

@@ -104,7 +104,7 @@ impl JobService {
                 .any(|r| r.sora_job_id != id && r.provider_job_id.as_deref() == Some(candidate))
         };
         let name = provider.name();
-        let outcome = match provider.find(remote, &record.prompt, since).await {
+        let outcome = match provider.find(remote, id, &record.prompt, since).await {
             Ok(Found::Job(found)) if !taken(&found) => {
                 tracing::warn!(job = %id, remote = %found, "a submission cut off by a stop was found at the provider");
                 self.change(id, |r| {
@@ -165,7 +165,7 @@ impl JobService {
             return None;
         }
         match provider
-            .submit(remote, &marked.prompt, &marked.spec, &pictures)
+            .submit(remote, id, &marked.prompt, &marked.spec, &pictures)
             .await
         {
             Ok(remote_id) => {

@@ -104,6 +104,7 @@ impl Provider for Fal {
     async fn submit(
         &self,
         model: &str,
+        _job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,

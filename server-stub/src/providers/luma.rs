@@ -93,6 +93,7 @@ impl Provider for Luma {
     async fn submit(
         &self,
         model: &str,
+        _job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,

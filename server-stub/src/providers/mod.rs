@@ -4,6 +4,7 @@
 mod catalog;
 mod fal;
 pub mod fetch;
+mod kling;
 mod luma;
 mod openai;
 mod pictures;
@@ -20,6 +21,7 @@ use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 pub use catalog::{Catalog, CatalogError, Maker, Model};
 pub use fal::Fal;
+pub use kling::Kling;
 pub use luma::Luma;
 pub use openai::OpenAi;
 pub use pictures::{Picture, Pictures};
@@ -71,8 +73,8 @@ pub struct Poll {
 
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini` or
-    /// `luma`.
+    /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini`, `luma`
+    /// or `kling`.
     fn name(&self) -> &'static str;
     /// The job as this provider can make it (its allowed lengths and sizes).
     fn fit(&self, spec: &VideoSpec) -> VideoSpec;
@@ -86,10 +88,12 @@ pub trait Provider: Send + Sync {
         ModelInputs::default()
     }
     /// Starts a job from the prompt and, where `inputs` allows them, pictures; answers the
-    /// provider's id for it.
+    /// provider's id for it. `job_id` is Studio's id for the job, for a provider that keeps
+    /// an id of the caller's to find the job again by.
     async fn submit(
         &self,
         model: &str,
+        job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,
@@ -100,8 +104,15 @@ pub trait Provider: Send + Sync {
         Ok(false)
     }
     /// After a crash between sending a job and reading the answer: the provider's job of
-    /// `model` with this `prompt` created since `since` (unix seconds), if it can be asked.
-    async fn find(&self, _model: &str, _prompt: &str, _since: i64) -> Result<Found, ProviderError> {
+    /// `model` for Studio's `job_id`, or with this `prompt` created since `since` (unix
+    /// seconds), if it can be asked.
+    async fn find(
+        &self,
+        _model: &str,
+        _job_id: &str,
+        _prompt: &str,
+        _since: i64,
+    ) -> Result<Found, ProviderError> {
         Ok(Found::CannotAsk)
     }
     /// The finished video's bytes, as a response whose body is streamed.

@@ -116,6 +116,7 @@ impl Provider for OpenAi {
     async fn submit(
         &self,
         model: &str,
+        _job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,
@@ -193,7 +194,13 @@ impl Provider for OpenAi {
 
     /// The newest page of the account's videos, searched for the job: same model and prompt,
     /// created at most a minute before the submission began (clocks differ).
-    async fn find(&self, model: &str, prompt: &str, since: i64) -> Result<Found, ProviderError> {
+    async fn find(
+        &self,
+        model: &str,
+        _job_id: &str,
+        prompt: &str,
+        since: i64,
+    ) -> Result<Found, ProviderError> {
         let url = format!("{}/videos?limit=100&order=desc", self.base);
         let list: VideoList = self
             .client

@@ -90,6 +90,7 @@ impl Provider for Runway {
     async fn submit(
         &self,
         model: &str,
+        _job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,

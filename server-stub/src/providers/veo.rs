@@ -175,6 +175,7 @@ impl Provider for Veo {
     async fn submit(
         &self,
         model: &str,
+        _job_id: &str,
         prompt: &str,
         spec: &VideoSpec,
         pictures: &Pictures,

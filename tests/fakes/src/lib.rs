@@ -1,6 +1,7 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
-//! `/gemini` (the Gemini API's Veo models) and `/luma` (Luma's Agents API).
+//! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API) and `/kling` (Kling's
+//! official API).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
@@ -9,6 +10,7 @@ mod content;
 mod fal;
 mod gemini;
 mod images;
+mod kling;
 mod luma;
 mod openai;
 mod runway;
@@ -29,6 +31,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/fal", fal::router(&fakes))
         .nest("/gemini", gemini::router(&fakes))
         .nest("/luma", luma::router(&fakes))
+        .nest("/kling", kling::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)

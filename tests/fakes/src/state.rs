@@ -63,6 +63,8 @@ pub struct Job {
     /// The pictures and sources the job was made from, as the fake checked them (for
     /// example `first_frame image/jpeg 1280x720` or `remix_of video_...`).
     pub inputs: Vec<String>,
+    /// The caller's own id for the job, where the API keeps one (Kling's `external_task_id`).
+    pub external_id: Option<String>,
 }
 
 impl Job {
@@ -84,6 +86,7 @@ impl Job {
             created_unix: unix_now(),
             outcome,
             inputs: Vec::new(),
+            external_id: None,
         }
     }
 

@@ -1,0 +1,329 @@
+//! Kling's official API: `POST /v1/videos/text2video` or `/v1/videos/image2video` (`image` and
+//! `image_tail` as raw base64), then `GET /v1/videos/{kind}/{task_id}`; every answer wrapped in
+//! `{code, message, data}`. Calls carry a bearer JWT (HS256, `iss` the access key, `exp` 30
+//! minutes ahead, `nbf` 5 s back) signed with the secret key, made anew only when the one kept
+//! is about to expire. Each task carries Studio's job id as `external_task_id`, so a create cut
+//! off by a crash is found again by it and never sent twice. Kling reports no progress: it is
+//! estimated.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::{
+    hd, nearest, portrait, Client, Found, Pictures, Poll, Provider, ProviderError, Remote,
+};
+use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
+
+const SECONDS: [u32; 2] = [5, 10];
+const POLL: Duration = Duration::from_secs(5);
+const TYPICAL: Duration = Duration::from_secs(120);
+/// A token lasts this long (Kling takes at most 30 minutes).
+const TOKEN_LIFE: u64 = 30 * 60;
+/// A new token is made when the kept one has less than this left.
+const TOKEN_MARGIN: u64 = 5 * 60;
+
+pub struct Kling {
+    client: Client,
+    base: String,
+    access_key: String,
+    secret_key: String,
+    /// The token in use and when it expires (unix seconds).
+    token: Mutex<Option<(String, u64)>>,
+}
+
+#[derive(Serialize)]
+struct Claims<'a> {
+    iss: &'a str,
+    exp: u64,
+    nbf: u64,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// `text2video`, or `image2video` for a job with frames.
+fn kind(pictures: &Pictures) -> &'static str {
+    if pictures.first.is_some() || pictures.last.is_some() {
+        "image2video"
+    } else {
+        "text2video"
+    }
+}
+
+/// Kling's own ids and ours: letters, digits and `_ - . :`.
+fn plain(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+}
+
+impl Kling {
+    pub fn new(client: Client, base: &str, access_key: &str, secret_key: &str) -> Kling {
+        Kling {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            access_key: access_key.to_owned(),
+            secret_key: secret_key.to_owned(),
+            token: Mutex::new(None),
+        }
+    }
+
+    /// The bearer token: the kept one while it has time left, else a new one.
+    fn token(&self) -> Result<String, ProviderError> {
+        let now = unix_now();
+        let mut kept = self.token.lock().unwrap();
+        if let Some((token, expires)) = kept.as_ref() {
+            if *expires > now + TOKEN_MARGIN {
+                return Ok(token.clone());
+            }
+        }
+        let expires = now + TOKEN_LIFE;
+        let claims = Claims {
+            iss: &self.access_key,
+            exp: expires,
+            nbf: now.saturating_sub(5),
+        };
+        let token = jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &EncodingKey::from_secret(self.secret_key.as_bytes()),
+        )
+        .map_err(|e| ProviderError::Rejected(format!("could not sign the Kling token: {e}")))?;
+        *kept = Some((token.clone(), expires));
+        Ok(token)
+    }
+
+    /// `GET /v1/videos/{kind}/{id}` for a task id or our `external_task_id`.
+    async fn task(&self, kind: &str, id: &str) -> Result<Task, ProviderError> {
+        if !plain(id) {
+            return Err(ProviderError::Malformed(format!("task id {id:?}")));
+        }
+        let token = self.token()?;
+        let url = format!("{}/v1/videos/{kind}/{id}", self.base);
+        let answer: Envelope<Task> = self
+            .client
+            .call_json(|| self.client.http().get(&url).bearer_auth(&token))
+            .await?;
+        answer.data()
+    }
+}
+
+/// Every answer: `{code, message, data}`; `code` 0 is success.
+#[derive(Deserialize)]
+struct Envelope<T> {
+    code: i64,
+    #[serde(default)]
+    message: String,
+    data: Option<T>,
+}
+
+impl<T> Envelope<T> {
+    fn data(self) -> Result<T, ProviderError> {
+        match (self.code, self.data) {
+            (0, Some(data)) => Ok(data),
+            (0, None) => Err(ProviderError::Malformed("an answer without data".into())),
+            (code, _) => Err(ProviderError::Rejected(format!(
+                "{} ({code})",
+                self.message
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Task {
+    task_id: String,
+    task_status: String,
+    #[serde(default)]
+    task_status_msg: Option<String>,
+    #[serde(default)]
+    task_result: Option<TaskResult>,
+}
+
+#[derive(Deserialize)]
+struct TaskResult {
+    #[serde(default)]
+    videos: Vec<KlingVideo>,
+}
+
+#[derive(Deserialize)]
+struct KlingVideo {
+    url: String,
+}
+
+#[async_trait]
+impl Provider for Kling {
+    fn name(&self) -> &'static str {
+        "kling"
+    }
+
+    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+        hd(spec, nearest(&SECONDS, spec.seconds))
+    }
+
+    fn typical_duration(&self) -> Option<Duration> {
+        Some(TYPICAL)
+    }
+
+    fn inputs(&self, _model: &str) -> ModelInputs {
+        ModelInputs {
+            first_frame: true,
+            last_frame: true,
+            ..ModelInputs::default()
+        }
+    }
+
+    async fn submit(
+        &self,
+        model: &str,
+        job_id: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+        pictures: &Pictures,
+    ) -> Result<String, ProviderError> {
+        let mut body = json!({
+            "model_name": model,
+            "prompt": prompt,
+            "mode": "std",
+            "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
+            "duration": spec.seconds.to_string(),
+            "external_task_id": job_id,
+        });
+        if let Some(first) = &pictures.first {
+            body["image"] = Value::String(first.base64());
+        }
+        if let Some(last) = &pictures.last {
+            body["image_tail"] = Value::String(last.base64());
+        }
+        let token = self.token()?;
+        let url = format!("{}/v1/videos/{}", self.base, kind(pictures));
+        let created: Envelope<Task> = self
+            .client
+            .create_json(|| {
+                self.client
+                    .http()
+                    .post(&url)
+                    .bearer_auth(&token)
+                    .json(&body)
+            })
+            .await?;
+        let task = created.data()?;
+        // Polls name the kind in the path: it travels with the task id.
+        Ok(format!("{}/{}", kind(pictures), task.task_id))
+    }
+
+    async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
+        let (kind, task_id) = split(id)?;
+        let task = self.task(kind, task_id).await?;
+        let remote = match task.task_status.as_str() {
+            "submitted" | "processing" => Remote::Pending(None),
+            "succeed" => Remote::Done,
+            "failed" => Remote::Failed(
+                task.task_status_msg
+                    .unwrap_or_else(|| "The provider reported the task as failed".into()),
+            ),
+            other => return Err(ProviderError::Malformed(format!("task_status {other:?}"))),
+        };
+        Ok(Poll {
+            remote,
+            next: self.client.pace(POLL),
+        })
+    }
+
+    /// Our job id is the task's `external_task_id`: the task is found again by it.
+    async fn find(
+        &self,
+        _model: &str,
+        job_id: &str,
+        _prompt: &str,
+        _since: i64,
+    ) -> Result<Found, ProviderError> {
+        for kind in ["text2video", "image2video"] {
+            match self.task(kind, job_id).await {
+                Ok(task) => return Ok(Found::Job(format!("{kind}/{}", task.task_id))),
+                Err(ProviderError::Rejected(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Found::Nothing)
+    }
+
+    async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        let (kind, task_id) = split(id)?;
+        let task = self.task(kind, task_id).await?;
+        let url = task
+            .task_result
+            .and_then(|r| r.videos.into_iter().next())
+            .map(|v| v.url)
+            .ok_or_else(|| ProviderError::Malformed("a finished task without a video".into()))?;
+        self.client.download(&url).await
+    }
+}
+
+/// `{kind}/{task_id}` as `submit` answers it.
+fn split(id: &str) -> Result<(&str, &str), ProviderError> {
+    match id.split_once('/') {
+        Some((kind @ ("text2video" | "image2video"), task)) if plain(task) => Ok((kind, task)),
+        _ => Err(ProviderError::Malformed(format!("task id {id:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_token_serves_until_it_is_about_to_expire() {
+        let kling = Kling::new(
+            Client::new(super::super::ClientSettings::default()),
+            "https://api.klingai.com",
+            "access",
+            "secret",
+        );
+        let first = kling.token().unwrap();
+        assert_eq!(kling.token().unwrap(), first, "kept, not made per request");
+        let mut validation = jsonwebtoken::Validation::new(Algorithm::HS256);
+        validation.validate_nbf = true;
+        validation.set_issuer(&["access"]);
+        let claims = jsonwebtoken::decode::<Value>(
+            &first,
+            &jsonwebtoken::DecodingKey::from_secret(b"secret"),
+            &validation,
+        )
+        .unwrap()
+        .claims;
+        let (exp, nbf) = (
+            claims["exp"].as_u64().unwrap(),
+            claims["nbf"].as_u64().unwrap(),
+        );
+        assert!(exp - unix_now() <= TOKEN_LIFE && unix_now() - nbf >= 5);
+        *kling.token.lock().unwrap() = Some((first, unix_now() + 60));
+        kling.token().unwrap();
+        let renewed = kling.token.lock().unwrap().as_ref().unwrap().1;
+        assert!(
+            renewed > unix_now() + TOKEN_MARGIN,
+            "renewed before it expires"
+        );
+    }
+
+    #[test]
+    fn task_ids_carry_their_kind() {
+        assert_eq!(
+            split("image2video/abc-1").unwrap(),
+            ("image2video", "abc-1")
+        );
+        assert!(split("other/abc").is_err());
+        assert!(split("text2video/../x").is_err());
+    }
+}
