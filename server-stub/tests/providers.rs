@@ -883,3 +883,93 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         sent
     );
 }
+
+#[tokio::test]
+async fn the_fakes_refuse_what_their_services_refuse() {
+    let setup = Setup::new(Settings::default()).await;
+    let http = reqwest::Client::new();
+    let jpeg = server_stub::providers::Picture::encode(&image::RgbImage::from_pixel(
+        640,
+        360,
+        image::Rgb([40, 90, 200]),
+    ))
+    .unwrap();
+    let post = |path: &str, body: serde_json::Value| {
+        http.post(format!("{}{path}", setup.base)).json(&body)
+    };
+    let status = |response: reqwest::Response| response.status().as_u16();
+
+    // Kling: a bearer JWT signed with the secret key, never an expired one; raw base64 only.
+    // A token expiring `offset` seconds from now (in the past when negative).
+    let token = |offset: i64| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &serde_json::json!({"iss": "fake-key", "exp": now.saturating_add_signed(offset), "nbf": now - 5}),
+            &jsonwebtoken::EncodingKey::from_secret(b"fake-key-secret"),
+        )
+        .unwrap()
+    };
+    let kling = |body: serde_json::Value, bearer: String| {
+        post("/kling/v1/videos/image2video", body).bearer_auth(bearer)
+    };
+    let good =
+        serde_json::json!({"model_name": "kling-v2-1", "prompt": "a kite", "image": jpeg.base64()});
+    assert_eq!(
+        status(kling(good.clone(), token(600)).send().await.unwrap()),
+        200
+    );
+    let expired = kling(good.clone(), token(-100)).send().await.unwrap();
+    assert_eq!(expired.status().as_u16(), 401);
+    let body: serde_json::Value = expired.json().await.unwrap();
+    assert_eq!(body["code"], 1004, "{body}");
+    let plain_key = kling(good.clone(), "fake-key".into()).send().await.unwrap();
+    assert_eq!(status(plain_key), 401);
+    let prefixed =
+        serde_json::json!({"model_name": "m", "prompt": "a kite", "image": jpeg.data_uri()});
+    assert_eq!(
+        status(kling(prefixed, token(600)).send().await.unwrap()),
+        400
+    );
+    let renamed = serde_json::json!({"model": "m", "prompt": "a kite", "image": jpeg.base64()});
+    assert_eq!(
+        status(kling(renamed, token(600)).send().await.unwrap()),
+        400
+    );
+    let tiny = server_stub::providers::Picture::encode(&image::RgbImage::new(100, 100)).unwrap();
+    let small = serde_json::json!({"model_name": "m", "prompt": "a kite", "image": tiny.base64()});
+    assert_eq!(status(kling(small, token(600)).send().await.unwrap()), 400);
+
+    // Gemini: the key in x-goog-api-key, not as a bearer token; inline frames as raw base64.
+    let veo = "/gemini/v1beta/models/veo-3.1:predictLongRunning";
+    let frame =
+        |data: String| serde_json::json!({"bytesBase64Encoded": data, "mimeType": "image/jpeg"});
+    let body = |image: serde_json::Value| serde_json::json!({"instances": [{"prompt": "a kite", "image": image}]});
+    let bearer = post(veo, body(frame(jpeg.base64()))).bearer_auth("fake-key");
+    assert_eq!(status(bearer.send().await.unwrap()), 403);
+    let keyed = |b: serde_json::Value| post(veo, b).header("x-goog-api-key", "fake-key");
+    assert_eq!(
+        status(keyed(body(frame(jpeg.base64()))).send().await.unwrap()),
+        200
+    );
+    assert_eq!(
+        status(keyed(body(frame(jpeg.data_uri()))).send().await.unwrap()),
+        400
+    );
+    let unknown = serde_json::json!({"instances": [{"prompt": "a kite", "firstFrame": frame(jpeg.base64())}]});
+    assert_eq!(status(keyed(unknown).send().await.unwrap()), 400);
+
+    // Luma: each frame exactly one of its forms; no unknown fields.
+    let luma = |b: serde_json::Value| post("/luma/v1/generations", b).bearer_auth("fake-key");
+    let with_frame = |start: serde_json::Value| serde_json::json!({"model": "ray-3.2", "type": "video", "prompt": "a kite", "video": {"start_frame": start}});
+    let inline = serde_json::json!({"data": jpeg.base64(), "media_type": "image/jpeg"});
+    assert_eq!(status(luma(with_frame(inline)).send().await.unwrap()), 201);
+    let both =
+        serde_json::json!({"data": jpeg.base64(), "media_type": "image/jpeg", "url": "https://x"});
+    assert_eq!(status(luma(with_frame(both)).send().await.unwrap()), 400);
+    let extra = serde_json::json!({"model": "ray-3.2", "type": "video", "prompt": "a kite", "keyframes": {}});
+    assert_eq!(status(luma(extra).send().await.unwrap()), 400);
+}
