@@ -12,7 +12,8 @@ use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Runway, Veo,
+    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Runway,
+    Seedance, Veo,
 };
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -197,6 +198,23 @@ pub struct Config {
     )]
     pub kling_models: Vec<String>,
 
+    /// Key for Seedance on BytePlus ModelArk; its models are offered when set.
+    #[arg(long, env = "STUDIO_ARK_API_KEY", hide_env_values = true)]
+    pub ark_api_key: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_ARK_BASE_URL",
+        default_value = "https://ark.ap-southeast.bytepluses.com"
+    )]
+    pub ark_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_ARK_MODELS",
+        value_delimiter = ',',
+        default_value = "seedance-1-0-pro=seedance-1-0-pro-250528"
+    )]
+    pub ark_models: Vec<String>,
+
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
@@ -335,6 +353,10 @@ impl Config {
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
+        }
+        if let Some(key) = key(&self.ark_api_key) {
+            let provider = Seedance::new(client.clone(), &self.ark_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.ark_models)?;
         }
         match (key(&self.kling_access_key), key(&self.kling_secret_key)) {
             (Some(access), Some(secret)) => {

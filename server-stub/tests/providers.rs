@@ -53,6 +53,9 @@ impl Setup {
             "--kling-access-key=fake-key".into(),
             "--kling-secret-key=fake-key-secret".into(),
             format!("--kling-base-url={}/kling", self.base),
+            "--ark-api-key=fake-key".into(),
+            format!("--ark-base-url={}/ark", self.base),
+            "--ark-models=seedance=seedance-1-0-pro-250528".into(),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -118,6 +121,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("veo-3.1", "gemini", 8),
         ("ray-3.2", "luma", 10),
         ("kling-v2-1", "kling", 10),
+        ("seedance", "ark", 10),
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
@@ -131,7 +135,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         );
         assert_eq!(
             created.progress_estimated,
-            matches!(provider, "fal" | "gemini" | "luma" | "kling")
+            matches!(provider, "fal" | "gemini" | "luma" | "kling" | "ark")
         );
         let done = finished(&jobs, &created.sora_job_id).await;
         assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
@@ -162,6 +166,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("gemini.create"), 1);
     assert_eq!(setup.fakes.count("luma.create"), 1);
     assert_eq!(setup.fakes.count("kling.create"), 1);
+    assert_eq!(setup.fakes.count("ark.create"), 1);
 }
 
 #[tokio::test]
@@ -197,6 +202,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "kling-v2-1",
             "failed the risk control check",
+            "Internal error while generating",
+        ),
+        (
+            "seedance",
+            "may contain sensitive information",
             "Internal error while generating",
         ),
     ] {
@@ -781,6 +791,12 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     ]);
     let luma = create(with_inputs("ray-3.2", both.clone())).await;
     let kling = create(with_inputs("kling-v2-1", both)).await;
+    let three = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "last_frame"},
+        {"reference": square, "role": "reference"}
+    ]);
+    let seedance = create(with_inputs("seedance", three)).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -823,6 +839,15 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         [
             "image image/jpeg 1280x720",
             "image_tail image/jpeg 1280x720"
+        ]
+    );
+    // Seedance: content[] images in their roles, as data URIs.
+    assert_eq!(
+        received(&setup, &jobs, &seedance).await,
+        [
+            "first_frame image/jpeg 1280x720",
+            "last_frame image/jpeg 1280x720",
+            "reference_image image/jpeg 900x900"
         ]
     );
     let luma_remote = finished(&jobs, &luma).await.provider_job_id.unwrap();

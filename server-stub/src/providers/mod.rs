@@ -10,6 +10,7 @@ mod openai;
 mod pictures;
 mod retry;
 mod runway;
+mod seedance;
 mod veo;
 
 use std::time::Duration;
@@ -27,6 +28,7 @@ pub use openai::OpenAi;
 pub use pictures::{Picture, Pictures};
 pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
+pub use seedance::Seedance;
 pub use veo::Veo;
 
 #[derive(Debug, Error)]
@@ -73,8 +75,8 @@ pub struct Poll {
 
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini`, `luma`
-    /// or `kling`.
+    /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini`, `luma`,
+    /// `kling` or `ark`.
     fn name(&self) -> &'static str;
     /// The job as this provider can make it (its allowed lengths and sizes).
     fn fit(&self, spec: &VideoSpec) -> VideoSpec;

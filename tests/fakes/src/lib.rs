@@ -1,11 +1,12 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
-//! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API) and `/kling` (Kling's
-//! official API).
+//! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API), `/kling` (Kling's
+//! official API) and `/ark` (Seedance on BytePlus ModelArk).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
 
+mod ark;
 mod content;
 mod fal;
 mod gemini;
@@ -32,6 +33,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/gemini", gemini::router(&fakes))
         .nest("/luma", luma::router(&fakes))
         .nest("/kling", kling::router(&fakes))
+        .nest("/ark", ark::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)

@@ -1,0 +1,190 @@
+//! ByteDance's Seedance on BytePlus ModelArk: `POST /api/v3/contents/generations/tasks` with
+//! `content[]` (the prompt as `text`, frames and references as `image_url` data URIs with their
+//! `role`), then `GET .../tasks/{id}` (`status` queued, running, cancelled, succeeded or
+//! failed); `DELETE .../tasks/{id}` cancels a queued task. Seedance reports no progress: it is
+//! estimated.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{
+    hd_or_full, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError, Remote,
+};
+use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
+
+const SECONDS: [u32; 2] = [5, 10];
+const POLL: Duration = Duration::from_secs(5);
+const TYPICAL: Duration = Duration::from_secs(60);
+/// At most this many `reference_image`s.
+const REFERENCES: u32 = 4;
+
+pub struct Seedance {
+    client: Client,
+    base: String,
+    key: String,
+}
+
+impl Seedance {
+    pub fn new(client: Client, base: &str, key: &str) -> Seedance {
+        Seedance {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            key: key.to_owned(),
+        }
+    }
+
+    fn task_url(&self, id: &str) -> Result<String, ProviderError> {
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(ProviderError::Malformed(format!("task id {id:?}")));
+        }
+        Ok(format!(
+            "{}/api/v3/contents/generations/tasks/{id}",
+            self.base
+        ))
+    }
+
+    async fn task(&self, id: &str) -> Result<Task, ProviderError> {
+        let url = self.task_url(id)?;
+        self.client
+            .call_json(|| self.client.http().get(&url).bearer_auth(&self.key))
+            .await
+    }
+}
+
+/// An image in a role, inline.
+fn image(picture: &Picture, role: &str) -> Value {
+    json!({ "type": "image_url", "image_url": { "url": picture.data_uri() }, "role": role })
+}
+
+#[derive(Deserialize)]
+struct Created {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct Task {
+    status: String,
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    error: Option<TaskError>,
+}
+
+#[derive(Deserialize)]
+struct Content {
+    video_url: String,
+}
+
+#[derive(Deserialize)]
+struct TaskError {
+    #[serde(default)]
+    message: String,
+}
+
+#[async_trait]
+impl Provider for Seedance {
+    fn name(&self) -> &'static str {
+        "ark"
+    }
+
+    /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 5 or 10 seconds.
+    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+        hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
+    }
+
+    fn typical_duration(&self) -> Option<Duration> {
+        Some(TYPICAL)
+    }
+
+    fn inputs(&self, _model: &str) -> ModelInputs {
+        ModelInputs {
+            first_frame: true,
+            last_frame: true,
+            references: REFERENCES,
+            ..ModelInputs::default()
+        }
+    }
+
+    async fn submit(
+        &self,
+        model: &str,
+        _job_id: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+        pictures: &Pictures,
+    ) -> Result<String, ProviderError> {
+        let mut content = vec![json!({ "type": "text", "text": prompt })];
+        content.extend(pictures.first.iter().map(|p| image(p, "first_frame")));
+        content.extend(pictures.last.iter().map(|p| image(p, "last_frame")));
+        content.extend(
+            pictures
+                .references
+                .iter()
+                .map(|p| image(p, "reference_image")),
+        );
+        let body = json!({
+            "model": model,
+            "content": content,
+            "resolution": hd_or_full(spec, spec.seconds).1,
+            "ratio": if portrait(spec) { "9:16" } else { "16:9" },
+            "duration": spec.seconds,
+            "return_last_frame": true,
+        });
+        let url = format!("{}/api/v3/contents/generations/tasks", self.base);
+        let created: Created = self
+            .client
+            .create_json(|| {
+                self.client
+                    .http()
+                    .post(&url)
+                    .bearer_auth(&self.key)
+                    .json(&body)
+            })
+            .await?;
+        self.task_url(&created.id)?;
+        Ok(created.id)
+    }
+
+    async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
+        let task = self.task(id).await?;
+        let remote = match task.status.as_str() {
+            "queued" | "running" => Remote::Pending(None),
+            "succeeded" => Remote::Done,
+            "failed" => Remote::Failed(
+                task.error
+                    .map(|e| e.message)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "The provider reported the task as failed".into()),
+            ),
+            "cancelled" => Remote::Failed("The task was cancelled at the provider".into()),
+            other => return Err(ProviderError::Malformed(format!("status {other:?}"))),
+        };
+        Ok(Poll {
+            remote,
+            next: self.client.pace(POLL),
+        })
+    }
+
+    /// `DELETE .../tasks/{id}` cancels a task still queued; a running one finishes.
+    async fn cancel(&self, _model: &str, id: &str) -> Result<bool, ProviderError> {
+        let url = self.task_url(id)?;
+        self.client
+            .call(|| self.client.http().delete(&url).bearer_auth(&self.key))
+            .await?;
+        Ok(true)
+    }
+
+    async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        let url = self
+            .task(id)
+            .await?
+            .content
+            .map(|c| c.video_url)
+            .ok_or_else(|| ProviderError::Malformed("a succeeded task without a video".into()))?;
+        self.client.download(&url).await
+    }
+}
