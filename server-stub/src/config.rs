@@ -12,8 +12,8 @@ use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Runway,
-    Seedance, Veo,
+    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Replicate,
+    Runway, Seedance, Veo,
 };
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -215,6 +215,24 @@ pub struct Config {
     )]
     pub ark_models: Vec<String>,
 
+    /// API token for Replicate; its models are offered when set.
+    #[arg(long, env = "STUDIO_REPLICATE_API_TOKEN", hide_env_values = true)]
+    pub replicate_api_token: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_REPLICATE_BASE_URL",
+        default_value = "https://api.replicate.com"
+    )]
+    pub replicate_base_url: String,
+    /// `name=owner/model`, comma-separated.
+    #[arg(
+        long,
+        env = "STUDIO_REPLICATE_MODELS",
+        value_delimiter = ',',
+        default_value = "hailuo-2.3=minimax/hailuo-2.3,wan-2.5=wan-video/wan-2.5-i2v"
+    )]
+    pub replicate_models: Vec<String>,
+
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
     pub provider_poll_ms: Option<u64>,
@@ -353,6 +371,10 @@ impl Config {
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
+        }
+        if let Some(token) = key(&self.replicate_api_token) {
+            let provider = Replicate::new(client.clone(), &self.replicate_base_url, token);
+            add_models(&mut catalog, Arc::new(provider), &self.replicate_models)?;
         }
         if let Some(key) = key(&self.ark_api_key) {
             let provider = Seedance::new(client.clone(), &self.ark_base_url, key);

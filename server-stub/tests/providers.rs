@@ -56,6 +56,9 @@ impl Setup {
             "--ark-api-key=fake-key".into(),
             format!("--ark-base-url={}/ark", self.base),
             "--ark-models=seedance=seedance-1-0-pro-250528".into(),
+            "--replicate-api-token=fake-key".into(),
+            format!("--replicate-base-url={}/replicate", self.base),
+            "--replicate-models=hailuo=minimax/hailuo-2.3,veo-r=google/veo-3.1".into(),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -122,6 +125,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("ray-3.2", "luma", 10),
         ("kling-v2-1", "kling", 10),
         ("seedance", "ark", 10),
+        ("hailuo", "replicate", 10),
     ] {
         let created = jobs
             .create(job(model, "A paper boat on a rainy street"))
@@ -135,7 +139,10 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         );
         assert_eq!(
             created.progress_estimated,
-            matches!(provider, "fal" | "gemini" | "luma" | "kling" | "ark")
+            matches!(
+                provider,
+                "fal" | "gemini" | "luma" | "kling" | "ark" | "replicate"
+            )
         );
         let done = finished(&jobs, &created.sora_job_id).await;
         assert_eq!(done.status, Status::Done, "{model}: {:?}", done.error);
@@ -167,6 +174,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("luma.create"), 1);
     assert_eq!(setup.fakes.count("kling.create"), 1);
     assert_eq!(setup.fakes.count("ark.create"), 1);
+    assert_eq!(setup.fakes.count("replicate.create"), 1);
 }
 
 #[tokio::test]
@@ -207,6 +215,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "seedance",
             "may contain sensitive information",
+            "Internal error while generating",
+        ),
+        (
+            "hailuo",
+            "flagged as sensitive",
             "Internal error while generating",
         ),
     ] {
@@ -310,7 +323,7 @@ async fn retry_after_is_honoured_and_retries_end() {
         ..ClientSettings::default()
     });
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
-    let spec = openai.fit(&VideoSpec::default());
+    let spec = openai.fit("sora-2", &VideoSpec::default());
     let id = openai
         .submit(
             "sora-2",
@@ -557,7 +570,7 @@ async fn a_create_that_times_out_is_not_sent_again() {
         ..ClientSettings::default()
     });
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
-    let spec = openai.fit(&VideoSpec::default());
+    let spec = openai.fit("sora-2", &VideoSpec::default());
     let error = openai
         .submit(
             "sora-2",
@@ -796,7 +809,8 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         {"reference": wide, "role": "last_frame"},
         {"reference": square, "role": "reference"}
     ]);
-    let seedance = create(with_inputs("seedance", three)).await;
+    let seedance = create(with_inputs("seedance", three.clone())).await;
+    let replicate_veo = create(with_inputs("veo-r", three)).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -848,6 +862,15 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             "first_frame image/jpeg 1280x720",
             "last_frame image/jpeg 1280x720",
             "reference_image image/jpeg 900x900"
+        ]
+    );
+    // Replicate: each model's own input names, images as data URIs.
+    assert_eq!(
+        received(&setup, &jobs, &replicate_veo).await,
+        [
+            "image image/jpeg 1280x720",
+            "last_frame image/jpeg 1280x720",
+            "reference_images image/jpeg 900x900"
         ]
     );
     let luma_remote = finished(&jobs, &luma).await.provider_job_id.unwrap();

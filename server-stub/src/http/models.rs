@@ -14,7 +14,7 @@ use crate::jobs::inputs::ModelInputs;
 pub struct ModelView {
     /// The name a job gives in `model`, and the first part of its id.
     id: String,
-    /// `local`, `openai`, `runway`, `fal`, `gemini`, `luma`, `kling` or `ark`.
+    /// `local`, `openai`, `runway`, `fal`, `gemini`, `luma`, `kling`, `ark` or `replicate`.
     provider: &'static str,
     default: bool,
     /// Whether the progress of its jobs is estimated from elapsed time.

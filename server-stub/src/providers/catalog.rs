@@ -31,7 +31,7 @@ impl Maker {
     pub fn fit(&self, spec: &VideoSpec) -> VideoSpec {
         match self {
             Maker::Local => *spec,
-            Maker::Hosted { provider, .. } => provider.fit(spec),
+            Maker::Hosted { provider, remote } => provider.fit(remote, spec),
         }
     }
 

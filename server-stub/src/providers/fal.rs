@@ -84,7 +84,7 @@ impl Provider for Fal {
         "fal"
     }
 
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd(spec, nearest(&SECONDS, spec.seconds))
     }
 

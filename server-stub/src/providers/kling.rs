@@ -168,7 +168,7 @@ impl Provider for Kling {
         "kling"
     }
 
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd(spec, nearest(&SECONDS, spec.seconds))
     }
 

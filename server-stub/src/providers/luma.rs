@@ -73,7 +73,7 @@ impl Provider for Luma {
     }
 
     /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 5 or 10 seconds.
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
     }
 

@@ -8,6 +8,7 @@ mod kling;
 mod luma;
 mod openai;
 mod pictures;
+mod replicate;
 mod retry;
 mod runway;
 mod seedance;
@@ -26,6 +27,7 @@ pub use kling::Kling;
 pub use luma::Luma;
 pub use openai::OpenAi;
 pub use pictures::{Picture, Pictures};
+pub use replicate::Replicate;
 pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
 pub use seedance::Seedance;
@@ -76,10 +78,10 @@ pub struct Poll {
 #[async_trait]
 pub trait Provider: Send + Sync {
     /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini`, `luma`,
-    /// `kling` or `ark`.
+    /// `kling`, `ark` or `replicate`.
     fn name(&self) -> &'static str;
-    /// The job as this provider can make it (its allowed lengths and sizes).
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec;
+    /// The job as this provider can make it with `model` (its allowed lengths and sizes).
+    fn fit(&self, model: &str, spec: &VideoSpec) -> VideoSpec;
     /// For providers that report no percentage, how long a job typically takes.
     fn typical_duration(&self) -> Option<Duration> {
         None

@@ -101,7 +101,7 @@ impl Provider for OpenAi {
         "openai"
     }
 
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd(spec, nearest(&SECONDS, spec.seconds))
     }
 

@@ -75,7 +75,7 @@ impl Provider for Runway {
         "runway"
     }
 
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd(spec, spec.seconds.clamp(*DURATION.start(), *DURATION.end()))
     }
 

@@ -155,7 +155,7 @@ impl Provider for Veo {
     }
 
     /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 4, 6 or 8 seconds.
-    fn fit(&self, spec: &VideoSpec) -> VideoSpec {
+    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
         hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
     }
 
@@ -298,22 +298,28 @@ mod tests {
 
     #[test]
     fn sizes_are_720p_or_1080p_and_lengths_4_6_or_8() {
-        let fitted = veo().fit(&VideoSpec {
-            width: 720,
-            height: 1280,
-            fps: 24,
-            seconds: 10,
-        });
+        let fitted = veo().fit(
+            "veo-3.1",
+            &VideoSpec {
+                width: 720,
+                height: 1280,
+                fps: 24,
+                seconds: 10,
+            },
+        );
         assert_eq!(
             (fitted.width, fitted.height, fitted.seconds),
             (720, 1280, 8)
         );
-        let full = veo().fit(&VideoSpec {
-            width: 1920,
-            height: 1080,
-            fps: 24,
-            seconds: 5,
-        });
+        let full = veo().fit(
+            "veo-3.1",
+            &VideoSpec {
+                width: 1920,
+                height: 1080,
+                fps: 24,
+                seconds: 5,
+            },
+        );
         assert_eq!((full.width, full.height, full.seconds), (1920, 1080, 6));
     }
 }

@@ -1,7 +1,7 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
 //! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API), `/kling` (Kling's
-//! official API) and `/ark` (Seedance on BytePlus ModelArk).
+//! official API), `/ark` (Seedance on BytePlus ModelArk) and `/replicate` (Replicate).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
@@ -14,6 +14,7 @@ mod images;
 mod kling;
 mod luma;
 mod openai;
+mod replicate;
 mod runway;
 mod state;
 
@@ -34,6 +35,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/luma", luma::router(&fakes))
         .nest("/kling", kling::router(&fakes))
         .nest("/ark", ark::router(&fakes))
+        .nest("/replicate", replicate::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)

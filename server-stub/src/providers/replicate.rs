@@ -1,0 +1,259 @@
+//! Replicate: `POST /v1/models/{owner}/{name}/predictions` with `{input}`, then
+//! `GET /v1/predictions/{id}` (`status` starting, processing, succeeded, failed or canceled;
+//! `output` a URI, or a list of them); `POST /v1/predictions/{id}/cancel`. Each model names its
+//! inputs its own way: the known ones are mapped below, and any other model is used for text.
+//! Outputs are deleted after an hour: the copy starts the moment the prediction succeeds.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{hd, nearest, portrait, Client, Pictures, Poll, Provider, ProviderError, Remote};
+use crate::engine::VideoSpec;
+use crate::jobs::inputs::ModelInputs;
+
+const POLL: Duration = Duration::from_secs(5);
+const TYPICAL: Duration = Duration::from_secs(120);
+
+/// How one model names its inputs.
+struct Fields {
+    model: &'static str,
+    first: Option<&'static str>,
+    last: Option<&'static str>,
+    /// A list of reference images, and how many.
+    references: Option<(&'static str, u32)>,
+    /// Whether it takes `aspect_ratio`.
+    aspect: bool,
+    /// The lengths it makes.
+    seconds: &'static [u32],
+}
+
+/// The models whose inputs are mapped, as each one names them.
+const KNOWN: [Fields; 5] = [
+    Fields {
+        model: "google/veo-3.1",
+        first: Some("image"),
+        last: Some("last_frame"),
+        references: Some(("reference_images", 3)),
+        aspect: true,
+        seconds: &[4, 6, 8],
+    },
+    Fields {
+        model: "bytedance/seedance-1-pro",
+        first: Some("image"),
+        last: Some("last_frame_image"),
+        references: None,
+        aspect: true,
+        seconds: &[5, 10],
+    },
+    Fields {
+        model: "minimax/hailuo-2.3",
+        first: Some("first_frame_image"),
+        last: None,
+        references: None,
+        aspect: false,
+        seconds: &[6, 10],
+    },
+    Fields {
+        model: "wan-video/wan-2.5-i2v",
+        first: Some("image"),
+        last: None,
+        references: None,
+        aspect: false,
+        seconds: &[5, 10],
+    },
+    Fields {
+        model: "luma/ray-flash-2-720p",
+        first: Some("start_image"),
+        last: Some("end_image"),
+        references: None,
+        aspect: true,
+        seconds: &[5, 9],
+    },
+];
+
+/// Any other model: the prompt and a length.
+const TEXT_ONLY: Fields = Fields {
+    model: "",
+    first: None,
+    last: None,
+    references: None,
+    aspect: true,
+    seconds: &[5, 10],
+};
+
+fn fields(model: &str) -> &'static Fields {
+    KNOWN
+        .iter()
+        .find(|f| f.model == model)
+        .unwrap_or(&TEXT_ONLY)
+}
+
+pub struct Replicate {
+    client: Client,
+    base: String,
+    token: String,
+}
+
+impl Replicate {
+    pub fn new(client: Client, base: &str, token: &str) -> Replicate {
+        Replicate {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            token: token.to_owned(),
+        }
+    }
+
+    fn prediction_url(&self, id: &str) -> Result<String, ProviderError> {
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(ProviderError::Malformed(format!("prediction id {id:?}")));
+        }
+        Ok(format!("{}/v1/predictions/{id}", self.base))
+    }
+
+    async fn prediction(&self, id: &str) -> Result<Prediction, ProviderError> {
+        let url = self.prediction_url(id)?;
+        self.client
+            .call_json(|| self.client.http().get(&url).bearer_auth(&self.token))
+            .await
+    }
+}
+
+#[derive(Deserialize)]
+struct Prediction {
+    id: String,
+    status: String,
+    #[serde(default)]
+    output: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+impl Prediction {
+    /// The output's first URI.
+    fn video(&self) -> Option<String> {
+        match self.output.as_ref()? {
+            Value::String(uri) => Some(uri.clone()),
+            Value::Array(items) => items.first()?.as_str().map(str::to_owned),
+            _ => None,
+        }
+    }
+}
+
+#[async_trait]
+impl Provider for Replicate {
+    fn name(&self) -> &'static str {
+        "replicate"
+    }
+
+    /// 1280x720 or 720x1280, at the nearest length the model makes.
+    fn fit(&self, model: &str, spec: &VideoSpec) -> VideoSpec {
+        hd(spec, nearest(fields(model).seconds, spec.seconds))
+    }
+
+    fn typical_duration(&self) -> Option<Duration> {
+        Some(TYPICAL)
+    }
+
+    fn inputs(&self, model: &str) -> ModelInputs {
+        let fields = fields(model);
+        ModelInputs {
+            first_frame: fields.first.is_some(),
+            last_frame: fields.last.is_some(),
+            references: fields.references.map_or(0, |(_, most)| most),
+            ..ModelInputs::default()
+        }
+    }
+
+    async fn submit(
+        &self,
+        model: &str,
+        _job_id: &str,
+        prompt: &str,
+        spec: &VideoSpec,
+        pictures: &Pictures,
+    ) -> Result<String, ProviderError> {
+        let fields = fields(model);
+        let mut input = json!({
+            "prompt": prompt,
+            "duration": spec.seconds,
+        });
+        if fields.aspect {
+            input["aspect_ratio"] = json!(if portrait(spec) { "9:16" } else { "16:9" });
+        }
+        for (name, picture) in [
+            (fields.first, &pictures.first),
+            (fields.last, &pictures.last),
+        ] {
+            if let (Some(name), Some(picture)) = (name, picture) {
+                input[name] = json!(picture.data_uri());
+            }
+        }
+        if let Some((name, _)) = fields.references {
+            if !pictures.references.is_empty() {
+                let uris: Vec<String> = pictures.references.iter().map(|p| p.data_uri()).collect();
+                input[name] = json!(uris);
+            }
+        }
+        let plain = |part: &str| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        let path = match model.split_once('/') {
+            Some((owner, name)) if plain(owner) && plain(name) => format!("{owner}/{name}"),
+            _ => return Err(ProviderError::Malformed(format!("model {model:?}"))),
+        };
+        let url = format!("{}/v1/models/{path}/predictions", self.base);
+        let body = json!({ "input": input });
+        let created: Prediction = self
+            .client
+            .create_json(|| {
+                self.client
+                    .http()
+                    .post(&url)
+                    .bearer_auth(&self.token)
+                    .json(&body)
+            })
+            .await?;
+        self.prediction_url(&created.id)?;
+        Ok(created.id)
+    }
+
+    async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
+        let prediction = self.prediction(id).await?;
+        let remote = match prediction.status.as_str() {
+            "starting" | "processing" => Remote::Pending(None),
+            "succeeded" => Remote::Done,
+            "failed" => Remote::Failed(match prediction.error {
+                Some(Value::String(message)) if !message.is_empty() => message,
+                _ => "The provider reported the prediction as failed".into(),
+            }),
+            "canceled" => Remote::Failed("The prediction was cancelled at the provider".into()),
+            other => return Err(ProviderError::Malformed(format!("status {other:?}"))),
+        };
+        Ok(Poll {
+            remote,
+            next: self.client.pace(POLL),
+        })
+    }
+
+    async fn cancel(&self, _model: &str, id: &str) -> Result<bool, ProviderError> {
+        let url = format!("{}/cancel", self.prediction_url(id)?);
+        self.client
+            .call(|| self.client.http().post(&url).bearer_auth(&self.token))
+            .await?;
+        Ok(true)
+    }
+
+    async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
+        let prediction = self.prediction(id).await?;
+        let url = prediction.video().ok_or_else(|| {
+            ProviderError::Malformed(format!("prediction {} has no output", prediction.id))
+        })?;
+        self.client.download(&url).await
+    }
+}
