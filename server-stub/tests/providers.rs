@@ -393,23 +393,38 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
     })
     .await;
     let first = setup.service();
-    let id = first
-        .create(job("gen4.5", "a lantern festival"))
-        .await
-        .unwrap()
-        .sora_job_id;
-    while first.get(&id).unwrap().provider_job_id.is_none() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    let models = [
+        ("gen4.5", "runway"),
+        ("veo-3.1", "gemini"),
+        ("ray-3.2", "luma"),
+        ("kling-v2-1", "kling"),
+        ("seedance", "ark"),
+        ("hailuo", "replicate"),
+    ];
+    let mut ids = Vec::new();
+    for (model, _) in models {
+        let created = first
+            .create(job(model, "a lantern festival"))
+            .await
+            .unwrap();
+        ids.push(created.sora_job_id);
+    }
+    for id in &ids {
+        while first.get(id).unwrap().provider_job_id.is_none() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
     first.shutdown().await;
     let second = setup.service();
-    let record = finished(&second, &id).await;
-    assert_eq!(record.status, Status::Done, "{:?}", record.error);
-    assert_eq!(
-        setup.fakes.count("runway.create"),
-        1,
-        "never submitted twice"
-    );
+    for (id, (model, provider)) in ids.iter().zip(models) {
+        let record = finished(&second, id).await;
+        assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
+        assert_eq!(
+            setup.fakes.count(&format!("{provider}.create")),
+            1,
+            "{model}: never submitted twice"
+        );
+    }
 }
 
 #[tokio::test]
