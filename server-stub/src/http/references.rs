@@ -54,6 +54,7 @@ impl From<ReferenceError> for ApiError {
             ReferenceError::Probe(ProbeError::TooLarge) => ApiError::PayloadTooLarge,
             ReferenceError::Probe(ProbeError::Refused(m)) => ApiError::Unprocessable(m),
             e @ ReferenceError::Frame(_) => ApiError::Unprocessable(e.to_string()),
+            e @ ReferenceError::Full => ApiError::Conflict(e.to_string()),
             ReferenceError::Storage(e) => e.into(),
         }
     }
@@ -86,7 +87,7 @@ fn is_json(request: &Request) -> bool {
     responses(
         (status = 201, description = "The reference image, kept", body = ReferenceView),
         (status = 404, description = "No such video in this project", body = ErrorBody),
-        (status = 409, description = "The job is not finished", body = ErrorBody),
+        (status = 409, description = "The job is not finished, or the project keeps 200 reference images already", body = ErrorBody),
         (status = 413, description = "Over 20 MB", body = ErrorBody),
         (status = 415, description = "Not a PNG, JPEG or WebP image", body = ErrorBody),
         (status = 422, description = "Outside the size limits, damaged, or no frame at that moment", body = ErrorBody),

@@ -18,6 +18,8 @@ use probe::ProbeError;
 
 /// The largest video a frame is grabbed from.
 pub const MAX_VIDEO_BYTES: u64 = 512 * 1024 * 1024;
+/// A project keeps at most this many reference images (each listing reads their records).
+pub const MAX_PER_PROJECT: usize = 200;
 /// The largest record read back.
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
@@ -29,6 +31,8 @@ pub enum ReferenceError {
     Probe(#[from] ProbeError),
     #[error("No frame to grab there: {0}")]
     Frame(#[from] FrameError),
+    #[error("A project keeps at most {MAX_PER_PROJECT} reference images: remove some first")]
+    Full,
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -128,11 +132,16 @@ async fn blocking<T: Send + 'static>(
 #[derive(Clone)]
 pub struct References {
     storage: Arc<dyn Storage>,
+    /// One video is read for its frames at a time: a read holds the whole video in memory.
+    frames: Arc<tokio::sync::Semaphore>,
 }
 
 impl References {
     pub fn new(storage: Arc<dyn Storage>) -> References {
-        References { storage }
+        References {
+            storage,
+            frames: Arc::new(tokio::sync::Semaphore::new(1)),
+        }
     }
 
     /// Checks and keeps an uploaded picture.
@@ -179,6 +188,7 @@ impl References {
 
     /// The picture of the stored video `video_key` at `at`.
     pub async fn frame(&self, video_key: &str, at: At) -> Result<RgbImage, ReferenceError> {
+        let _turn = self.frames.acquire().await;
         let video = self.storage.read(video_key, MAX_VIDEO_BYTES).await?;
         blocking(move || {
             let size = video.len() as u64;
@@ -197,6 +207,10 @@ impl References {
         reference: Reference,
         bytes: Vec<u8>,
     ) -> Result<Reference, ReferenceError> {
+        let records = self.storage.list(&folder(project)).await?;
+        if records.iter().filter(|o| o.key.ends_with(".json")).count() >= MAX_PER_PROJECT {
+            return Err(ReferenceError::Full);
+        }
         self.storage
             .put_bytes(&reference.key(project), bytes)
             .await?;
@@ -306,6 +320,18 @@ mod tests {
             refs.delete("p", &a.id).await,
             Err(ReferenceError::NotFound)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_project_keeps_a_bounded_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let refs = service(dir.path());
+        let png = bytes::Bytes::from(probe::tests::png_of(64, 64));
+        for _ in 0..MAX_PER_PROJECT {
+            refs.upload("p", png.clone()).await.unwrap();
+        }
+        assert!(matches!(refs.upload("p", png.clone()).await, Err(ReferenceError::Full)));
+        assert!(refs.upload("other", png).await.is_ok(), "per project");
     }
 
     #[test]
