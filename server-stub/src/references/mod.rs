@@ -330,7 +330,10 @@ mod tests {
         for _ in 0..MAX_PER_PROJECT {
             refs.upload("p", png.clone()).await.unwrap();
         }
-        assert!(matches!(refs.upload("p", png.clone()).await, Err(ReferenceError::Full)));
+        assert!(matches!(
+            refs.upload("p", png.clone()).await,
+            Err(ReferenceError::Full)
+        ));
         assert!(refs.upload("other", png).await.is_ok(), "per project");
     }
 
