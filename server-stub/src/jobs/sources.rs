@@ -213,7 +213,6 @@ impl JobService {
     /// A hosted job's pictures: its first and last frames fitted to its size and encoded, and
     /// the provider's id of the video it remixes.
     pub(super) async fn pictures(&self, record: &JobRecord) -> Result<Pictures, EngineError> {
-        let project = &record.project_id;
         let spec = record.spec;
         let mut pictures = Pictures::default();
         if let (Some(video), Some((_, remote))) =
@@ -228,36 +227,44 @@ impl JobService {
             let Some(input) = inputs::images(&record.inputs, role).next() else {
                 continue;
             };
-            let image = self
-                .references()
-                .picture(project, &input.reference)
-                .await
-                .map_err(|e| EngineError::Inputs(e.to_string()))?;
             let fit = record.fit;
-            let picture = tokio::task::spawn_blocking(move || {
-                Picture::encode(&fit_image(&image, spec.width, spec.height, fit))
-            })
-            .await
-            .map_err(|e| EngineError::Io(std::io::Error::other(e)))?
-            .map_err(EngineError::Inputs)?;
+            let picture = self
+                .sent_picture(&record.project_id, &input.reference, move |image| {
+                    Picture::encode(&fit_image(&image, spec.width, spec.height, fit))
+                })
+                .await?;
             match role {
                 ImageRole::FirstFrame => pictures.first = Some(picture),
                 _ => pictures.last = Some(picture),
             }
         }
         for input in inputs::images(&record.inputs, ImageRole::Reference) {
-            let image = self
-                .references()
-                .picture(project, &input.reference)
-                .await
-                .map_err(|e| EngineError::Inputs(e.to_string()))?;
-            let picture = tokio::task::spawn_blocking(move || Picture::reference(&image))
-                .await
-                .map_err(|e| EngineError::Io(std::io::Error::other(e)))?
-                .map_err(EngineError::Inputs)?;
+            let picture = self
+                .sent_picture(&record.project_id, &input.reference, |image| {
+                    Picture::reference(&image)
+                })
+                .await?;
             pictures.references.push(picture);
         }
         Ok(pictures)
+    }
+
+    /// A reference image of `project`, read and encoded for sending off the async threads.
+    async fn sent_picture(
+        &self,
+        project: &str,
+        id: &str,
+        encode: impl FnOnce(image::RgbImage) -> Result<Picture, String> + Send + 'static,
+    ) -> Result<Picture, EngineError> {
+        let image = self
+            .references()
+            .picture(project, id)
+            .await
+            .map_err(|e| EngineError::Inputs(e.to_string()))?;
+        tokio::task::spawn_blocking(move || encode(image))
+            .await
+            .map_err(|e| EngineError::Io(std::io::Error::other(e)))?
+            .map_err(EngineError::Inputs)
     }
 
     /// The pictures a job renders from, read from storage.
