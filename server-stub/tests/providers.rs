@@ -789,7 +789,9 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             }
             "gen4.5" => assert!(inputs.first_frame && inputs.last_frame && !inputs.remix),
             "kling" => assert!(inputs.first_frame && !inputs.last_frame),
-            "veo-3.1" => assert!(inputs.first_frame && inputs.last_frame && inputs.references == 3),
+            "veo-3.1" => assert!(
+                inputs.first_frame && inputs.last_frame && inputs.references == 3 && inputs.extend
+            ),
             _ => {}
         }
     }
@@ -894,6 +896,13 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     assert_eq!(
         received(&setup, &jobs, &extended).await,
         [format!("start_frame generation {luma_remote}")]
+    );
+    let veo_remote = finished(&jobs, &veo).await.provider_job_id.unwrap();
+    let extend = serde_json::json!([{"video": veo, "role": "extend"}]);
+    let extended = create(with_inputs("veo-3.1", extend)).await;
+    assert_eq!(
+        received(&setup, &jobs, &extended).await,
+        [format!("video {veo_remote}")]
     );
 
     // A remix names the provider's own video.

@@ -1,8 +1,9 @@
 //! Google's Veo through the Gemini API: `POST /v1beta/models/{model}:predictLongRunning` with
 //! the key in `x-goog-api-key`, then `GET /v1beta/{operation}` until `done`. Frames go inline as
 //! `{bytesBase64Encoded, mimeType}` (`image` the first, `lastFrame` the last, up to three
-//! `referenceImages` as assets). The finished video's URI is fetched with the key, and only from
-//! the configured API's own origin. Veo reports no progress: it is estimated.
+//! `referenceImages` as assets); an extension names a Veo video by its URI in `video`. The
+//! finished video's URI is fetched with the key, and only from the configured API's own origin.
+//! Veo reports no progress: it is estimated.
 
 use std::time::Duration;
 
@@ -63,6 +64,14 @@ impl Veo {
     async fn operation(&self, name: &str) -> Result<Operation, ProviderError> {
         let url = self.operation_url(name)?;
         self.client.call_json(|| self.get(&url)).await
+    }
+
+    /// The URI of the video operation `name` made.
+    async fn video_uri(&self, name: &str) -> Result<String, ProviderError> {
+        self.operation(name)
+            .await?
+            .outcome()?
+            .map_err(|_| ProviderError::Malformed("the operation has no video yet".into()))
     }
 }
 
@@ -168,6 +177,7 @@ impl Provider for Veo {
             first_frame: true,
             last_frame: true,
             references: REFERENCES,
+            extend: true,
             ..ModelInputs::default()
         }
     }
@@ -194,6 +204,9 @@ impl Provider for Veo {
                 .map(|r| json!({ "image": inline(r), "referenceType": "ASSET" }))
                 .collect();
             instance["referenceImages"] = json!(references);
+        }
+        if let Some(source) = &pictures.extend_of {
+            instance["video"] = json!({ "uri": self.video_uri(source).await? });
         }
         let body = json!({
             "instances": [instance],
@@ -232,11 +245,7 @@ impl Provider for Veo {
     /// The video's URI, fetched with the key: only from the API's own origin, so the key never
     /// goes anywhere else.
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
-        let uri = self
-            .operation(id)
-            .await?
-            .outcome()?
-            .map_err(|_| ProviderError::Malformed("the operation has no video yet".into()))?;
+        let uri = self.video_uri(id).await?;
         let (video, base) = (url::Url::parse(&uri), url::Url::parse(&self.base));
         let same_origin = matches!((&video, &base), (Ok(v), Ok(b)) if v.origin() == b.origin());
         if !same_origin {
