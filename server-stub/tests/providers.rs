@@ -275,6 +275,26 @@ async fn rate_limits_and_server_errors_are_retried_but_a_create_is_never_sent_tw
     assert_eq!(record.status, Status::Done, "{:?}", record.error);
     assert_eq!(setup.fakes.count("openai.fault"), 2);
     assert_eq!(setup.fakes.count("openai.create"), 1);
+    // Each provider's own rate-limit answer (Kling's 1302 and 1303, google.rpc's
+    // RESOURCE_EXHAUSTED, ModelArk's RateLimitExceeded, ...) is waited out the same way.
+    for (model, provider) in [
+        ("veo-3.1", "gemini"),
+        ("ray-3.2", "luma"),
+        ("kling-v2-1", "kling"),
+        ("seedance", "ark"),
+        ("veo-r", "replicate"),
+    ] {
+        setup.fakes.fail_next(provider, 2, 429, Some("0"));
+        let id = jobs
+            .create(job(model, "a kite over dunes"))
+            .await
+            .unwrap()
+            .sora_job_id;
+        let record = finished(&jobs, &id).await;
+        assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
+        assert_eq!(setup.fakes.count(&format!("{provider}.fault")), 2, "{model}");
+        assert_eq!(setup.fakes.count(&format!("{provider}.create")), 1, "{model}");
+    }
     // A 5xx at create may have created the job: not sent again, the job fails plainly.
     for (model, provider) in [("gen4.5", "runway"), ("kling", "fal")] {
         setup.fakes.fail_next(provider, 1, 503, None);

@@ -245,19 +245,8 @@ async fn faults(provider: &'static str, fakes: Fakes, request: Request, next: Ne
     };
     fakes.counted(&format!("{provider}.fault"));
     let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let message = if status == StatusCode::TOO_MANY_REQUESTS {
-        "Rate limit reached"
-    } else {
-        "The server had an error while processing your request"
-    };
-    let body = match provider {
-        "openai" => {
-            json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}})
-        }
-        "fal" => json!({"detail": message}),
-        _ => json!({"error": message}),
-    };
-    let mut response = (status, Json(body)).into_response();
+    let nth = fakes.count(&format!("{provider}.fault"));
+    let mut response = (status, Json(fault_body(provider, status, nth))).into_response();
     if let Some(value) = fault
         .retry_after
         .and_then(|v| HeaderValue::from_str(&v).ok())
@@ -265,6 +254,44 @@ async fn faults(provider: &'static str, fakes: Fakes, request: Request, next: Ne
         response.headers_mut().insert("retry-after", value);
     }
     response
+}
+
+/// A rate limit or server error in `provider`'s own shape: Kling's codes 1302 (too fast) and
+/// 1303 (over the plan's concurrency), the google.rpc envelope's `RESOURCE_EXHAUSTED`,
+/// ModelArk's `RateLimitExceeded`, Replicate's problem details. `nth` counts this provider's
+/// faults so far.
+fn fault_body(provider: &str, status: StatusCode, nth: u32) -> serde_json::Value {
+    let limited = status == StatusCode::TOO_MANY_REQUESTS;
+    let message = if limited {
+        "Rate limit reached"
+    } else {
+        "The server had an error while processing your request"
+    };
+    match provider {
+        "openai" => {
+            json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}})
+        }
+        "fal" | "luma" => json!({"detail": message}),
+        "gemini" => {
+            let rpc = if limited { "RESOURCE_EXHAUSTED" } else { "INTERNAL" };
+            json!({"error": {"code": status.as_u16(), "message": message, "status": rpc}})
+        }
+        "kling" => {
+            // The two rate-limit codes alternate, so a run of faults shows both.
+            let code = match (limited, nth % 2) {
+                (true, 0) => 1302,
+                (true, _) => 1303,
+                (false, _) => 5000,
+            };
+            json!({"code": code, "message": message, "request_id": hex(8)})
+        }
+        "ark" => {
+            let code = if limited { "RateLimitExceeded" } else { "InternalServiceError" };
+            json!({"error": {"code": code, "message": message, "param": "", "type": ""}})
+        }
+        "replicate" => json!({"title": message, "detail": message, "status": status.as_u16()}),
+        _ => json!({"error": message}),
+    }
 }
 
 #[derive(Deserialize)]
