@@ -12,7 +12,7 @@ use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
 use server_stub::jobs::{JobService, Limits, NewJob};
 use server_stub::providers::{
-    Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError,
+    Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError, UsageUnit,
 };
 
 struct Setup {
@@ -58,7 +58,10 @@ impl Setup {
             "--ark-models=seedance=seedance-1-0-pro-250528".into(),
             "--replicate-api-token=fake-key".into(),
             format!("--replicate-base-url={}/replicate", self.base),
-            "--replicate-models=hailuo=minimax/hailuo-2.3,veo-r=google/veo-3.1".into(),
+            "--replicate-models=hailuo=minimax/hailuo-2.3,veo-r=google/veo-3.1,clip=acme/clip-2"
+                .into(),
+            "--replicate-inputs=acme/clip-2:first=init_image,last=tail_image,seconds=4|8,aspect=no"
+                .into(),
             "--provider-poll-ms=20".into(),
             "--allow-local-provider-downloads".into(),
         ])
@@ -149,6 +152,26 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         assert_eq!(done.progress, 100);
         assert!(done.provider_job_id.is_some());
         assert_fake_video(&setup.media(done.preview_key.as_deref().unwrap()), size);
+        // What the provider billed, in its own unit, where it says.
+        let usage = done.provider_usage.map(|u| (u.amount, u.unit));
+        let expected = match provider {
+            "kling" => Some((1.0, UsageUnit::Credits)),
+            "ark" => Some((108_900.0, UsageUnit::Tokens)),
+            "replicate" => Some((42.5, UsageUnit::Seconds)),
+            _ => None,
+        };
+        assert_eq!(usage, expected, "{model}");
+        // ModelArk's last frame is kept as a reference of the project, saying where it came from.
+        match (provider, &done.last_frame_reference) {
+            ("ark", Some(id)) => {
+                let reference = jobs.references().get("hosted", id).await.unwrap();
+                assert_eq!((reference.width, reference.height), (1280, 720));
+                let source = reference.source.unwrap();
+                assert_eq!(source.from_video, done.sora_job_id);
+            }
+            (_, None) if provider != "ark" => {}
+            (_, other) => panic!("{model}: last frame {other:?}"),
+        }
         let key = jobs.save(&done.sora_job_id, "hosted", "").await.unwrap();
         assert_fake_video(&setup.media(&key), size);
         let metadata: serde_json::Value =
@@ -162,6 +185,11 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
             done.provider_job_id.unwrap().as_str()
         );
         assert_eq!(metadata["seconds"], seconds);
+        assert_eq!(
+            metadata["provider_usage"].is_object(),
+            expected.is_some(),
+            "{model}"
+        );
         assert!(
             metadata.get("codec").is_none(),
             "the provider's codec is not ours to state"
@@ -292,8 +320,16 @@ async fn rate_limits_and_server_errors_are_retried_but_a_create_is_never_sent_tw
             .sora_job_id;
         let record = finished(&jobs, &id).await;
         assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
-        assert_eq!(setup.fakes.count(&format!("{provider}.fault")), 2, "{model}");
-        assert_eq!(setup.fakes.count(&format!("{provider}.create")), 1, "{model}");
+        assert_eq!(
+            setup.fakes.count(&format!("{provider}.fault")),
+            2,
+            "{model}"
+        );
+        assert_eq!(
+            setup.fakes.count(&format!("{provider}.create")),
+            1,
+            "{model}"
+        );
     }
     // A 5xx at create may have created the job: not sent again, the job fails plainly.
     for (model, provider) in [("gen4.5", "runway"), ("kling", "fal")] {
@@ -840,7 +876,7 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         {"reference": wide, "role": "last_frame"}
     ]);
     let luma = create(with_inputs("ray-3.2", both.clone())).await;
-    let kling = create(with_inputs("kling-v2-1", both)).await;
+    let kling = create(with_inputs("kling-v2-1", both.clone())).await;
     let three = serde_json::json!([
         {"reference": square, "role": "first_frame"},
         {"reference": wide, "role": "last_frame"},
@@ -848,6 +884,7 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     ]);
     let seedance = create(with_inputs("seedance", three.clone())).await;
     let replicate_veo = create(with_inputs("veo-r", three)).await;
+    let mapped = create(with_inputs("clip", both.clone())).await;
     let source = create(job("sora-2", "a harbour")).await;
     // OpenAI-compatible: the first frame as the multipart input_reference at exactly the size.
     assert_eq!(
@@ -910,6 +947,15 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             "reference_images image/jpeg 900x900"
         ]
     );
+    // Replicate, a model mapped in configuration: the names the mapping gives, nothing else.
+    assert_eq!(
+        received(&setup, &jobs, &mapped).await,
+        [
+            "init_image image/jpeg 1280x720",
+            "tail_image image/jpeg 1280x720"
+        ]
+    );
+    assert_eq!(finished(&jobs, &mapped).await.spec.seconds, 8);
     let luma_remote = finished(&jobs, &luma).await.provider_job_id.unwrap();
     let extend = serde_json::json!([{"video": luma, "role": "extend"}]);
     let extended = create(with_inputs("ray-3.2", extend)).await;

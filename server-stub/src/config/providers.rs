@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::providers::replicate_inputs::Fields;
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Replicate,
     Runway, Seedance, Veo,
@@ -154,6 +155,10 @@ pub struct ProviderConfig {
         default_value = "hailuo-2.3=minimax/hailuo-2.3,wan-2.5=wan-video/wan-2.5-i2v"
     )]
     pub replicate_models: Vec<String>,
+    /// Input names of Replicate models beyond the mapped ones, `;`-separated:
+    /// `owner/model:first=image,last=end_image,references=refs*2,seconds=5|10,aspect=no`.
+    #[arg(long, env = "STUDIO_REPLICATE_INPUTS", value_delimiter = ';')]
+    pub replicate_inputs: Vec<Fields>,
 
     /// Poll hosted providers at this pace instead of the one each advises.
     #[arg(long, env = "STUDIO_PROVIDER_POLL_MS")]
@@ -195,7 +200,12 @@ impl ProviderConfig {
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
         }
         if let Some(token) = key(&self.replicate_api_token) {
-            let provider = Replicate::new(client.clone(), &self.replicate_base_url, token);
+            let provider = Replicate::new(
+                client.clone(),
+                &self.replicate_base_url,
+                token,
+                self.replicate_inputs.clone(),
+            );
             add_models(&mut catalog, Arc::new(provider), &self.replicate_models)?;
         }
         if let Some(key) = key(&self.ark_api_key) {

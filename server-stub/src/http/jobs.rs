@@ -18,6 +18,7 @@ use crate::engine::{Fit, VideoSpec};
 use crate::jobs::inputs::Input;
 use crate::jobs::record::{is_valid_id, JobRecord, Status};
 use crate::jobs::NewJob;
+use crate::providers::Usage;
 
 const PROMPT_MAX_CHARS: usize = 4000;
 /// The documented form of `seconds` as a string.
@@ -99,6 +100,10 @@ pub struct JobView {
     fit: Fit,
     /// The video extended or remixed (a library file name or a job id).
     parent: Option<String>,
+    /// What the provider reports the finished job used, in its own billing unit.
+    provider_usage: Option<Usage>,
+    /// The reference image made of the last frame the provider handed over.
+    last_frame_reference: Option<String>,
     created_at: String,
     updated_at: String,
 }
@@ -133,6 +138,8 @@ impl JobView {
             inputs: r.inputs.clone(),
             fit: r.fit,
             parent: r.parent.clone(),
+            provider_usage: r.provider_usage,
+            last_frame_reference: r.last_frame_reference.clone(),
             created_at: r.created_at.clone(),
             updated_at: r.updated_at.clone(),
         }

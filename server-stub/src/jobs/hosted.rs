@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 use super::record::{JobRecord, Status};
 use super::{age, now, preview_key, JobService};
 use crate::providers::fetch::MAX_VIDEO_BYTES;
-use crate::providers::{Found, Maker, Poll, Provider, ProviderError, Remote};
+use crate::providers::{Finished, Found, Maker, Poll, Provider, ProviderError, Remote};
+use crate::references::{Moment, Named, Source};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
 const UNREACHABLE_FOR: Duration = Duration::from_secs(60 * 60);
@@ -73,7 +74,10 @@ impl JobService {
             )
             .await
         {
-            Some(Ok(())) => self.copy_out(id, provider, remote, &remote_id).await,
+            Some(Ok(finished)) => {
+                self.copy_out(id, provider, remote, &remote_id, finished)
+                    .await
+            }
             Some(Err(message)) => self.fail(id, message).await,
             None if self.stopping() => {
                 tracing::info!(job = %id, "stopped; the poller starts again at the next start")
@@ -205,7 +209,7 @@ impl JobService {
         remote_id: &str,
         created_at: &str,
         cancelled: &CancellationToken,
-    ) -> Option<Result<(), String>> {
+    ) -> Option<Result<Finished, String>> {
         let mut unreachable_since: Option<Instant> = None;
         let mut quiet = Duration::from_secs(1);
         loop {
@@ -218,9 +222,9 @@ impl JobService {
             };
             let wait = match polled {
                 Ok(Poll {
-                    remote: Remote::Done,
+                    remote: Remote::Done(finished),
                     ..
-                }) => return Some(Ok(())),
+                }) => return Some(Ok(finished)),
                 Ok(Poll {
                     remote: Remote::Failed(message),
                     ..
@@ -257,8 +261,16 @@ impl JobService {
         }
     }
 
-    /// Streams the finished video into the holding area and marks the job done.
-    async fn copy_out(&self, id: &str, provider: &dyn Provider, remote: &str, remote_id: &str) {
+    /// Streams the finished video into the holding area and marks the job done, with what the
+    /// provider reported of it.
+    async fn copy_out(
+        &self,
+        id: &str,
+        provider: &dyn Provider,
+        remote: &str,
+        remote_id: &str,
+        finished: Finished,
+    ) {
         let key = preview_key(id);
         let mut attempt = 0;
         let copy = async {
@@ -302,7 +314,15 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
-                self.done(id, object.key).await;
+                let reference = match finished.last_frame {
+                    Some(frame) => self.offer_last_frame(id, frame).await,
+                    None => None,
+                };
+                self.done_with(id, object.key, |r| {
+                    r.provider_usage = finished.usage;
+                    r.last_frame_reference.clone_from(&reference);
+                })
+                .await;
             }
             Err(_) if self.stopping() => {}
             Err(e) => {
@@ -311,6 +331,28 @@ impl JobService {
                     format!("The finished video could not be copied from the provider: {e}"),
                 )
                 .await
+            }
+        }
+    }
+
+    /// Keeps the last frame a provider handed over as a reference of the job's project (its
+    /// id), so the next shot can start from it without a decode. A frame that cannot be kept
+    /// (a full project, a picture out of bounds) leaves the job as it is.
+    async fn offer_last_frame(&self, id: &str, frame: bytes::Bytes) -> Option<String> {
+        let project = self.get(id)?.project_id;
+        let source = Source {
+            from_video: id.to_owned(),
+            at: Moment::Named(Named::Last),
+        };
+        match self
+            .references()
+            .offered(&project, frame, Some(source))
+            .await
+        {
+            Ok(reference) => Some(reference.id),
+            Err(e) => {
+                tracing::warn!(job = %id, error = %e, "the provider's last frame was not kept");
+                None
             }
         }
     }

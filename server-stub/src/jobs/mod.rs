@@ -338,6 +338,8 @@ impl JobService {
             parent_key: lineage.parent_key,
             parent_prompt: lineage.parent_prompt,
             parent_remote: lineage.parent_remote,
+            provider_usage: None,
+            last_frame_reference: None,
             progress_estimated: maker.estimates_progress(),
             model,
             status: Status::Queued,
@@ -700,6 +702,7 @@ impl JobService {
                 "inputs": record.inputs,
                 "fit": record.fit,
                 "parent": record.parent,
+                "provider_usage": record.provider_usage,
             });
             // Frame rate and codec are known facts only for what the embedded engine made.
             if record.provider != "local" {
@@ -721,6 +724,11 @@ impl JobService {
     /// Marks a job done with its preview (and the preview's poster), unless it has finished
     /// already (a cancel).
     async fn done(&self, id: &str, preview_key: String) {
+        self.done_with(id, preview_key, |_| {}).await;
+    }
+
+    /// [`Self::done`], with `also` changing the record in the same write.
+    async fn done_with(&self, id: &str, preview_key: String, also: impl Fn(&mut JobRecord)) {
         if let Err(e) = self.inner.posters.ensure(&preview_key).await {
             tracing::warn!(job = %id, error = %e, "the preview has no poster");
         }
@@ -729,6 +737,7 @@ impl JobService {
                 r.status = Status::Done;
                 r.progress = 100;
                 r.preview_key = Some(preview_key.clone());
+                also(r);
             }
         })
         .await;

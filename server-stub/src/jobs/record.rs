@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::inputs::Input;
 use crate::engine::{Fit, VideoSpec};
+use crate::providers::Usage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -61,6 +62,12 @@ pub struct JobRecord {
     /// remix there names it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_remote: Option<(String, String)>,
+    /// What the provider reports the finished job used, in its billing unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_usage: Option<Usage>,
+    /// The reference image made of the last frame the provider handed over with the video.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_frame_reference: Option<String>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::retry::error_message;
-use super::{hd, nearest, portrait, Client, Pictures, Poll, Provider, ProviderError, Remote};
+use super::{
+    hd, nearest, portrait, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote,
+};
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 
@@ -137,7 +139,9 @@ impl Provider for Fal {
             .await?;
         let remote = match (status.status.as_str(), status.error) {
             ("IN_QUEUE" | "IN_PROGRESS", _) => Remote::Pending(None),
-            ("COMPLETED", None | Some(serde_json::Value::Null)) => Remote::Done,
+            ("COMPLETED", None | Some(serde_json::Value::Null)) => {
+                Remote::Done(Finished::default())
+            }
             ("COMPLETED", Some(error)) => Remote::Failed(
                 error_message(&json!({ "error": error }).to_string())
                     .unwrap_or_else(|| "The provider reported the request as failed".into()),

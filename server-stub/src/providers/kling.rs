@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{
-    hd, nearest, portrait, Client, Found, Pictures, Poll, Provider, ProviderError, Remote,
+    hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
+    Remote, Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
@@ -149,6 +150,22 @@ struct Task {
     task_status_msg: Option<String>,
     #[serde(default)]
     task_result: Option<TaskResult>,
+    /// The credits the task cost, once it has succeeded (a decimal string).
+    #[serde(default)]
+    final_unit_deduction: Option<Value>,
+}
+
+impl Task {
+    fn usage(&self) -> Option<Usage> {
+        let amount = match self.final_unit_deduction.as_ref()? {
+            Value::String(text) => text.parse().ok()?,
+            other => other.as_f64()?,
+        };
+        Some(Usage {
+            amount,
+            unit: UsageUnit::Credits,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -228,7 +245,10 @@ impl Provider for Kling {
         let task = self.task(kind, task_id).await?;
         let remote = match task.task_status.as_str() {
             "submitted" | "processing" => Remote::Pending(None),
-            "succeed" => Remote::Done,
+            "succeed" => Remote::Done(Finished {
+                usage: task.usage(),
+                ..Finished::default()
+            }),
             "failed" => Remote::Failed(
                 task.task_status_msg
                     .unwrap_or_else(|| "The provider reported the task as failed".into()),

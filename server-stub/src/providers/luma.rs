@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    hd_or_full, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError, Remote,
+    hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
+    ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
@@ -135,7 +136,7 @@ impl Provider for Luma {
         let generation = self.generation(id).await?;
         let remote = match generation.state.as_str() {
             "queued" | "processing" => Remote::Pending(None),
-            "completed" => Remote::Done,
+            "completed" => Remote::Done(Finished::default()),
             "failed" => Remote::Failed(
                 generation
                     .failure_reason

@@ -9,6 +9,7 @@ mod luma;
 mod openai;
 mod pictures;
 mod replicate;
+pub mod replicate_inputs;
 mod retry;
 mod runway;
 mod seedance;
@@ -17,6 +18,7 @@ mod veo;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::engine::VideoSpec;
@@ -47,12 +49,38 @@ pub enum ProviderError {
     Malformed(String),
 }
 
+/// What a finished job used, in the provider's own billing unit: Kling's
+/// `final_unit_deduction` (credits), ModelArk's `usage.completion_tokens` (tokens), Replicate's
+/// `metrics.predict_time` (seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Usage {
+    pub amount: f64,
+    pub unit: UsageUnit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageUnit {
+    Credits,
+    Tokens,
+    Seconds,
+}
+
+/// What a provider reports of a finished job besides its video.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Finished {
+    pub usage: Option<Usage>,
+    /// The video's last frame, where the provider hands it over (ModelArk's `last_frame_url`):
+    /// offered to the project as a reference, saving a decode.
+    pub last_frame: Option<bytes::Bytes>,
+}
+
 /// Where a provider job stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Remote {
     /// Queued or running; the percentage when the provider reports one.
     Pending(Option<u8>),
-    Done,
+    Done(Finished),
     /// Failed, moderated or cancelled, with the provider's message.
     Failed(String),
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    fetch, hd, nearest, percent, Client, Found, Picture, Pictures, Poll, Provider, ProviderError,
-    Remote,
+    fetch, hd, nearest, percent, Client, Finished, Found, Picture, Pictures, Poll, Provider,
+    ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
@@ -171,7 +171,7 @@ impl Provider for OpenAi {
             "queued" | "in_progress" => {
                 Remote::Pending(Some(percent(video.progress.unwrap_or(0.0) / 100.0)))
             }
-            "completed" => Remote::Done,
+            "completed" => Remote::Done(Finished::default()),
             "failed" => {
                 let error = video.error.unwrap_or(VideoError {
                     code: None,

@@ -1,7 +1,8 @@
 //! Replicate: `POST /v1/models/{owner}/{name}/predictions` with `{input}`, then
 //! `GET /v1/predictions/{id}` (`status` starting, processing, succeeded, failed or canceled;
 //! `output` a URI, or a list of them); `POST /v1/predictions/{id}/cancel`. Each model names its
-//! inputs its own way: the known ones are mapped below, and any other model is used for text.
+//! inputs its own way: the known ones and those configured are mapped (`replicate_inputs`), and
+//! any other model is used for text.
 //! Outputs are deleted after an hour: the copy starts the moment the prediction succeeds.
 
 use std::time::Duration;
@@ -10,100 +11,44 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{hd, nearest, portrait, Client, Pictures, Poll, Provider, ProviderError, Remote};
+use super::replicate_inputs::{self, Fields};
+use super::{
+    hd, nearest, portrait, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote,
+    Usage, UsageUnit,
+};
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 
 const POLL: Duration = Duration::from_secs(5);
 const TYPICAL: Duration = Duration::from_secs(120);
 
-/// How one model names its inputs.
-struct Fields {
-    model: &'static str,
-    first: Option<&'static str>,
-    last: Option<&'static str>,
-    /// A list of reference images, and how many.
-    references: Option<(&'static str, u32)>,
-    /// Whether it takes `aspect_ratio`.
-    aspect: bool,
-    /// The lengths it makes.
-    seconds: &'static [u32],
-}
-
-/// The models whose inputs are mapped, as each one names them.
-const KNOWN: [Fields; 5] = [
-    Fields {
-        model: "google/veo-3.1",
-        first: Some("image"),
-        last: Some("last_frame"),
-        references: Some(("reference_images", 3)),
-        aspect: true,
-        seconds: &[4, 6, 8],
-    },
-    Fields {
-        model: "bytedance/seedance-1-pro",
-        first: Some("image"),
-        last: Some("last_frame_image"),
-        references: None,
-        aspect: true,
-        seconds: &[5, 10],
-    },
-    Fields {
-        model: "minimax/hailuo-2.3",
-        first: Some("first_frame_image"),
-        last: None,
-        references: None,
-        aspect: false,
-        seconds: &[6, 10],
-    },
-    Fields {
-        model: "wan-video/wan-2.5-i2v",
-        first: Some("image"),
-        last: None,
-        references: None,
-        aspect: false,
-        seconds: &[5, 10],
-    },
-    Fields {
-        model: "luma/ray-flash-2-720p",
-        first: Some("start_image"),
-        last: Some("end_image"),
-        references: None,
-        aspect: true,
-        seconds: &[5, 9],
-    },
-];
-
-/// Any other model: the prompt and a length.
-const TEXT_ONLY: Fields = Fields {
-    model: "",
-    first: None,
-    last: None,
-    references: None,
-    aspect: true,
-    seconds: &[5, 10],
-};
-
-fn fields(model: &str) -> &'static Fields {
-    KNOWN
-        .iter()
-        .find(|f| f.model == model)
-        .unwrap_or(&TEXT_ONLY)
-}
-
 pub struct Replicate {
     client: Client,
     base: String,
     token: String,
+    /// The configured mappings first, then the known ones.
+    mapped: Vec<Fields>,
 }
 
 impl Replicate {
-    pub fn new(client: Client, base: &str, token: &str) -> Replicate {
+    /// `mappings` name the inputs of models beyond the known ones (or differently).
+    pub fn new(client: Client, base: &str, token: &str, mappings: Vec<Fields>) -> Replicate {
+        let mut mapped = mappings;
+        mapped.extend(replicate_inputs::known());
         Replicate {
             client,
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
+            mapped,
         }
+    }
+
+    fn fields(&self, model: &str) -> Fields {
+        self.mapped
+            .iter()
+            .find(|f| f.model == model)
+            .cloned()
+            .unwrap_or_else(|| Fields::text_only(model))
     }
 
     fn prediction_url(&self, id: &str) -> Result<String, ProviderError> {
@@ -129,6 +74,15 @@ struct Prediction {
     output: Option<Value>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    metrics: Option<Metrics>,
+}
+
+#[derive(Deserialize)]
+struct Metrics {
+    /// Seconds of GPU time, which time-billed models charge by.
+    #[serde(default)]
+    predict_time: Option<f64>,
 }
 
 impl Prediction {
@@ -150,7 +104,7 @@ impl Provider for Replicate {
 
     /// 1280x720 or 720x1280, at the nearest length the model makes.
     fn fit(&self, model: &str, spec: &VideoSpec) -> VideoSpec {
-        hd(spec, nearest(fields(model).seconds, spec.seconds))
+        hd(spec, nearest(&self.fields(model).seconds, spec.seconds))
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -158,11 +112,11 @@ impl Provider for Replicate {
     }
 
     fn inputs(&self, model: &str) -> ModelInputs {
-        let fields = fields(model);
+        let fields = self.fields(model);
         ModelInputs {
             first_frame: fields.first.is_some(),
             last_frame: fields.last.is_some(),
-            references: fields.references.map_or(0, |(_, most)| most),
+            references: fields.references.as_ref().map_or(0, |(_, most)| *most),
             ..ModelInputs::default()
         }
     }
@@ -175,7 +129,7 @@ impl Provider for Replicate {
         spec: &VideoSpec,
         pictures: &Pictures,
     ) -> Result<String, ProviderError> {
-        let fields = fields(model);
+        let fields = self.fields(model);
         let mut input = json!({
             "prompt": prompt,
             "duration": spec.seconds,
@@ -227,7 +181,17 @@ impl Provider for Replicate {
         let prediction = self.prediction(id).await?;
         let remote = match prediction.status.as_str() {
             "starting" | "processing" => Remote::Pending(None),
-            "succeeded" => Remote::Done,
+            "succeeded" => Remote::Done(Finished {
+                usage: prediction
+                    .metrics
+                    .as_ref()
+                    .and_then(|m| m.predict_time)
+                    .map(|amount| Usage {
+                        amount,
+                        unit: UsageUnit::Seconds,
+                    }),
+                ..Finished::default()
+            }),
             "failed" => Remote::Failed(match prediction.error {
                 Some(Value::String(message)) if !message.is_empty() => message,
                 _ => "The provider reported the prediction as failed".into(),

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use bytes::Bytes;
 use rand::Rng;
 use reqwest::header::HeaderMap;
 use reqwest::{RequestBuilder, Response, StatusCode};
@@ -137,6 +138,30 @@ impl Client {
         fetch::check_url(&parsed, self.settings.allow_local_downloads)
             .map_err(ProviderError::Malformed)?;
         fetch::check_video(self.send(|| self.downloads.get(parsed.clone())).await?)
+    }
+
+    /// Reads a picture the provider offered (a last frame) from a URL it gave, guarded like a
+    /// video download, whole, and at most `max` bytes.
+    pub async fn download_picture(&self, url: &str, max: usize) -> Result<Bytes, ProviderError> {
+        let parsed = url::Url::parse(url)
+            .map_err(|_| ProviderError::Malformed("the frame address is not a URL".into()))?;
+        fetch::check_url(&parsed, self.settings.allow_local_downloads)
+            .map_err(ProviderError::Malformed)?;
+        let mut response = self.send(|| self.downloads.get(parsed.clone())).await?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| ProviderError::Unavailable(e.to_string()))?
+        {
+            if bytes.len() + chunk.len() > max {
+                return Err(ProviderError::Malformed(format!(
+                    "the frame is larger than {max} bytes"
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes.into())
     }
 
     async fn send_with(

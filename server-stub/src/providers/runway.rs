@@ -9,7 +9,7 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{hd, percent, Client, Pictures, Poll, Provider, ProviderError, Remote};
+use super::{hd, percent, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 
@@ -127,7 +127,7 @@ impl Provider for Runway {
         let remote = match task.status.as_str() {
             "PENDING" | "THROTTLED" => Remote::Pending(Some(0)),
             "RUNNING" => Remote::Pending(Some(percent(task.progress.unwrap_or(0.0)))),
-            "SUCCEEDED" => Remote::Done,
+            "SUCCEEDED" => Remote::Done(Finished::default()),
             "FAILED" => Remote::Failed(
                 task.failure
                     .or(task.failure_code)

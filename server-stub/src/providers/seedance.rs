@@ -11,11 +11,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    hd_or_full, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError, Remote,
+    hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
+    ProviderError, Remote, Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 
+/// The largest last frame read (a reference image's cap).
+const MAX_FRAME_BYTES: usize = crate::references::probe::MAX_BYTES;
 const SECONDS: [u32; 2] = [5, 10];
 const POLL: Duration = Duration::from_secs(5);
 const TYPICAL: Duration = Duration::from_secs(60);
@@ -72,17 +75,55 @@ struct Task {
     content: Option<Content>,
     #[serde(default)]
     error: Option<TaskError>,
+    #[serde(default)]
+    usage: Option<TokenUsage>,
 }
 
 #[derive(Deserialize)]
 struct Content {
     video_url: String,
+    /// Asked for with `return_last_frame`.
+    #[serde(default)]
+    last_frame_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TokenUsage {
+    completion_tokens: u64,
 }
 
 #[derive(Deserialize)]
 struct TaskError {
     #[serde(default)]
     message: String,
+}
+
+impl Seedance {
+    /// The tokens billed and the last frame, which is only offered: a frame that cannot be read
+    /// leaves the video as it is.
+    async fn finished(&self, task: &Task) -> Finished {
+        let frame_url = task
+            .content
+            .as_ref()
+            .and_then(|c| c.last_frame_url.as_deref());
+        let last_frame = match frame_url {
+            Some(url) => match self.client.download_picture(url, MAX_FRAME_BYTES).await {
+                Ok(bytes) => Some(bytes),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the provider's last frame could not be read");
+                    None
+                }
+            },
+            None => None,
+        };
+        Finished {
+            usage: task.usage.as_ref().map(|u| Usage {
+                amount: u.completion_tokens as f64,
+                unit: UsageUnit::Tokens,
+            }),
+            last_frame,
+        }
+    }
 }
 
 #[async_trait]
@@ -153,7 +194,7 @@ impl Provider for Seedance {
         let task = self.task(id).await?;
         let remote = match task.status.as_str() {
             "queued" | "running" => Remote::Pending(None),
-            "succeeded" => Remote::Done,
+            "succeeded" => Remote::Done(self.finished(&task).await),
             "failed" => Remote::Failed(
                 task.error
                     .map(|e| e.message)

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    fetch, hd_or_full, nearest, portrait, Client, Picture, Pictures, Poll, Provider, ProviderError,
-    Remote,
+    fetch, hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
+    ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
@@ -233,7 +233,7 @@ impl Provider for Veo {
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {
         let remote = match self.operation(id).await?.outcome()? {
-            Ok(_) => Remote::Done,
+            Ok(_) => Remote::Done(Finished::default()),
             Err(remote) => remote,
         };
         Ok(Poll {

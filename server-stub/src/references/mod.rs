@@ -150,6 +150,17 @@ impl References {
         project: &str,
         bytes: bytes::Bytes,
     ) -> Result<Reference, ReferenceError> {
+        self.offered(project, bytes, None).await
+    }
+
+    /// Checks and keeps a picture from `source`: an upload (`None`), or a frame a provider
+    /// offered with a finished video.
+    pub async fn offered(
+        &self,
+        project: &str,
+        bytes: bytes::Bytes,
+        source: Option<Source>,
+    ) -> Result<Reference, ReferenceError> {
         let checked = bytes.clone();
         let (format, width, height) = blocking(move || Ok(probe::probe(&checked)?)).await?;
         let reference = Reference {
@@ -159,7 +170,7 @@ impl References {
             content_type: probe::content_type(format).into(),
             size_bytes: bytes.len() as u64,
             created_at: now(),
-            source: None,
+            source,
         };
         self.keep(project, reference, bytes.to_vec()).await
     }

@@ -11,7 +11,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
 
-use crate::content::signed_url;
+use crate::content::{signed_frame_url, signed_url};
 use crate::images;
 use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
 
@@ -185,7 +185,7 @@ async fn task(State(fakes): State<Fakes>, headers: HeaderMap, Path(id): Path<Str
         ("succeeded", _) => {
             body["content"] = json!({
                 "video_url": signed_url(&headers, &job.id, settings.content_ttl),
-                "last_frame_url": format!("{}.png", signed_url(&headers, &job.id, settings.content_ttl)),
+                "last_frame_url": signed_frame_url(&headers, &job.id, settings.content_ttl),
             });
             body["usage"] = json!({"completion_tokens": 108900, "total_tokens": 108900});
         }

@@ -51,16 +51,45 @@ fn unix_ms(at: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// A download address for job `id` on this server, valid for `ttl` from now.
+/// A download address for job `id`'s video on this server, valid for `ttl` from now.
 pub fn signed_url(headers: &HeaderMap, id: &str, ttl: Duration) -> String {
+    signed(headers, &format!("{id}.mp4"), ttl)
+}
+
+/// A download address for job `id`'s last frame (a PNG), valid for `ttl` from now.
+pub fn signed_frame_url(headers: &HeaderMap, id: &str, ttl: Duration) -> String {
+    signed(headers, &format!("{id}.png"), ttl)
+}
+
+fn signed(headers: &HeaderMap, file: &str, ttl: Duration) -> String {
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("127.0.0.1");
     format!(
-        "http://{host}/files/{id}.mp4?expires={}",
+        "http://{host}/files/{file}?expires={}",
         unix_ms(SystemTime::now() + ttl)
     )
+}
+
+/// Every fake last frame: 1280x720, a horizontal ramp of red over a constant green and blue.
+pub const FRAME_SIZE: (u32, u32) = (1280, 720);
+
+fn frame_png() -> Vec<u8> {
+    let (width, height) = FRAME_SIZE;
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    let row: Vec<u8> = (0..width)
+        .flat_map(|x| [(x * 255 / width) as u8, 120, 40])
+        .collect();
+    let pixels = row.repeat(height as usize);
+    let mut writer = encoder.write_header().expect("a PNG header in memory");
+    writer
+        .write_image_data(&pixels)
+        .expect("PNG pixels in memory");
+    writer.finish().expect("a PNG in memory");
+    png
 }
 
 #[derive(Deserialize)]
@@ -75,12 +104,17 @@ async fn file(
 ) -> Response {
     fakes.counted("content");
     let settings = fakes.settings();
-    let job = name.strip_suffix(".mp4").and_then(|id| fakes.job(id));
-    match job {
+    let (id, frame) = match (name.strip_suffix(".mp4"), name.strip_suffix(".png")) {
+        (Some(id), _) => (id, false),
+        (None, Some(id)) => (id, true),
+        (None, None) => return (StatusCode::NOT_FOUND, "NoSuchKey").into_response(),
+    };
+    match fakes.job(id) {
         None => (StatusCode::NOT_FOUND, "NoSuchKey").into_response(),
         Some(_) if unix_ms(SystemTime::now()) > signed.expires => {
             (StatusCode::FORBIDDEN, "Request has expired").into_response()
         }
+        Some(_) if frame => ([(header::CONTENT_TYPE, "image/png")], frame_png()).into_response(),
         Some(_) => video_response(settings.content_bytes),
     }
 }

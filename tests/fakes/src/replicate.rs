@@ -17,7 +17,13 @@ use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 
 /// Each known model's inputs, and which of them are images (a list for `reference_images`).
-const SCHEMAS: [(&str, &[&str], &[&str]); 5] = [
+/// `acme/clip-2` stands for a model Studio knows only by a mapping in its configuration.
+const SCHEMAS: [(&str, &[&str], &[&str]); 6] = [
+    (
+        "acme/clip-2",
+        &["prompt", "init_image", "tail_image", "duration"],
+        &["init_image", "tail_image"],
+    ),
     (
         "google/veo-3.1",
         &[

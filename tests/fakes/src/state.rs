@@ -273,7 +273,11 @@ fn fault_body(provider: &str, status: StatusCode, nth: u32) -> serde_json::Value
         }
         "fal" | "luma" => json!({"detail": message}),
         "gemini" => {
-            let rpc = if limited { "RESOURCE_EXHAUSTED" } else { "INTERNAL" };
+            let rpc = if limited {
+                "RESOURCE_EXHAUSTED"
+            } else {
+                "INTERNAL"
+            };
             json!({"error": {"code": status.as_u16(), "message": message, "status": rpc}})
         }
         "kling" => {
@@ -286,7 +290,11 @@ fn fault_body(provider: &str, status: StatusCode, nth: u32) -> serde_json::Value
             json!({"code": code, "message": message, "request_id": hex(8)})
         }
         "ark" => {
-            let code = if limited { "RateLimitExceeded" } else { "InternalServiceError" };
+            let code = if limited {
+                "RateLimitExceeded"
+            } else {
+                "InternalServiceError"
+            };
             json!({"error": {"code": code, "message": message, "param": "", "type": ""}})
         }
         "replicate" => json!({"title": message, "detail": message, "status": status.as_u16()}),
