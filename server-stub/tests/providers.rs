@@ -814,7 +814,10 @@ async fn received(setup: &Setup, jobs: &JobService, id: &str) -> Vec<String> {
     let done = finished(jobs, id).await;
     assert_eq!(done.status, Status::Done, "{id}: {:?}", done.error);
     let remote = done.provider_job_id.unwrap();
-    let task = remote.strip_prefix("image2video/").unwrap_or(&remote);
+    let task = ["image2video/", "text2video/"]
+        .iter()
+        .find_map(|kind| remote.strip_prefix(kind))
+        .unwrap_or(&remote);
     setup.fakes.job(task).unwrap().inputs
 }
 
@@ -1110,4 +1113,38 @@ async fn the_fakes_refuse_what_their_services_refuse() {
     assert_eq!(status(luma(with_frame(both)).send().await.unwrap()), 400);
     let extra = serde_json::json!({"model": "ray-3.2", "type": "video", "prompt": "a kite", "keyframes": {}});
     assert_eq!(status(luma(extra).send().await.unwrap()), 400);
+}
+
+#[tokio::test]
+async fn takes_send_their_seeds_where_the_contract_takes_one() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    for (model, seeded) in [
+        ("veo-3.1", true),
+        ("seedance", true),
+        ("veo-r", true),
+        ("kling-v2-1", false),
+        ("ray-3.2", false),
+    ] {
+        let takes = jobs
+            .create_takes(
+                NewJob {
+                    seed: Some(41),
+                    ..job(model, "a lighthouse at dusk")
+                },
+                2,
+            )
+            .await
+            .unwrap();
+        for (take, expected) in takes.iter().zip([41, 42]) {
+            let seed = seeded.then_some(expected);
+            assert_eq!(take.seed, seed, "{model}");
+            let received = received(&setup, &jobs, &take.sora_job_id).await;
+            let sent: Vec<&String> = received.iter().filter(|i| i.starts_with("seed")).collect();
+            match seed {
+                Some(seed) => assert_eq!(sent, [&format!("seed {seed}")], "{model}"),
+                None => assert!(sent.is_empty(), "{model}: {received:?}"),
+            }
+        }
+    }
 }

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launch, screenshot, startFakes, startServer, waitForDone } from "./harness.mjs";
+import {
+  launch,
+  screenshot,
+  startFakes,
+  startServer,
+  TOKEN,
+  waitForDone,
+  waitUntil,
+} from "./harness.mjs";
 
 const t = {};
 before(async () => {
@@ -50,4 +58,70 @@ test("a job on a hosted model, chosen in the console, is followed to the library
     /^projects\/hosted\/sora-2:task_\w+\.mp4$/,
   );
   await screenshot(t.page, "hosted-model-saved");
+});
+
+test("a server killed mid-job resumes every new provider's job without a second create", async () => {
+  const fakes = await startFakes(["--job-ms", "8000"]);
+  const args = [
+    ...["--gemini-api-key", "fake-key", "--gemini-base-url", `${fakes.url}/gemini`],
+    ...["--luma-api-key", "fake-key", "--luma-base-url", `${fakes.url}/luma`],
+    ...["--kling-access-key", "fake-key", "--kling-secret-key", "fake-key-secret"],
+    ...["--kling-base-url", `${fakes.url}/kling`],
+    ...["--ark-api-key", "fake-key", "--ark-base-url", `${fakes.url}/ark`],
+    ...["--replicate-api-token", "fake-key", "--replicate-base-url", `${fakes.url}/replicate`],
+    "--provider-poll-ms=100",
+    "--allow-local-provider-downloads",
+  ];
+  let server = await startServer({ args });
+  const api = (path, init = {}) =>
+    fetch(`${server.url}/api${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    });
+  const count = async (kind) =>
+    (await (await fetch(`${fakes.url}/_fake/count/${kind}`)).json()).count;
+  const providers = ["gemini", "luma", "kling", "ark", "replicate"];
+  try {
+    const { models } = await (await api("/models")).json();
+    const ids = [];
+    for (const provider of providers) {
+      const model = models.find((m) => m.provider === provider).id;
+      const created = await api("/projects/crash/jobs", {
+        method: "POST",
+        body: JSON.stringify({ prompt: "A tram in the snow", model }),
+      });
+      assert.equal(created.status, 201, `${model}: ${await created.clone().text()}`);
+      ids.push((await created.json()).sora_job_id);
+    }
+    // Every job is at its provider and still running there when the server dies.
+    await waitUntil(async () => {
+      const jobs = await Promise.all(
+        ids.map(async (id) => (await api(`/jobs/sora/${encodeURIComponent(id)}`)).json()),
+      );
+      return jobs.every((j) => j.status === "running");
+    });
+    await server.kill();
+    server = await startServer({ data: server.data, port: server.port, args });
+
+    const page = await (await t.browser.newContext()).newPage();
+    await page.goto(`${server.url}/crash`);
+    const done = await waitUntil(async () => {
+      const jobs = await Promise.all(
+        ids.map(async (id) => (await api(`/jobs/sora/${encodeURIComponent(id)}`)).json()),
+      );
+      return jobs.every((j) => j.status === "done") && jobs;
+    });
+    assert.deepEqual(
+      done.map((j) => j.provider),
+      providers,
+    );
+    for (const provider of providers) {
+      assert.equal(await count(`${provider}.create`), 1, `${provider}: one create, never a second`);
+    }
+    await page.locator("li.job").first().waitFor();
+    await page.close();
+  } finally {
+    await server.stop();
+    await fakes.stop();
+  }
 });

@@ -149,17 +149,23 @@ fn darker(c: Rgb) -> Rgb {
 impl Scene {
     /// The scene of `source` re-made with `prompt`: the source's motion and the place of
     /// every shape, in the new prompt's colours and caption.
-    pub fn remix(source: &str, prompt: &str) -> Scene {
+    pub fn remix(source: &str, prompt: &str, take: u32) -> Scene {
         let layout = Scene::from_prompt(source);
         Scene {
             motion: layout.motion,
             seed: layout.seed,
-            ..Scene::from_prompt(prompt)
+            ..Scene::seeded(prompt, take)
         }
     }
 
     pub fn from_prompt(prompt: &str) -> Scene {
-        let seed = fnv1a(prompt);
+        Scene::seeded(prompt, 0)
+    }
+
+    /// The scene of `prompt` in take `seed`: seed 0 is the prompt's own scene; any other seed
+    /// moves every shape and, where the prompt names no mood, shifts the colours.
+    pub fn seeded(prompt: &str, take: u32) -> Scene {
+        let seed = fnv1a(prompt) ^ u64::from(take).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let words: Vec<String> = prompt
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -238,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_remix_keeps_the_layout_and_takes_the_new_words() {
-        let remix = Scene::remix("a red ball bouncing", "a blue sea at night");
+        let remix = Scene::remix("a red ball bouncing", "a blue sea at night", 0);
         let source = Scene::from_prompt("a red ball bouncing");
         assert_eq!((remix.motion, remix.seed), (source.motion, source.seed));
         assert_eq!(remix.caption, "a blue sea at night");

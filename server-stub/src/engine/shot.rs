@@ -28,14 +28,16 @@ pub struct Shot {
     /// The prompt of the clip this one remixes: its motion and layout are kept.
     pub layout_prompt: Option<String>,
     pub fit: Fit,
+    /// The take: 0 is the prompt's own scene, any other seed a different one.
+    pub seed: u32,
 }
 
 impl Shot {
     /// The scene of `prompt` as this shot changes it.
     pub fn scene(&self, prompt: &str) -> Scene {
         let mut scene = match &self.layout_prompt {
-            Some(source) => Scene::remix(source, prompt),
-            None => Scene::from_prompt(prompt),
+            Some(source) => Scene::remix(source, prompt, self.seed),
+            None => Scene::seeded(prompt, self.seed),
         };
         if let Some((top, bottom, accent)) = palette(&self.references) {
             (scene.top, scene.bottom, scene.accent) = (top, bottom, accent);

@@ -17,7 +17,7 @@ use super::{valid_project, AppState};
 use crate::engine::{Fit, VideoSpec};
 use crate::jobs::inputs::Input;
 use crate::jobs::record::{is_valid_id, JobRecord, Status};
-use crate::jobs::NewJob;
+use crate::jobs::{NewJob, MAX_TAKES};
 use crate::providers::Usage;
 
 const PROMPT_MAX_CHARS: usize = 4000;
@@ -53,6 +53,28 @@ pub struct CreateJob {
     /// How images of another aspect are fitted to the job's size (default `crop`).
     #[serde(default)]
     fit: Fit,
+    /// 0 to 4294967295: the same prompt, seed, size, length and inputs make the same video on
+    /// local-1; sent to hosted models whose contract takes a seed.
+    #[serde(default)]
+    seed: Option<u32>,
+}
+
+/// Several takes of one shot: a job body and how many.
+#[derive(Deserialize, ToSchema)]
+pub struct CreateTakes {
+    /// A job body, as for POST /projects/{project_id}/jobs.
+    #[serde(flatten)]
+    #[schema(value_type = CreateJob)]
+    job: serde_json::Map<String, serde_json::Value>,
+    /// 1 to 8.
+    #[schema(minimum = 1, maximum = 8)]
+    count: u32,
+}
+
+/// The takes made, one job each.
+#[derive(Serialize, ToSchema)]
+pub struct Takes {
+    takes: Vec<JobView>,
 }
 
 /// `seconds` as a number or, as the OpenAI videos API sends it, a string.
@@ -100,6 +122,8 @@ pub struct JobView {
     fit: Fit,
     /// The video extended or remixed (a library file name or a job id).
     parent: Option<String>,
+    /// The seed of this take (local-1 always has one; a hosted job, when its model takes one).
+    seed: Option<u32>,
     /// What the provider reports the finished job used, in its own billing unit.
     provider_usage: Option<Usage>,
     /// The reference image made of the last frame the provider handed over.
@@ -138,6 +162,7 @@ impl JobView {
             inputs: r.inputs.clone(),
             fit: r.fit,
             parent: r.parent.clone(),
+            seed: r.seed,
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
             created_at: r.created_at.clone(),
@@ -230,23 +255,66 @@ pub async fn create(
     JsonBody(body): JsonBody<CreateJob>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     valid_project(&project)?;
-    let prompt = checked_prompt(&body.prompt)?;
-    let spec = spec(&body)?;
-    let record = state
-        .jobs
-        .create(NewJob {
-            project_id: project,
-            prompt,
-            model: body.model,
-            spec,
-            inputs: body.inputs,
-            fit: body.fit,
-        })
-        .await?;
+    let record = state.jobs.create(new_job(project, body)?).await?;
     Ok((
         StatusCode::CREATED,
         Json(JobView::new(&state, &base, &record)),
     ))
+}
+
+fn new_job(project_id: String, body: CreateJob) -> Result<NewJob, ApiError> {
+    Ok(NewJob {
+        project_id,
+        prompt: checked_prompt(&body.prompt)?,
+        spec: spec(&body)?,
+        model: body.model,
+        inputs: body.inputs,
+        fit: body.fit,
+        seed: body.seed,
+    })
+}
+
+#[utoipa::path(
+    post,
+    context_path = super::API,
+    path = "/projects/{project_id}/takes",
+    tag = "jobs",
+    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    request_body = CreateTakes,
+    responses(
+        (status = 201, description = "The takes, queued: one job each, seeds counting up from the first", body = Takes),
+        (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
+        (status = 404, description = "An input names a reference image or video that does not exist", body = ErrorBody),
+        (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
+        (status = 422, description = "Invalid count, prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
+        (status = 429, description = "The takes would pass the active-job limits or the provider's daily budget (see Retry-After)", body = ErrorBody),
+    ),
+)]
+pub async fn create_takes(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath(project): ApiPath<String>,
+    JsonBody(body): JsonBody<CreateTakes>,
+) -> Result<(StatusCode, Json<Takes>), ApiError> {
+    valid_project(&project)?;
+    if !(1..=MAX_TAKES).contains(&body.count) {
+        return Err(ApiError::Unprocessable(format!(
+            "count must be a whole number from 1 to {MAX_TAKES}"
+        )));
+    }
+    // The job body is read as strictly as on its own route: an unknown field is refused.
+    let job: CreateJob = serde_json::from_value(serde_json::Value::Object(body.job))
+        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    let records = state
+        .jobs
+        .create_takes(new_job(project, job)?, body.count)
+        .await?;
+    let takes = records
+        .iter()
+        .map(|r| JobView::new(&state, &base, r))
+        .collect();
+    Ok((StatusCode::CREATED, Json(Takes { takes })))
 }
 
 #[utoipa::path(

@@ -44,6 +44,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(assets)
         .routes(routes!(jobs::list, jobs::create))
+        .routes(routes!(jobs::create_takes))
         .routes(routes!(jobs::get, jobs::remove))
         .routes(routes!(jobs::save))
         .routes(routes!(jobs::cancel))

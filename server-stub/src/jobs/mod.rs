@@ -124,7 +124,12 @@ pub struct NewJob {
     pub spec: VideoSpec,
     pub inputs: Vec<inputs::Input>,
     pub fit: engine::Fit,
+    /// The seed asked for (the first take's, with takes); none lets the server choose.
+    pub seed: Option<u32>,
 }
+
+/// At most this many takes of one shot in one request.
+pub const MAX_TAKES: u32 = 8;
 
 #[derive(Clone)]
 pub struct JobService {
@@ -310,6 +315,15 @@ impl JobService {
 
     /// Admits a job within the limits, records it durably, and starts it.
     pub async fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
+        let mut takes = self.create_takes(new, 1).await?;
+        Ok(takes.remove(0))
+    }
+
+    /// Admits `count` takes of one shot together (each counted against every limit, all or
+    /// none), each with its own seed: the asked seed and the ones after it, or for the
+    /// embedded engine's takes without one, a random start. A single job without a seed is
+    /// the prompt's own scene (seed 0) on the engine, and the provider's choice elsewhere.
+    pub async fn create_takes(&self, new: NewJob, count: u32) -> Result<Vec<JobRecord>, JobError> {
         let model = new
             .model
             .clone()
@@ -326,8 +340,17 @@ impl JobService {
             .check_source(&model, maker.provider_name(), &new.inputs)
             .map_err(JobError::Invalid)?;
         let at = now();
-        let record = JobRecord {
-            sora_job_id: record::new_id(&model),
+        let local = matches!(maker, Maker::Local);
+        // A seed is kept only where it is used: the engine, or a provider whose contract takes one.
+        let first_seed = match (new.seed, count, local) {
+            _ if !maker.seeds() => None,
+            (Some(seed), _, _) => Some(seed),
+            (None, 1, true) => Some(0),
+            (None, 1, false) => None,
+            (None, _, _) => Some(rand::random()),
+        };
+        let template = JobRecord {
+            sora_job_id: String::new(),
             project_id: new.project_id,
             prompt: new.prompt,
             provider: maker.provider_name().into(),
@@ -338,6 +361,7 @@ impl JobService {
             parent_key: lineage.parent_key,
             parent_prompt: lineage.parent_prompt,
             parent_remote: lineage.parent_remote,
+            seed: None,
             provider_usage: None,
             last_frame_reference: None,
             progress_estimated: maker.estimates_progress(),
@@ -352,31 +376,54 @@ impl JobService {
             created_at: at.clone(),
             updated_at: at,
         };
-        let id = record.sora_job_id.clone();
+        let takes: Vec<JobRecord> = (0..count)
+            .map(|take| JobRecord {
+                sora_job_id: record::new_id(&template.model),
+                seed: first_seed.map(|seed| seed.wrapping_add(take)),
+                ..template.clone()
+            })
+            .collect();
         if let Backend::Shared(replica) = &self.inner.backend {
-            self.admit(&self.inner.records.lock().unwrap(), &record)?;
-            let local = matches!(maker, Maker::Local);
-            self.insert_shared(replica, &record, local).await?;
-            return Ok(record);
+            self.admit(&self.inner.records.lock().unwrap(), &template, count)?;
+            for record in &takes {
+                self.insert_shared(replica, record, local).await?;
+            }
+            return Ok(takes);
         }
         {
             let mut records = self.inner.records.lock().unwrap();
-            self.admit(&records, &record)?;
-            records.insert(id.clone(), record.clone());
-            self.inner.events.publish(&record, false);
-        }
-        if let Err(e) = self.persist(&id).await {
-            if let Some(record) = self.inner.records.lock().unwrap().remove(&id) {
-                self.inner.events.publish(&record, true);
+            self.admit(&records, &template, count)?;
+            for record in &takes {
+                records.insert(record.sora_job_id.clone(), record.clone());
+                self.inner.events.publish(record, false);
             }
-            return Err(e);
         }
-        self.spawn(id);
-        Ok(record)
+        // All are kept before any starts, so a failure leaves none behind.
+        for record in &takes {
+            if let Err(e) = self.persist(&record.sora_job_id).await {
+                for unkept in &takes {
+                    if let Err(e) = self.forget(unkept).await {
+                        tracing::warn!(job = %unkept.sora_job_id, error = %e, "an unkept take could not be removed");
+                    }
+                }
+                return Err(e);
+            }
+        }
+        for record in &takes {
+            self.spawn(record.sora_job_id.clone());
+        }
+        Ok(takes)
     }
 
-    /// Refuses a new job over the active-job limits or its provider's daily budget.
-    fn admit(&self, records: &HashMap<String, JobRecord>, new: &JobRecord) -> Result<(), JobError> {
+    /// Refuses `count` new jobs like `new` over the active-job limits or their provider's
+    /// daily budget.
+    fn admit(
+        &self,
+        records: &HashMap<String, JobRecord>,
+        new: &JobRecord,
+        count: u32,
+    ) -> Result<(), JobError> {
+        let count = count as usize;
         let limits = &self.inner.limits;
         let active: Vec<&JobRecord> = records
             .values()
@@ -386,7 +433,7 @@ impl JobService {
             .iter()
             .filter(|r| r.project_id == new.project_id)
             .count();
-        if in_project >= limits.active_per_project {
+        if in_project + count > limits.active_per_project {
             return Err(JobError::Busy {
                 message: format!(
                     "This project already has {in_project} jobs queued or running; \
@@ -395,7 +442,7 @@ impl JobService {
                 retry_after: BUSY_RETRY_SECONDS,
             });
         }
-        if active.len() >= limits.active {
+        if active.len() + count > limits.active {
             return Err(JobError::Busy {
                 message: format!(
                     "The server already has {} jobs queued or running; try again shortly",
@@ -412,7 +459,7 @@ impl JobService {
                 .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
                 .map(|r| u64::from(r.spec.seconds))
                 .sum();
-            if spent + u64::from(new.spec.seconds) > budget {
+            if spent + u64::from(new.spec.seconds) * count as u64 > budget {
                 return Err(JobError::Busy {
                     message: format!(
                         "Today's budget of {budget} s of video at {} is spent ({spent} s); \
@@ -702,6 +749,7 @@ impl JobService {
                 "inputs": record.inputs,
                 "fit": record.fit,
                 "parent": record.parent,
+                "seed": record.seed,
                 "provider_usage": record.provider_usage,
             });
             // Frame rate and codec are known facts only for what the embedded engine made.

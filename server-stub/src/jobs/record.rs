@@ -62,6 +62,10 @@ pub struct JobRecord {
     /// remix there names it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_remote: Option<(String, String)>,
+    /// The seed of this take: always set for the embedded engine (0 when none was asked);
+    /// for a hosted provider, the one sent, or none when it chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u32>,
     /// What the provider reports the finished job used, in its billing unit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_usage: Option<Usage>,

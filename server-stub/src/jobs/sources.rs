@@ -214,7 +214,10 @@ impl JobService {
     /// the provider's id of the video it remixes.
     pub(super) async fn pictures(&self, record: &JobRecord) -> Result<Pictures, EngineError> {
         let spec = record.spec;
-        let mut pictures = Pictures::default();
+        let mut pictures = Pictures {
+            seed: record.seed,
+            ..Pictures::default()
+        };
         if let (Some(video), Some((_, remote))) =
             (inputs::video(&record.inputs), &record.parent_remote)
         {
@@ -279,6 +282,7 @@ impl JobService {
         };
         let mut shot = Shot {
             fit: record.fit,
+            seed: record.seed.unwrap_or(0),
             ..Shot::default()
         };
         if let Some(first) = inputs::images(&record.inputs, ImageRole::FirstFrame).next() {

@@ -43,6 +43,14 @@ impl Maker {
         }
     }
 
+    /// Whether its jobs take a seed.
+    pub fn seeds(&self) -> bool {
+        match self {
+            Maker::Local => true,
+            Maker::Hosted { provider, remote } => provider.seeds(remote),
+        }
+    }
+
     pub fn estimates_progress(&self) -> bool {
         matches!(self, Maker::Hosted { provider, .. } if provider.typical_duration().is_some())
     }

@@ -119,6 +119,10 @@ pub trait Provider: Send + Sync {
     fn inputs(&self, _model: &str) -> ModelInputs {
         ModelInputs::default()
     }
+    /// Whether `model`'s contract takes a seed (sent as `Pictures::seed`).
+    fn seeds(&self, _model: &str) -> bool {
+        false
+    }
     /// Starts a job from the prompt and, where `inputs` allows them, pictures; answers the
     /// provider's id for it. `job_id` is Studio's id for the job, for a provider that keeps
     /// an id of the caller's to find the job again by.

@@ -1,6 +1,6 @@
 //! What a hosted job is made from besides its prompt, ready to send: its first and last frames
 //! already fitted to the job's size (so every provider's aspect, side and size limits hold by
-//! construction) and encoded as JPEG, and the provider's own id of a video to remix.
+//! construction) and encoded as JPEG, the provider's own id of a video to remix, and the seed.
 
 use base64::Engine;
 use image::RgbImage;
@@ -80,6 +80,8 @@ pub struct Pictures {
     pub remix_of: Option<String>,
     /// The provider's id of the video this job continues from its last frame.
     pub extend_of: Option<String>,
+    /// The take's seed, for a model that takes one.
+    pub seed: Option<u32>,
 }
 
 #[cfg(test)]

@@ -111,6 +111,10 @@ impl Provider for Replicate {
         Some(TYPICAL)
     }
 
+    fn seeds(&self, model: &str) -> bool {
+        self.fields(model).seed
+    }
+
     fn inputs(&self, model: &str) -> ModelInputs {
         let fields = self.fields(model);
         ModelInputs {
@@ -134,6 +138,9 @@ impl Provider for Replicate {
             "prompt": prompt,
             "duration": spec.seconds,
         });
+        if let (true, Some(seed)) = (fields.seed, pictures.seed) {
+            input["seed"] = json!(seed);
+        }
         if fields.aspect {
             input["aspect_ratio"] = json!(if portrait(spec) { "9:16" } else { "16:9" });
         }

@@ -13,6 +13,8 @@ pub struct Fields {
     pub references: Option<(String, u32)>,
     /// Whether it takes `aspect_ratio`.
     pub aspect: bool,
+    /// Whether it takes `seed`.
+    pub seed: bool,
     /// The lengths it makes.
     pub seconds: Vec<u32>,
 }
@@ -25,6 +27,7 @@ impl Fields {
         references: Option<(&str, u32)>,
         aspect: bool,
         seconds: &[u32],
+        seed: bool,
     ) -> Fields {
         Fields {
             model: model.to_owned(),
@@ -33,6 +36,7 @@ impl Fields {
             references: references.map(|(name, most)| (name.to_owned(), most)),
             aspect,
             seconds: seconds.to_vec(),
+            seed,
         }
     }
 
@@ -45,6 +49,7 @@ impl Fields {
             references: None,
             aspect: true,
             seconds: vec![5, 10],
+            seed: false,
         }
     }
 }
@@ -59,6 +64,7 @@ pub fn known() -> Vec<Fields> {
             Some(("reference_images", 3)),
             true,
             &[4, 6, 8],
+            true,
         ),
         Fields::known(
             "bytedance/seedance-1-pro",
@@ -67,6 +73,7 @@ pub fn known() -> Vec<Fields> {
             None,
             true,
             &[5, 10],
+            true,
         ),
         Fields::known(
             "minimax/hailuo-2.3",
@@ -75,6 +82,7 @@ pub fn known() -> Vec<Fields> {
             None,
             false,
             &[6, 10],
+            false,
         ),
         Fields::known(
             "wan-video/wan-2.5-i2v",
@@ -83,6 +91,7 @@ pub fn known() -> Vec<Fields> {
             None,
             false,
             &[5, 10],
+            true,
         ),
         Fields::known(
             "luma/ray-flash-2-720p",
@@ -91,13 +100,14 @@ pub fn known() -> Vec<Fields> {
             None,
             true,
             &[5, 9],
+            false,
         ),
     ]
 }
 
-/// `owner/model:first=image,last=end_image,references=ref_images*3,seconds=5|10,aspect=no`:
+/// `owner/model:first=image,last=end_image,references=ref_images*3,seconds=5|10,aspect=no,seed=yes`:
 /// every part after the colon optional (a part left out is not taken; `seconds` defaults to
-/// 5 and 10, `aspect` to yes).
+/// 5 and 10, `aspect` to yes, `seed` to no).
 impl FromStr for Fields {
     type Err = String;
 
@@ -145,11 +155,16 @@ impl FromStr for Fields {
                         .collect::<Option<Vec<u32>>>()
                         .ok_or_else(|| format!("{text:?}: seconds are whole numbers like 5|10"))?;
                 }
-                "aspect" => {
-                    fields.aspect = match value {
+                "aspect" | "seed" => {
+                    let yes = match value {
                         "yes" => true,
                         "no" => false,
-                        _ => return Err(format!("{text:?}: aspect is yes or no")),
+                        _ => return Err(format!("{text:?}: {key} is yes or no")),
+                    };
+                    if key == "aspect" {
+                        fields.aspect = yes;
+                    } else {
+                        fields.seed = yes;
                     }
                 }
                 other => return Err(format!("{text:?}: unknown key {other:?}")),
@@ -166,7 +181,7 @@ mod tests {
     #[test]
     fn a_mapping_names_each_input() {
         let fields: Fields =
-            "acme/clip-2:first=init_image,last=tail,references=refs*2,seconds=4|8,aspect=no"
+            "acme/clip-2:first=init_image,last=tail,references=refs*2,seconds=4|8,aspect=no,seed=yes"
                 .parse()
                 .unwrap();
         assert_eq!(
@@ -178,6 +193,7 @@ mod tests {
                 references: Some(("refs".into(), 2)),
                 aspect: false,
                 seconds: vec![4, 8],
+                seed: true,
             }
         );
         assert_eq!(

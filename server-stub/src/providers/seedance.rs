@@ -141,6 +141,10 @@ impl Provider for Seedance {
         Some(TYPICAL)
     }
 
+    fn seeds(&self, _model: &str) -> bool {
+        true
+    }
+
     fn inputs(&self, _model: &str) -> ModelInputs {
         ModelInputs {
             first_frame: true,
@@ -167,7 +171,7 @@ impl Provider for Seedance {
                 .iter()
                 .map(|p| image(p, "reference_image")),
         );
-        let body = json!({
+        let mut body = json!({
             "model": model,
             "content": content,
             "resolution": hd_or_full(spec, spec.seconds).1,
@@ -175,6 +179,9 @@ impl Provider for Seedance {
             "duration": spec.seconds,
             "return_last_frame": true,
         });
+        if let Some(seed) = pictures.seed {
+            body["seed"] = json!(seed);
+        }
         let url = format!("{}/api/v3/contents/generations/tasks", self.base);
         let created: Created = self
             .client

@@ -172,6 +172,10 @@ impl Provider for Veo {
         Some(TYPICAL)
     }
 
+    fn seeds(&self, _model: &str) -> bool {
+        true
+    }
+
     fn inputs(&self, _model: &str) -> ModelInputs {
         ModelInputs {
             first_frame: true,
@@ -208,7 +212,7 @@ impl Provider for Veo {
         if let Some(source) = &pictures.extend_of {
             instance["video"] = json!({ "uri": self.video_uri(source).await? });
         }
-        let body = json!({
+        let mut body = json!({
             "instances": [instance],
             "parameters": {
                 "aspectRatio": if portrait(spec) { "9:16" } else { "16:9" },
@@ -216,6 +220,9 @@ impl Provider for Veo {
                 "durationSeconds": spec.seconds,
             },
         });
+        if let Some(seed) = pictures.seed {
+            body["parameters"]["seed"] = json!(seed);
+        }
         let url = format!("{}/v1beta/models/{model}:predictLongRunning", self.base);
         let created: Created = self
             .client

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::content::{signed_frame_url, signed_url};
 use crate::images;
-use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{authorised, hex, seed, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 const FIELDS: [&str; 8] = [
@@ -131,6 +131,7 @@ fn checked(body: &Map<String, Value>) -> Result<Job, String> {
         format!("{ratio} {resolution}"),
     );
     job.inputs = inputs;
+    job.inputs.extend(seed(body.get("seed"))?);
     Ok(job)
 }
 

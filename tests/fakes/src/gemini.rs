@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::content::video_response;
 use crate::images;
-use crate::state::{hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{hex, seed, with_faults, Fakes, Job, Outcome};
 
 const ASPECTS: [&str; 2] = ["16:9", "9:16"];
 const RESOLUTIONS: [&str; 2] = ["720p", "1080p"];
@@ -207,6 +207,7 @@ fn check_body(fakes: &Fakes, body: &Value) -> Result<Checked, String> {
     let seconds = seconds
         .filter(|s| SECONDS.contains(s))
         .ok_or("durationSeconds must be 4, 6 or 8")?;
+    inputs.extend(seed(parameters.get("seed"))?);
     Ok(Checked {
         prompt: prompt.to_owned(),
         seconds: seconds.to_string(),

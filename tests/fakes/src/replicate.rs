@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use crate::content::signed_url;
 use crate::images;
-use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{authorised, hex, seed, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 
@@ -141,6 +141,7 @@ fn checked(model: &str, input: &Map<String, Value>) -> Result<(String, Vec<Strin
             }
         }
     }
+    seen.extend(seed(input.get("seed"))?);
     Ok((prompt.to_owned(), seen))
 }
 

@@ -365,3 +365,16 @@ pub fn hex(len: usize) -> String {
         .map(|_| format!("{:x}", rng.random_range(0..16u8)))
         .collect()
 }
+
+/// A `seed` field as the services take it (a whole number from 0 to 2^32-1), described as
+/// received (`seed 42`), if present.
+pub fn seed(value: Option<&serde_json::Value>) -> Result<Option<String>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|s| *s <= u64::from(u32::MAX))
+            .map(|s| Some(format!("seed {s}")))
+            .ok_or_else(|| "seed must be a whole number from 0 to 4294967295".into()),
+    }
+}
