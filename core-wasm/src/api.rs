@@ -217,7 +217,14 @@ impl<'a, P: Platform> Api<'a, P> {
     }
 
     /// Creates a job from the prompt, and the model, seconds and size when given.
-    pub async fn create_job(&self, project_id: &str, job: &NewJob) -> Result<Value, ApiError> {
+    /// Creates `job`, or with `takes` above 1 that many takes of it (`POST .../takes`): the
+    /// jobs as answered, at least one.
+    pub async fn create_jobs(
+        &self,
+        project_id: &str,
+        job: &NewJob,
+        takes: u32,
+    ) -> Result<Vec<Value>, ApiError> {
         let mut body = json!({ "prompt": job.prompt });
         if let Some(model) = &job.model {
             body["model"] = json!(model);
@@ -234,18 +241,29 @@ impl<'a, P: Platform> Api<'a, P> {
         if let Some(fit) = job.fit {
             body["fit"] = json!(fit);
         }
+        let route = if takes > 1 {
+            body["count"] = json!(takes);
+            "takes"
+        } else {
+            "jobs"
+        };
         let answer = self
             .call(
                 "POST",
-                self.url(&["projects", project_id, "jobs"]),
+                self.url(&["projects", project_id, route]),
                 Some(body),
             )
             .await
             .map_err(|(text, _)| ApiError::CreateJob(text))?;
-        match answer.get("sora_job_id") {
-            Some(Value::String(id)) if !id.is_empty() => Ok(answer),
-            _ => Err(ApiError::CreateJob("Response has no sora_job_id".into())),
+        let jobs = match answer.get("takes") {
+            Some(Value::Array(takes)) if route == "takes" => takes.clone(),
+            _ => vec![answer],
+        };
+        let named = |job: &Value| matches!(job.get("sora_job_id"), Some(Value::String(id)) if !id.is_empty());
+        if jobs.is_empty() || !jobs.iter().all(named) {
+            return Err(ApiError::CreateJob("Response has no sora_job_id".into()));
         }
+        Ok(jobs)
     }
 
     /// A call on one job that answers the job as an object.

@@ -52,6 +52,36 @@ pub struct JobView {
     /// The request in flight for this job, shown as busy buttons.
     pub busy: Option<JobActivity>,
     pub error: Option<String>,
+    /// For one of several takes of a shot: which one, and the shot they share.
+    pub take: Option<TakeView>,
+}
+
+/// One take of a shot made with several.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TakeView {
+    /// The first take's job id: the same for every take of the shot.
+    pub shot: String,
+    /// 1 to `count`.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl TakeView {
+    fn of(job: &Job) -> Option<TakeView> {
+        let take = job.answered("take")?;
+        let number = |field: &str| {
+            take.get(field)
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+        };
+        Some(TakeView {
+            shot: take.get("shot")?.as_str()?.to_owned(),
+            index: number("index")?,
+            count: number("count")?,
+        })
+    }
 }
 
 /// A request the user started for one job.
@@ -105,6 +135,7 @@ impl JobView {
             can_retry: job.status() == crate::job::JobStatus::Error,
             busy,
             error: job.extra.get("error").and_then(error_text),
+            take: TakeView::of(job),
         }
     }
 }
@@ -198,6 +229,8 @@ pub struct ConsoleView {
     pub models: Vec<String>,
     /// The model new jobs use.
     pub model: String,
+    /// How many takes Generate makes (1 to 8).
+    pub takes: u32,
     pub can_generate: bool,
     pub creating: bool,
 }
@@ -358,6 +391,7 @@ mod typescript {
             Banner::decl(),
             JobActivity::decl(),
             JobView::decl(),
+            TakeView::decl(),
             StreamState::decl(),
             JobsView::decl(),
             ParentLink::decl(),

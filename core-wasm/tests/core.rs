@@ -1171,3 +1171,61 @@ fn uploads_send_the_bytes_and_a_refusal_names_the_limit() {
     assert!(block_on(core.grab_frame("a.mp4", json!("middle"))).is_err());
     assert!(!core.shot_view().adding);
 }
+
+#[test]
+fn takes_are_made_in_one_request_and_shown_together_as_one_shot() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_old", "2026-11-21T10:00:00.000Z");
+    assert_eq!(core.snapshot().console.takes, 1);
+    for bad in [0, 9] {
+        assert_eq!(core.set_takes(bad).unwrap_err().code(), "refused");
+    }
+    core.set_takes(3).unwrap();
+    assert_eq!(core.snapshot().console.takes, 3);
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:05:00.000Z".into();
+    let take = |n: u32| {
+        json!({"sora_job_id": format!("m:task_t{n}"), "status": "queued", "seed": 40 + n,
+               "take": {"shot": "m:task_t1", "index": n, "count": 3}})
+    };
+    script(&core, ok(json!({"takes": [take(1), take(2), take(3)]})));
+    core.set_draft("a lighthouse");
+    let first = block_on(core.create_job(None)).unwrap();
+    assert_eq!(first.sora_job_id, "m:task_t1");
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert!(
+        request.url.ends_with("/api/projects/p1/takes"),
+        "{}",
+        request.url
+    );
+    assert_eq!(
+        last_body(&core),
+        json!({"prompt": "a lighthouse", "count": 3})
+    );
+    let items = core.snapshot().jobs.items;
+    let shown: Vec<(&str, Option<u32>)> = items
+        .iter()
+        .map(|j| (j.id.as_str(), j.take.as_ref().map(|t| t.index)))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("m:task_t1", Some(1)),
+            ("m:task_t2", Some(2)),
+            ("m:task_t3", Some(3)),
+            ("m:task_old", None)
+        ]
+    );
+    assert!(items[..3]
+        .iter()
+        .all(|j| j.take.as_ref().unwrap().shot == "m:task_t1"));
+    // One take again: the plain route.
+    core.set_takes(1).unwrap();
+    script(
+        &core,
+        ok(json!({"sora_job_id": "m:task_one", "status": "queued"})),
+    );
+    block_on(core.create_job(Some("a boat"))).unwrap();
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert!(request.url.ends_with("/api/projects/p1/jobs"));
+}

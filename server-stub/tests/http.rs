@@ -856,10 +856,12 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",
+            "PATCH /projects/{project_id}/assets/{file_name}",
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/jobs",
             "POST /projects/{project_id}/references",
+            "POST /projects/{project_id}/takes",
         ]
     );
     // Every documented operation is served: none answers "no such route".

@@ -76,6 +76,12 @@ async fn takes_are_jobs_with_their_own_seeds_and_local_1_is_deterministic() {
         .map(|t| t["sora_job_id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(made[0]["prompt"], PROMPT);
+    for (index, take) in made.iter().enumerate() {
+        assert_eq!(
+            take["take"],
+            json!({"shot": ids[0], "index": index + 1, "count": 3})
+        );
+    }
     // Each is a job of the project like any other.
     let listed = api(&h.app, "GET", "/api/projects/takes/jobs", None)
         .await

@@ -20,7 +20,21 @@ posterUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: b
 /**
  * The request in flight for this job, shown as busy buttons.
  */
-busy: JobActivity | null, error: string | null, };
+busy: JobActivity | null, error: string | null, 
+/**
+ * For one of several takes of a shot: which one, and the shot they share.
+ */
+take: TakeView | null, };
+
+export type TakeView = { 
+/**
+ * The first take's job id: the same for every take of the shot.
+ */
+shot: string, 
+/**
+ * 1 to `count`.
+ */
+index: number, count: number, };
 
 export type StreamState = "off" | "connecting" | "open";
 
@@ -92,7 +106,11 @@ models: Array<string>,
 /**
  * The model new jobs use.
  */
-model: string, canGenerate: boolean, creating: boolean, };
+model: string, 
+/**
+ * How many takes Generate makes (1 to 8).
+ */
+takes: number, canGenerate: boolean, creating: boolean, };
 
 export type ImageRole = "first_frame" | "last_frame" | "reference";
 

@@ -6,11 +6,13 @@ import { useWindowList } from "./useWindowList";
 
 /** The gap between job rows (`.jobs` in styles.css: 0.75rem). */
 const GAP = 12;
+/** Takes one Generate can make (the core refuses more). */
+const TAKES = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /** The prompt, the model and Generate: renders again only when the console part changes. */
 function PromptForm() {
   const studio = useStudio();
-  const { draft, models, model, canGenerate, creating } = useView("console");
+  const { draft, models, model, takes, canGenerate, creating } = useView("console");
 
   const generate = (event?: FormEvent) => {
     event?.preventDefault();
@@ -45,6 +47,16 @@ function PromptForm() {
             </select>
           </label>
         )}
+        <label className="takes">
+          Takes
+          <select value={takes} onChange={(e) => studio.setTakes(Number(e.target.value))}>
+            {TAKES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit" className="primary" disabled={!canGenerate}>
           {creating ? "Creating..." : "Generate"}
         </button>
@@ -76,6 +88,7 @@ function JobList() {
             measure={rows.measure}
             position={rows.start + i + 1}
             of={items.length}
+            sameShot={job.take !== null && items[rows.start + i - 1]?.take?.shot === job.take.shot}
           />
         ))}
       </ul>

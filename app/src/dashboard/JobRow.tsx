@@ -10,16 +10,19 @@ type Props = {
   /** The row's place in the whole list, for screen readers (most rows are not in the DOM). */
   position: number;
   of: number;
+  /** Whether the row above is a take of the same shot: the two are drawn as one group. */
+  sameShot: boolean;
 };
 
-export function JobRow({ job, measure, position, of }: Props) {
+export function JobRow({ job, measure, position, of, sameShot }: Props) {
   const studio = useStudio();
   const busy = job.busy !== null;
   const player = useRef<HTMLVideoElement>(null);
   return (
     <li
-      className="job"
+      className={`job${job.take ? " take" : ""}${sameShot ? " same-shot" : ""}`}
       data-job-id={job.id}
+      data-shot={job.take?.shot}
       data-key={job.id}
       ref={measure}
       aria-posinset={position}
@@ -27,6 +30,11 @@ export function JobRow({ job, measure, position, of }: Props) {
     >
       <div className="job-head">
         <span className={`badge status-${job.status}`}>{job.badge}</span>
+        {job.take && (
+          <span className="take-label">
+            Take {job.take.index} of {job.take.count}
+          </span>
+        )}
         <time className="muted">{job.createdLabel}</time>
       </div>
       <p className="job-prompt">&ldquo;{job.prompt}&rdquo;</p>

@@ -23,13 +23,19 @@ pub struct Console {
     draft: String,
     /// The model chosen for new jobs (the server's default when unset).
     model: Option<String>,
+    /// How many takes Generate makes (1 to [`MAX_TAKES`]).
+    takes: u32,
     creating: Creating,
 }
+
+/// The most takes one Generate makes.
+pub const MAX_TAKES: u32 = 8;
 
 impl Console {
     pub fn new(project: &str) -> Self {
         Console {
             project: Some(project.to_owned()),
+            takes: 1,
             ..Console::default()
         }
     }
@@ -55,6 +61,7 @@ impl<P: Platform> Core<P> {
                 .or_else(|| models.first().cloned())
                 .unwrap_or_default(),
             models,
+            takes: c.takes.max(1),
             can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
             creating: c.creating == Creating::Sending,
         })
@@ -76,6 +83,17 @@ impl<P: Platform> Core<P> {
         Ok(())
     }
 
+    /// How many takes Generate makes: 1 to 8.
+    pub fn set_takes(&self, takes: u32) -> Result<(), CoreError> {
+        if !(1..=MAX_TAKES).contains(&takes) {
+            return Err(CoreError::Refused(format!(
+                "Takes must be 1 to {MAX_TAKES}, not {takes}"
+            )));
+        }
+        self.write(&self.console, |c| c.takes = takes);
+        Ok(())
+    }
+
     /// Starts a generation job from `prompt`, or from the draft when `None`, made from the
     /// shot's attached pictures and video (which are then cleared).
     pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, CoreError> {
@@ -92,7 +110,8 @@ impl<P: Platform> Core<P> {
             fit,
             ..NewJob::default()
         };
-        let created = self.start(job).await?;
+        let takes = self.console.read(|c| c.takes.max(1));
+        let created = self.start(job, takes).await?;
         self.shot_used();
         // The prompt sent is cleared; what was typed while it was on its way (the job may show
         // first, pushed by the server) is kept.
@@ -116,20 +135,24 @@ impl<P: Platform> Core<P> {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         };
-        self.start(NewJob {
-            prompt: job.prompt.clone(),
-            model: text("model"),
-            seconds: job.answered("seconds").cloned(),
-            size: text("size"),
-            inputs: crate::inputs::Input::list(job.answered("inputs")),
-            fit: text("fit")
-                .as_deref()
-                .and_then(crate::inputs::Fit::from_name),
-        })
+        self.start(
+            NewJob {
+                prompt: job.prompt.clone(),
+                model: text("model"),
+                seconds: job.answered("seconds").cloned(),
+                size: text("size"),
+                inputs: crate::inputs::Input::list(job.answered("inputs")),
+                fit: text("fit")
+                    .as_deref()
+                    .and_then(crate::inputs::Fit::from_name),
+            },
+            1,
+        )
         .await
     }
 
-    async fn start(&self, new: NewJob) -> Result<Job, CoreError> {
+    /// Creates the job, or `takes` takes of it; answers the first.
+    async fn start(&self, new: NewJob, takes: u32) -> Result<Job, CoreError> {
         let visit = self.visit()?;
         if new.prompt.is_empty() {
             return Err(CoreError::EmptyPrompt);
@@ -139,16 +162,26 @@ impl<P: Platform> Core<P> {
         }
         self.write(&self.console, |c| c.creating = Creating::Sending);
         self.dismiss_banner();
-        let outcome = match self.api().create_job(&visit.project, &new).await {
-            Ok(answer) => Job::from_created(&answer, &new.prompt, &self.platform.now_iso())
+        let now = self.platform.now_iso();
+        let outcome = match self.api().create_jobs(&visit.project, &new, takes).await {
+            Ok(answers) => answers
+                .iter()
+                .map(|answer| Job::from_created(answer, &new.prompt, &now))
+                .collect::<Option<Vec<Job>>>()
                 .ok_or_else(|| {
                     CoreError::Api(crate::api::ApiError::CreateJob("Invalid job".into()))
                 }),
             Err(e) => Err(e.into()),
         };
-        let stored = outcome.and_then(|job| {
-            let stored = self.change_jobs(&visit, |jobs| Some(upsert(jobs, job.clone())));
-            stored.map(|()| job).map_err(CoreError::from)
+        let stored = outcome.and_then(|made| {
+            let stored = self.change_jobs(&visit, |jobs| {
+                Some(
+                    made.iter()
+                        .cloned()
+                        .fold(jobs.to_vec(), |all, job| upsert(&all, job)),
+                )
+            });
+            stored.map(|()| made[0].clone()).map_err(CoreError::from)
         });
         if self.still(&visit) {
             self.write(&self.console, |c| c.creating = Creating::Idle);

@@ -236,7 +236,14 @@ impl Studio {
         self.core.set_model(model).map_err(js_error)
     }
 
-    /// Starts a job from `prompt`, or from the draft when omitted; resolves with the job.
+    /// How many takes Generate makes: 1 to 8 (`view("console").takes`).
+    #[wasm_bindgen(js_name = setTakes)]
+    pub fn set_takes(&self, takes: u32) -> Result<(), JsValue> {
+        self.core.set_takes(takes).map_err(js_error)
+    }
+
+    /// Starts a job from `prompt`, or from the draft when omitted (several takes of it when
+    /// `setTakes` chose more than one); resolves with the job, or the first take.
     #[wasm_bindgen(js_name = createJob)]
     pub fn create_job(&self, prompt: Option<String>) -> js_sys::Promise {
         promise(&self.core, |core| async move {

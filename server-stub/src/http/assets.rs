@@ -1,5 +1,6 @@
 //! The project's library: GET /api/projects/{projectId}/assets lists the saved videos, newest
-//! first, whole or a page at a time; DELETE removes one video with its metadata and poster.
+//! first, whole or a page at a time, filtered by what was picked; PATCH marks one favourite,
+//! approved or rejected; DELETE removes one video with its metadata, poster and pick.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -12,10 +13,12 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiPath, ApiQuery, PublicBase};
+use super::extract::{ApiPath, ApiQuery, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
+use crate::picks::{self, Decision, Pick};
 use crate::poster::poster_key;
+use crate::prompts::Summary;
 use crate::storage::Object;
 
 /// The most videos one page holds.
@@ -44,6 +47,30 @@ pub struct Asset {
     /// A JPEG of the first frame, about 480 pixels wide (made on first request when the
     /// video has none yet).
     poster_url: String,
+    /// Starred in the library.
+    favourite: bool,
+    /// `approved`, `rejected`, or null when undecided.
+    decision: Option<Decision>,
+}
+
+/// A change of a video's pick: each field left out stays; `decision: null` clears it.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PickChange {
+    #[serde(default)]
+    favourite: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Decision>)]
+    decision: Option<Option<Decision>>,
+}
+
+/// A field that is present, even as null: `Some(None)`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 #[derive(Serialize, ToSchema)]
@@ -67,6 +94,10 @@ pub struct Page {
     /// The `next_cursor` of the page before.
     #[param(pattern = r"^[0-9]{1,19}~[A-Za-z0-9._:-]{1,200}$")]
     cursor: Option<String>,
+    /// Only the starred videos (`true`) or only the others (`false`).
+    favourite: Option<bool>,
+    /// Only the videos with this decision.
+    decision: Option<Decision>,
 }
 
 /// Where a page starts: after the video modified at `.0` whose file name is `.1`.
@@ -138,7 +169,14 @@ pub async fn list(
         .filter(|o| o.key.ends_with(".jpg"))
         .map(|o| o.key.clone())
         .collect();
-    objects.retain(|o| o.key.ends_with(".mp4"));
+    let picks = picks::all(storage.as_ref(), &project_folder(&project)).await?;
+    let pick_of = |o: &Object| picks.get(file_name(&o.key)).copied().unwrap_or_default();
+    objects.retain(|o| {
+        let pick = pick_of(o);
+        o.key.ends_with(".mp4")
+            && page.favourite.is_none_or(|f| pick.favourite == f)
+            && page.decision.is_none_or(|d| pick.decision == Some(d))
+    });
     let newest_first = |a: &Object, b: &Object| {
         b.modified
             .cmp(&a.modified)
@@ -167,15 +205,8 @@ pub async fn list(
                 .and_then(|stem| prompts.get(&format!("{stem}.json")))
                 .cloned()
                 .unwrap_or_default();
-            Asset {
-                last_modified: rfc3339(o.modified),
-                poster_url: poster_url(&state, &base, &posters, &o.key),
-                prompt: summary.prompt,
-                parent: summary.parent,
-                public_url: base.url(&state, &o.key),
-                size_bytes: o.size_bytes,
-                key: o.key,
-            }
+            let pick = pick_of(&o);
+            asset(&state, &base, o, summary, &posters, pick)
         })
         .collect();
     Ok(Json(Assets {
@@ -221,8 +252,100 @@ pub async fn remove(
             .await?;
     }
     storage.delete(&key).await?;
+    picks::forget(storage.as_ref(), &folder, &name).await?;
     tracing::info!(key = %key, "removed from the library");
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    patch,
+    context_path = super::API,
+    path = "/projects/{project_id}/assets/{file_name}",
+    tag = "assets",
+    params(
+        ("project_id" = String, Path),
+        ("file_name" = String, Path, description = "The last segment of the video's key", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
+    ),
+    request_body = PickChange,
+    responses(
+        (status = 200, description = "The video as the list shows it, with its pick", body = Asset),
+        (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
+        (status = 404, description = "No such video", body = ErrorBody),
+        (status = 422, description = "Neither favourite nor decision, or a value of the wrong kind", body = ErrorBody),
+    ),
+)]
+pub async fn pick(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath((project, name)): ApiPath<(String, String)>,
+    JsonBody(body): JsonBody<PickChange>,
+) -> Result<Json<Asset>, ApiError> {
+    valid_project(&project)?;
+    let stem = name
+        .strip_suffix(".mp4")
+        .filter(|_| valid_file_name(&name))
+        .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
+    let folder = project_folder(&project);
+    let key = format!("projects/{folder}/{name}");
+    let storage = state.jobs.storage();
+    let Some(video) = storage.head(&key).await? else {
+        return Err(ApiError::NotFound("No such video".into()));
+    };
+    if body.favourite.is_none() && body.decision.is_none() {
+        return Err(ApiError::Unprocessable(
+            "give favourite (true or false) or decision (approved, rejected or null)".into(),
+        ));
+    }
+    let change = picks::Change {
+        favourite: body.favourite,
+        decision: body.decision,
+    };
+    let pick = picks::change(storage.as_ref(), &folder, &name, change).await?;
+    tracing::info!(key = %key, favourite = pick.favourite, decision = ?pick.decision, "picked");
+    let metadata = format!("projects/{folder}/{stem}.json");
+    let summary = match storage.head(&metadata).await? {
+        Some(object) => state
+            .jobs
+            .prompts()
+            .of(
+                storage.as_ref(),
+                &format!("projects/{folder}/"),
+                &[object],
+                PROMPT_BUDGET,
+            )
+            .await
+            .remove(&metadata)
+            .unwrap_or_default(),
+        None => Default::default(),
+    };
+    let posters: HashSet<String> = match poster_key(&key) {
+        Some(poster) if storage.head(&poster).await?.is_some() => HashSet::from([poster]),
+        _ => HashSet::new(),
+    };
+    Ok(Json(asset(&state, &base, video, summary, &posters, pick)))
+}
+
+/// A video as the API shows it.
+fn asset(
+    state: &AppState,
+    base: &PublicBase,
+    video: Object,
+    summary: Summary,
+    posters: &HashSet<String>,
+    pick: Pick,
+) -> Asset {
+    Asset {
+        last_modified: rfc3339(video.modified),
+        poster_url: poster_url(state, base, posters, &video.key),
+        prompt: summary.prompt,
+        parent: summary.parent,
+        public_url: base.url(state, &video.key),
+        size_bytes: video.size_bytes,
+        key: video.key,
+        favourite: pick.favourite,
+        decision: pick.decision,
+    }
 }
 
 /// A stored poster's public address; for a video without one, this server's own /media

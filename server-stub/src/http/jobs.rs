@@ -16,7 +16,7 @@ use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::engine::{Fit, VideoSpec};
 use crate::jobs::inputs::Input;
-use crate::jobs::record::{is_valid_id, JobRecord, Status};
+use crate::jobs::record::{is_valid_id, JobRecord, Status, Take};
 use crate::jobs::{NewJob, MAX_TAKES};
 use crate::providers::Usage;
 
@@ -56,7 +56,8 @@ pub struct CreateJob {
     /// 0 to 4294967295: the same prompt, seed, size, length and inputs make the same video on
     /// local-1; sent to hosted models whose contract takes a seed.
     #[serde(default)]
-    seed: Option<u32>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4_294_967_295_i64)]
+    seed: Option<f64>,
 }
 
 /// Several takes of one shot: a job body and how many.
@@ -66,9 +67,9 @@ pub struct CreateTakes {
     #[serde(flatten)]
     #[schema(value_type = CreateJob)]
     job: serde_json::Map<String, serde_json::Value>,
-    /// 1 to 8.
-    #[schema(minimum = 1, maximum = 8)]
-    count: u32,
+    /// 1 to 8 (JSON's 3.0 is 3).
+    #[schema(value_type = i64, minimum = 1, maximum = 8)]
+    count: f64,
 }
 
 /// The takes made, one job each.
@@ -124,6 +125,8 @@ pub struct JobView {
     parent: Option<String>,
     /// The seed of this take (local-1 always has one; a hosted job, when its model takes one).
     seed: Option<u32>,
+    /// For one of several takes: the shot (the first take's job id), which take, of how many.
+    take: Option<Take>,
     /// What the provider reports the finished job used, in its own billing unit.
     provider_usage: Option<Usage>,
     /// The reference image made of the last frame the provider handed over.
@@ -163,6 +166,7 @@ impl JobView {
             fit: r.fit,
             parent: r.parent.clone(),
             seed: r.seed,
+            take: r.take.clone(),
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
             created_at: r.created_at.clone(),
@@ -270,7 +274,15 @@ fn new_job(project_id: String, body: CreateJob) -> Result<NewJob, ApiError> {
         model: body.model,
         inputs: body.inputs,
         fit: body.fit,
-        seed: body.seed,
+        seed: body.seed.map(seed).transpose()?,
+    })
+}
+
+/// A seed: a whole number (JSON's 7.0 is 7) from 0 to 2^32-1.
+fn seed(value: f64) -> Result<u32, ApiError> {
+    let whole = value.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&value);
+    whole.then_some(value as u32).ok_or_else(|| {
+        ApiError::Unprocessable("seed must be a whole number from 0 to 4294967295".into())
     })
 }
 
@@ -298,17 +310,19 @@ pub async fn create_takes(
     JsonBody(body): JsonBody<CreateTakes>,
 ) -> Result<(StatusCode, Json<Takes>), ApiError> {
     valid_project(&project)?;
-    if !(1..=MAX_TAKES).contains(&body.count) {
-        return Err(ApiError::Unprocessable(format!(
-            "count must be a whole number from 1 to {MAX_TAKES}"
-        )));
-    }
+    let count = Some(body.count)
+        .filter(|n| n.fract() == 0.0 && (1.0..=f64::from(MAX_TAKES)).contains(n))
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "count must be a whole number from 1 to {MAX_TAKES}"
+            ))
+        })? as u32;
     // The job body is read as strictly as on its own route: an unknown field is refused.
     let job: CreateJob = serde_json::from_value(serde_json::Value::Object(body.job))
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
     let records = state
         .jobs
-        .create_takes(new_job(project, job)?, body.count)
+        .create_takes(new_job(project, job)?, count)
         .await?;
     let takes = records
         .iter()

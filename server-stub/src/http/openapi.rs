@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
 use super::{assets, events, jobs, models, references, AppState, API};
+use crate::jobs::MAX_TAKES;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -39,7 +40,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     // small job answers cost 12% of the requests per second for nothing.
     let assets = OpenApiRouter::new()
         .routes(routes!(assets::list))
-        .routes(routes!(assets::remove))
+        .routes(routes!(assets::remove, assets::pick))
         .layer(CompressionLayer::new());
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(assets)
@@ -147,6 +148,16 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
         if let Some(model) = schemas.pointer_mut("/CreateJob/properties/model") {
             model["enum"] = Value::Array(offered);
         }
+        // The takes body is the job body (which refuses unknown fields) with `count`: one
+        // object, since an allOf of a closed object and another property can never hold.
+        let mut takes = schemas["CreateJob"].clone();
+        takes["description"] = json!("Several takes of one shot: a job body and how many.");
+        takes["properties"]["count"] =
+            json!({"type": "integer", "minimum": 1, "maximum": MAX_TAKES});
+        if let Some(required) = takes["required"].as_array_mut() {
+            required.push(json!("count"));
+        }
+        schemas["CreateTakes"] = takes;
     }
     doc
 }

@@ -362,6 +362,7 @@ impl JobService {
             parent_prompt: lineage.parent_prompt,
             parent_remote: lineage.parent_remote,
             seed: None,
+            take: None,
             provider_usage: None,
             last_frame_reference: None,
             progress_estimated: maker.estimates_progress(),
@@ -376,13 +377,23 @@ impl JobService {
             created_at: at.clone(),
             updated_at: at,
         };
-        let takes: Vec<JobRecord> = (0..count)
+        let mut takes: Vec<JobRecord> = (0..count)
             .map(|take| JobRecord {
                 sora_job_id: record::new_id(&template.model),
                 seed: first_seed.map(|seed| seed.wrapping_add(take)),
                 ..template.clone()
             })
             .collect();
+        if count > 1 {
+            let shot = takes[0].sora_job_id.clone();
+            for (index, record) in (1..).zip(takes.iter_mut()) {
+                record.take = Some(record::Take {
+                    shot: shot.clone(),
+                    index,
+                    count,
+                });
+            }
+        }
         if let Backend::Shared(replica) = &self.inner.backend {
             self.admit(&self.inner.records.lock().unwrap(), &template, count)?;
             for record in &takes {

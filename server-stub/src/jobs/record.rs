@@ -66,6 +66,10 @@ pub struct JobRecord {
     /// for a hosted provider, the one sent, or none when it chose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u32>,
+    /// For one of several takes of a shot: which, of how many, and the shot (the first take's
+    /// job id), so every client shows them together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub take: Option<Take>,
     /// What the provider reports the finished job used, in its billing unit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_usage: Option<Usage>,
@@ -76,6 +80,16 @@ pub struct JobRecord {
     pub attempts: u32,
     pub created_at: String,
     pub updated_at: String,
+}
+
+/// One take of a shot made with several.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Take {
+    /// The first take's job id.
+    pub shot: String,
+    /// 1 to `count`.
+    pub index: u32,
+    pub count: u32,
 }
 
 /// A new, unique, time-sortable job id for `model`.

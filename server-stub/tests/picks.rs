@@ -1,0 +1,170 @@
+//! Picks through the real router: a saved video is starred, approved or rejected with PATCH,
+//! the list carries both fields and filters by them, and removing the video removes its pick.
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use server_stub::jobs::record::Status;
+
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
+
+/// Saves a new video to project `picks`; its file name.
+async fn saved(h: &Harness, prompt: &str) -> String {
+    let id = create(&h.app, "picks", prompt).await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "picks"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
+    key.rsplit('/').next().unwrap().to_owned()
+}
+
+async fn pick(h: &Harness, name: &str, body: Value) -> Reply {
+    let uri = format!("/api/projects/picks/assets/{}", encoded(name));
+    api(&h.app, "PATCH", &uri, Some(body)).await
+}
+
+/// The file names the list answers for `query`, and their picks.
+async fn listed(h: &Harness, query: &str) -> Vec<(String, bool, Value)> {
+    let reply = api(
+        &h.app,
+        "GET",
+        &format!("/api/projects/picks/assets{query}"),
+        None,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{query}");
+    reply.json()["videos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let key = v["key"].as_str().unwrap();
+            (
+                key.rsplit('/').next().unwrap().to_owned(),
+                v["favourite"].as_bool().unwrap(),
+                v["decision"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_video_is_starred_approved_filtered_and_cleared() {
+    let h = start();
+    let a = saved(&h, "a kite over dunes").await;
+    let b = saved(&h, "a tram in the snow").await;
+    assert!(listed(&h, "")
+        .await
+        .iter()
+        .all(|(_, f, d)| !f && d.is_null()));
+
+    let reply = pick(&h, &a, json!({"favourite": true})).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let asset = reply.json();
+    assert_eq!(
+        (asset["favourite"].clone(), asset["decision"].clone()),
+        (json!(true), Value::Null)
+    );
+    assert_eq!(asset["prompt"], "a kite over dunes");
+    assert!(asset["key"].as_str().unwrap().ends_with(&a));
+    // A field left out stays as it was.
+    let reply = pick(&h, &a, json!({"decision": "approved"})).await;
+    assert_eq!(reply.json()["favourite"], true);
+    assert_eq!(reply.json()["decision"], "approved");
+    assert_eq!(
+        pick(&h, &b, json!({"decision": "rejected"})).await.status,
+        StatusCode::OK
+    );
+
+    assert_eq!(
+        listed(&h, "?favourite=true").await,
+        [(a.clone(), true, json!("approved"))]
+    );
+    assert_eq!(
+        listed(&h, "?favourite=false").await,
+        [(b.clone(), false, json!("rejected"))]
+    );
+    assert_eq!(listed(&h, "?decision=approved").await.len(), 1);
+    assert_eq!(listed(&h, "?decision=rejected&favourite=true").await, []);
+    let all = api(
+        &h.app,
+        "GET",
+        "/api/projects/picks/assets?favourite=true",
+        None,
+    )
+    .await;
+    assert_eq!(all.json()["total"], 1, "total counts what the filter keeps");
+
+    // null clears the decision; false un-stars.
+    let reply = pick(&h, &a, json!({"decision": null, "favourite": false})).await;
+    assert_eq!(
+        (
+            reply.json()["favourite"].clone(),
+            reply.json()["decision"].clone()
+        ),
+        (json!(false), Value::Null)
+    );
+    assert_eq!(listed(&h, "?decision=approved").await, []);
+    let stored = std::fs::read_dir(h.dir.path().join("data/media/projects/picks/picks"))
+        .unwrap()
+        .count();
+    assert_eq!(
+        stored, 1,
+        "one key per picked video, none for a cleared one"
+    );
+
+    // Removing the video removes its pick.
+    let uri = format!("/api/projects/picks/assets/{}", encoded(&b));
+    assert_eq!(
+        api(&h.app, "DELETE", &uri, None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let stored = std::fs::read_dir(h.dir.path().join("data/media/projects/picks/picks"))
+        .unwrap()
+        .count();
+    assert_eq!(stored, 0);
+}
+
+#[tokio::test]
+async fn bad_picks_are_refused_and_change_nothing() {
+    let h = start();
+    let a = saved(&h, "a lighthouse").await;
+    for body in [
+        json!({}),
+        json!({"favourite": "yes"}),
+        json!({"decision": "maybe"}),
+        json!({"favourite": true, "colour": "red"}),
+    ] {
+        assert_eq!(
+            pick(&h, &a, body.clone()).await.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}"
+        );
+    }
+    for name in ["nope.mp4", "../x.mp4", "x.json"] {
+        assert_eq!(
+            pick(&h, name, json!({"favourite": true})).await.status,
+            StatusCode::NOT_FOUND,
+            "{name}"
+        );
+    }
+    let bad_filter = api(
+        &h.app,
+        "GET",
+        "/api/projects/picks/assets?decision=maybe",
+        None,
+    )
+    .await;
+    assert_eq!(bad_filter.status, StatusCode::BAD_REQUEST);
+    assert!(listed(&h, "")
+        .await
+        .iter()
+        .all(|(_, f, d)| !f && d.is_null()));
+}
