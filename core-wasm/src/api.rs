@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::asset::{parse_assets, Asset};
+use crate::asset::{parse_assets, Asset, Decision};
 use crate::constants::DEFAULT_API_BASE;
 use crate::inputs::{Fit, Input, Reference};
 use crate::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
@@ -57,6 +57,8 @@ pub enum ApiError {
     RemoveJob(String),
     #[error("Failed to delete video: {0}")]
     DeleteAsset(String),
+    #[error("Failed to mark video: {0}")]
+    PickAsset(String),
     #[error("Failed to follow job changes: {0}")]
     Events(String),
     #[error("Failed to get models: {0}")]
@@ -351,6 +353,33 @@ impl<'a, P: Platform> Api<'a, P> {
         self.delete(self.url(&["projects", project_id, "assets", file_name]))
             .await
             .map_err(ApiError::DeleteAsset)
+    }
+
+    /// Changes a saved video's pick (each field given); the video as the server answers it.
+    pub async fn pick_asset(
+        &self,
+        project_id: &str,
+        file_name: &str,
+        favourite: Option<bool>,
+        decision: Option<Option<Decision>>,
+    ) -> Result<Asset, ApiError> {
+        let mut body = json!({});
+        if let Some(favourite) = favourite {
+            body["favourite"] = json!(favourite);
+        }
+        if let Some(decision) = decision {
+            body["decision"] = json!(decision.map(Decision::name));
+        }
+        let answer = self
+            .call(
+                "PATCH",
+                self.url(&["projects", project_id, "assets", file_name]),
+                Some(body),
+            )
+            .await
+            .map_err(|(text, _)| ApiError::PickAsset(text))?;
+        crate::asset::parse_asset(&answer)
+            .ok_or_else(|| ApiError::PickAsset("Response is not a video".into()))
     }
 
     /// An authorised DELETE; what is already gone (404) counts as deleted.

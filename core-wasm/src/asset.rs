@@ -16,6 +16,50 @@ pub struct Asset {
     pub prompt: Option<String>,
     /// The library file name or job id it extends or remixes, from its metadata.
     pub parent: Option<String>,
+    /// Starred in the library.
+    pub favourite: bool,
+    pub decision: Option<Decision>,
+}
+
+/// What the studio decided of a video.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approved,
+    Rejected,
+}
+
+impl Decision {
+    pub fn from_name(name: &str) -> Option<Decision> {
+        match name {
+            "approved" => Some(Decision::Approved),
+            "rejected" => Some(Decision::Rejected),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::Approved => "approved",
+            Decision::Rejected => "rejected",
+        }
+    }
+}
+
+/// Reads one video of an assets answer (or a PATCH answer); `None` without a string `key`.
+pub fn parse_asset(v: &Value) -> Option<Asset> {
+    let text = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
+    let url = |field: &str| text(field).filter(|u| !u.is_empty());
+    Some(Asset {
+        key: v.get("key")?.as_str()?.to_owned(),
+        size_bytes: v.get("size_bytes").and_then(Value::as_u64).unwrap_or(0),
+        last_modified: text("last_modified").unwrap_or_default(),
+        public_url: url("public_url"),
+        poster_url: url("poster_url"),
+        prompt: text("prompt"),
+        parent: text("parent"),
+        favourite: v.get("favourite").and_then(Value::as_bool).unwrap_or(false),
+        decision: text("decision").as_deref().and_then(Decision::from_name),
+    })
 }
 
 /// Reads the `videos` array of an assets answer; entries without a string `key` are skipped,
@@ -23,24 +67,7 @@ pub struct Asset {
 /// deserializer costs the wasm its visitor code for every field).
 pub fn parse_assets(answer: &Value) -> Option<Vec<Asset>> {
     let videos = answer.get("videos")?.as_array()?;
-    Some(
-        videos
-            .iter()
-            .filter_map(|v| {
-                let text = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
-                let url = |field: &str| text(field).filter(|u| !u.is_empty());
-                Some(Asset {
-                    key: v.get("key")?.as_str()?.to_owned(),
-                    size_bytes: v.get("size_bytes").and_then(Value::as_u64).unwrap_or(0),
-                    last_modified: text("last_modified").unwrap_or_default(),
-                    public_url: url("public_url"),
-                    poster_url: url("poster_url"),
-                    prompt: text("prompt"),
-                    parent: text("parent"),
-                })
-            })
-            .collect(),
-    )
+    Some(videos.iter().filter_map(parse_asset).collect())
 }
 
 /// The last segment of a storage key.

@@ -168,6 +168,9 @@ pub struct AssetView {
     /// (a file name's stem, or a job id, which its saved video's file name carries), and the
     /// title it goes by.
     pub parent: Option<ParentLink>,
+    pub favourite: bool,
+    /// `approved`, `rejected`, or null when undecided.
+    pub decision: Option<String>,
 }
 
 /// A link from a video to the one it was made from.
@@ -196,6 +199,8 @@ impl AssetView {
                 search: parent.strip_suffix(".mp4").unwrap_or(parent).to_owned(),
                 title: asset::title(parent),
             }),
+            favourite: a.favourite,
+            decision: a.decision.map(|d| d.name().to_owned()),
         }
     }
 }
@@ -257,6 +262,42 @@ pub struct LibraryView {
     pub sort: LibrarySort,
     /// A video whose deletion is on its way.
     pub deleting: Option<String>,
+    /// Which picks are shown.
+    pub filter: PickFilter,
+}
+
+/// The library's filter chips: every video, or only the starred, approved or rejected ones.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PickFilter {
+    #[default]
+    All,
+    Favourites,
+    Approved,
+    Rejected,
+}
+
+impl PickFilter {
+    pub fn from_name(name: &str) -> Option<PickFilter> {
+        match name {
+            "all" => Some(PickFilter::All),
+            "favourites" => Some(PickFilter::Favourites),
+            "approved" => Some(PickFilter::Approved),
+            "rejected" => Some(PickFilter::Rejected),
+            _ => None,
+        }
+    }
+
+    /// Whether `asset` shows under this filter.
+    pub fn keeps(self, asset: &Asset) -> bool {
+        match self {
+            PickFilter::All => true,
+            PickFilter::Favourites => asset.favourite,
+            PickFilter::Approved => asset.decision == Some(asset::Decision::Approved),
+            PickFilter::Rejected => asset.decision == Some(asset::Decision::Rejected),
+        }
+    }
 }
 
 /// The order of the library.
@@ -398,6 +439,7 @@ mod typescript {
             AssetView::decl(),
             LibraryState::decl(),
             LibrarySort::decl(),
+            PickFilter::decl(),
             LibraryView::decl(),
             MetadataView::decl(),
             ConsoleView::decl(),

@@ -16,7 +16,7 @@ use studio_core::error::CoreError;
 use studio_core::inputs::{Fit, ImageRole, VideoRole};
 use studio_core::platform::BodyStream;
 use studio_core::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
-use studio_core::snapshot::{LibraryState, StreamState};
+use studio_core::snapshot::{LibraryState, PickFilter, StreamState};
 use studio_core::time::TimeStyle;
 
 #[derive(Default)]
@@ -1228,4 +1228,76 @@ fn takes_are_made_in_one_request_and_shown_together_as_one_shot() {
     block_on(core.create_job(Some("a boat"))).unwrap();
     let request = fake(&core).requests.borrow().last().unwrap().clone();
     assert!(request.url.ends_with("/api/projects/p1/jobs"));
+}
+
+#[test]
+fn a_video_is_starred_and_approved_and_the_chips_filter_by_pick() {
+    let core = studio();
+    core.enter_project("p1");
+    let video = |name: &str, favourite: bool, decision: Value| {
+        json!({"key": format!("projects/p1/{name}.mp4"), "size_bytes": 1,
+               "last_modified": "2026-11-21T10:03:00Z", "public_url": "u",
+               "favourite": favourite, "decision": decision})
+    };
+    script(
+        &core,
+        ok(
+            json!({"videos": [video("a", false, Value::Null), video("b", true, json!("rejected"))], "total": 2}),
+        ),
+    );
+    block_on(core.load_assets()).unwrap();
+    let shown = |core: &Core<Fake>| -> Vec<(String, bool, Option<String>)> {
+        core.library_view()
+            .assets
+            .into_iter()
+            .map(|a| (a.file_name, a.favourite, a.decision))
+            .collect()
+    };
+    assert_eq!(
+        shown(&core),
+        [
+            ("a.mp4".into(), false, None),
+            ("b.mp4".into(), true, Some("rejected".into()))
+        ]
+    );
+    script(&core, ok(video("a", true, json!("approved"))));
+    block_on(core.pick_asset(
+        "projects/p1/a.mp4",
+        None,
+        Some(Some(studio_core::asset::Decision::Approved)),
+    ))
+    .unwrap();
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(
+        (request.method, request.url.as_str()),
+        ("PATCH", "http://h/api/projects/p1/assets/a.mp4")
+    );
+    assert_eq!(last_body(&core), json!({"decision": "approved"}));
+    assert_eq!(
+        shown(&core)[0],
+        ("a.mp4".into(), true, Some("approved".into()))
+    );
+
+    core.filter_library(PickFilter::Approved);
+    assert_eq!(core.library_view().filter, PickFilter::Approved);
+    assert_eq!(shown(&core).len(), 1);
+    core.filter_library(PickFilter::Rejected);
+    assert_eq!(shown(&core)[0].0, "b.mp4");
+    core.filter_library(PickFilter::Favourites);
+    assert_eq!(shown(&core).len(), 2);
+
+    script(&core, status(500, "Internal Server Error"));
+    let error = block_on(core.pick_asset("projects/p1/b.mp4", Some(false), None)).unwrap_err();
+    assert_eq!(error.code(), "api");
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to mark video"
+    );
+    assert!(shown(&core)[1].1, "unchanged on failure");
+    assert_eq!(
+        block_on(core.pick_asset("projects/p1/none.mp4", Some(true), None))
+            .unwrap_err()
+            .code(),
+        "unknown-asset"
+    );
 }

@@ -161,3 +161,48 @@ test("a video dropped into the library folder gains a poster", async () => {
   assert.equal(served.headers.get("content-type"), "image/jpeg");
   assert.equal(served.headers.get("cache-control"), "public, max-age=31536000, immutable");
 });
+
+test("a video is starred with its button, approved with A, and the chips filter by pick", async () => {
+  const kite = await saved("picks", "a kite over dunes");
+  const tram = await saved("picks", "a tram in the snow");
+  await t.page.goto(`${t.server.url}/picks`);
+  const card = (id) => t.page.locator(`.asset[data-key="projects/picks/${id}.mp4"]`);
+  await card(kite).waitFor();
+  await card(kite)
+    .getByRole("button", { name: /^Favourite/ })
+    .click();
+  await waitUntil(
+    async () => (await card(kite).locator(".star").getAttribute("aria-pressed")) === "true",
+  );
+  await card(tram).focus();
+  await t.page.keyboard.press("a");
+  await waitUntil(async () => (await card(tram).locator(".decision-mark").count()) === 1);
+  assert.equal(await card(tram).locator(".decision-mark").textContent(), "✓ Approved");
+  await screenshot(t.page, "library-picks");
+
+  const chip = (name) => t.page.getByRole("group", { name: "Show" }).getByRole("button", { name });
+  await chip("★ Favourites").click();
+  assert.deepEqual(await titles(), [kite.split(":task_")[1].slice(0, 20)]);
+  await chip("Approved").click();
+  assert.equal(await t.page.locator(".asset").count(), 1);
+  assert.equal(await card(tram).count(), 1);
+  await chip("Rejected").click();
+  await t.page.getByText("No videos here yet.").waitFor();
+  await chip("All").click();
+  assert.equal(await t.page.locator(".asset").count(), 2);
+
+  // Kept by the server: another browser, or the API, sees the same.
+  const list = await (
+    await fetch(`${t.server.url}/api/projects/picks/assets?decision=approved`, { headers })
+  ).json();
+  assert.deepEqual(
+    list.videos.map((v) => [v.key, v.favourite, v.decision]),
+    [[`projects/picks/${tram}.mp4`, false, "approved"]],
+  );
+  await t.page.reload();
+  await card(tram).locator(".decision-mark").waitFor();
+  // A again takes the approval back.
+  await card(tram).focus();
+  await t.page.keyboard.press("a");
+  await waitUntil(async () => (await card(tram).locator(".decision-mark").count()) === 0);
+});

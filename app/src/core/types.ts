@@ -60,11 +60,17 @@ downloadName: string, durationBadge: string,
  * (a file name's stem, or a job id, which its saved video's file name carries), and the
  * title it goes by.
  */
-parent: ParentLink | null, };
+parent: ParentLink | null, favourite: boolean, 
+/**
+ * `approved`, `rejected`, or null when undecided.
+ */
+decision: string | null, };
 
 export type LibraryState = "loading" | "empty" | "ready";
 
 export type LibrarySort = "newest" | "oldest" | "largest";
+
+export type PickFilter = "all" | "favourites" | "approved" | "rejected";
 
 export type LibraryView = { state: LibraryState, 
 /**
@@ -78,7 +84,11 @@ total: number, query: string, sort: LibrarySort,
 /**
  * A video whose deletion is on its way.
  */
-deleting: string | null, };
+deleting: string | null, 
+/**
+ * Which picks are shown.
+ */
+filter: PickFilter, };
 
 export type MetadataView = { asset: AssetView, 
 /**

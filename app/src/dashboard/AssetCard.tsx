@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AssetView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 import { ShotActions } from "../shot/ShotActions";
@@ -40,6 +40,19 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
     else element.pause();
   }, [active, wanted]);
 
+  // F stars, A approves and R rejects the focused card; each again takes it back.
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey)
+      return;
+    const key = event.key.toLowerCase();
+    if (key === "f") run(studio.setFavourite(asset.key, !asset.favourite));
+    else if (key === "a") run(studio.setDecision(asset.key, toggle("approved")));
+    else if (key === "r") run(studio.setDecision(asset.key, toggle("rejected")));
+    else return;
+    event.preventDefault();
+  };
+  const toggle = (decision: string) => (asset.decision === decision ? null : decision);
+
   const remove = () => {
     const question = `Delete "${asset.title}"? The video, its metadata and its poster are removed from the library.`;
     if (window.confirm(question)) run(studio.deleteAsset(asset.key));
@@ -48,7 +61,7 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
   return (
     <div
       role="listitem"
-      className="asset"
+      className={`asset${asset.decision ? ` decision-${asset.decision}` : ""}`}
       data-key={asset.key}
       data-position={position}
       aria-setsize={count}
@@ -59,6 +72,7 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
       onMouseMove={() => !active && activate()}
       onMouseLeave={() => setActive(false)}
       onFocus={activate}
+      onKeyDown={onKeyDown}
       onBlur={(event) => {
         if (!event.currentTarget.contains(event.relatedTarget)) setActive(false);
       }}
@@ -88,15 +102,32 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
               />
             )}
             <span className="duration">{asset.durationBadge}</span>
+            {asset.decision && (
+              <span className={`decision-mark ${asset.decision}`}>
+                {asset.decision === "approved" ? "✓ Approved" : "✗ Rejected"}
+              </span>
+            )}
           </>
         ) : (
           <span className="unavailable">Video unavailable</span>
         )}
       </div>
       <div className="asset-body">
-        <h3 className="asset-title" title={asset.prompt ?? asset.fileName}>
-          {asset.title}
-        </h3>
+        <div className="asset-head">
+          <h3 className="asset-title" title={asset.prompt ?? asset.fileName}>
+            {asset.title}
+          </h3>
+          <button
+            type="button"
+            className={`star${asset.favourite ? " on" : ""}`}
+            aria-pressed={asset.favourite}
+            aria-label={`Favourite ${asset.title}`}
+            title="Favourite (F)"
+            onClick={() => run(studio.setFavourite(asset.key, !asset.favourite))}
+          >
+            {asset.favourite ? "★" : "☆"}
+          </button>
+        </div>
         <p className="muted">
           <span>{asset.sizeMb} MB</span> · <span>{asset.dateLabel}</span>
         </p>
@@ -127,6 +158,22 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
             </a>
           )}
           {url && <ShotActions video={asset.fileName} player={video} />}
+          <button
+            type="button"
+            aria-pressed={asset.decision === "approved"}
+            title="Approve (A)"
+            onClick={() => run(studio.setDecision(asset.key, toggle("approved")))}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            aria-pressed={asset.decision === "rejected"}
+            title="Reject (R)"
+            onClick={() => run(studio.setDecision(asset.key, toggle("rejected")))}
+          >
+            Reject
+          </button>
           <button
             type="button"
             className="danger"

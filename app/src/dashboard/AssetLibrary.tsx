@@ -1,4 +1,4 @@
-import type { LibrarySort } from "../core/types";
+import type { LibrarySort, PickFilter } from "../core/types";
 import { useStudio, useView } from "../core/useStudio";
 import { AssetGrid } from "./AssetGrid";
 
@@ -8,11 +8,18 @@ const SORTS: { value: LibrarySort; label: string }[] = [
   { value: "largest", label: "Largest" },
 ];
 
+const FILTERS: { value: PickFilter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "favourites", label: "★ Favourites" },
+  { value: "approved", label: "Approved" },
+  { value: "rejected", label: "Rejected" },
+];
+
 export function AssetLibrary() {
   const studio = useStudio();
   const library = useView("library");
   const { assets, state, total, query } = library;
-  const searching = query.trim() !== "";
+  const filtering = query.trim() !== "" || library.filter !== "all";
   return (
     <section className="panel library" aria-labelledby="library-heading">
       <h2 id="library-heading">Asset Library ({total} videos)</h2>
@@ -38,11 +45,24 @@ export function AssetLibrary() {
               ))}
             </select>
           </label>
+          <div className="chips" role="group" aria-label="Show">
+            {FILTERS.map((filter) => (
+              <button
+                key={filter.value}
+                type="button"
+                className="chip"
+                aria-pressed={library.filter === filter.value}
+                onClick={() => studio.filterLibrary(filter.value)}
+              >
+                {filter.label}
+              </button>
+            ))}
+          </div>
         </div>
       )}
       <p className="visually-hidden" role="status">
         {state === "ready" &&
-          (searching ? `${assets.length} of ${total} videos match` : `${total} videos`)}
+          (filtering ? `${assets.length} of ${total} videos match` : `${total} videos`)}
       </p>
       {state === "loading" && <p className="empty">Loading assets...</p>}
       {state === "empty" && (
@@ -51,7 +71,9 @@ export function AssetLibrary() {
         </p>
       )}
       {state === "ready" && assets.length === 0 && (
-        <p className="empty">No videos match &ldquo;{query}&rdquo;.</p>
+        <p className="empty">
+          {query.trim() ? <>No videos match &ldquo;{query}&rdquo;.</> : "No videos here yet."}
+        </p>
       )}
       {state === "ready" && assets.length > 0 && (
         <AssetGrid assets={assets} deleting={library.deleting} />

@@ -12,6 +12,7 @@ pub const BANNER_CANCEL: &str = "Failed to cancel generation job";
 pub const BANNER_REMOVE: &str = "Failed to remove generation job";
 pub const BANNER_DELETE: &str = "Failed to delete video from library";
 pub const BANNER_REFERENCE: &str = "Failed to update reference images";
+pub const BANNER_PICK: &str = "Failed to mark video";
 
 /// A failure the user is told about, by what they were doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +28,8 @@ pub enum Failure {
     Delete(CoreError),
     /// Adding or removing a reference image.
     Reference(CoreError),
+    /// Starring, approving or rejecting a video.
+    Pick(CoreError),
 }
 
 impl Failure {
@@ -41,6 +44,7 @@ impl Failure {
             Failure::Remove(_) => BANNER_REMOVE,
             Failure::Delete(_) => BANNER_DELETE,
             Failure::Reference(_) => BANNER_REFERENCE,
+            Failure::Pick(_) => BANNER_PICK,
         }
     }
 
@@ -54,7 +58,8 @@ impl Failure {
             | Failure::Cancel(e)
             | Failure::Remove(e)
             | Failure::Delete(e)
-            | Failure::Reference(e) => e.to_string(),
+            | Failure::Reference(e)
+            | Failure::Pick(e) => e.to_string(),
         };
         Banner {
             message: self.message().to_owned(),

@@ -3,11 +3,11 @@
 use std::cell::Cell;
 
 use super::{Core, Failure, Visit};
-use crate::asset::{self, Asset};
+use crate::asset::{self, Asset, Decision};
 use crate::error::CoreError;
 use crate::job::Job;
 use crate::platform::{LogLevel, Platform};
-use crate::snapshot::{AssetView, LibrarySort, LibraryState, LibraryView};
+use crate::snapshot::{AssetView, LibrarySort, LibraryState, LibraryView, PickFilter};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Phase {
@@ -36,7 +36,10 @@ pub struct Library {
     phase: Phase,
     query: String,
     sort: LibrarySort,
+    filter: PickFilter,
     deleting: Option<String>,
+    /// A pick on its way, by video key.
+    picking: Option<String>,
     /// While the rest of a first page is on its way: how many videos the project has.
     expected: Option<usize>,
     /// Loads started: a load's answer is kept only while it is the latest. Outside the view's
@@ -55,7 +58,7 @@ impl Library {
         let mut shown: Vec<&Item> = self
             .items
             .iter()
-            .filter(|i| i.haystack.contains(&needle))
+            .filter(|i| self.filter.keeps(&i.asset) && i.haystack.contains(&needle))
             .collect();
         match self.sort {
             LibrarySort::Newest => {}
@@ -83,6 +86,7 @@ impl<P: Platform> Core<P> {
             query: l.query.clone(),
             sort: l.sort,
             deleting: l.deleting.clone(),
+            filter: l.filter,
         })
     }
 
@@ -107,6 +111,57 @@ impl<P: Platform> Core<P> {
     pub fn sort_library(&self, sort: LibrarySort) {
         if self.library.read(|l| l.sort != sort) {
             self.write(&self.library, |l| l.sort = sort);
+        }
+    }
+
+    /// Shows every video, or only the starred, approved or rejected ones.
+    pub fn filter_library(&self, filter: PickFilter) {
+        if self.library.read(|l| l.filter != filter) {
+            self.write(&self.library, |l| l.filter = filter);
+        }
+    }
+
+    /// Stars or un-stars a video, and/or sets or clears its decision; the library shows the
+    /// pick the server answers.
+    pub async fn pick_asset(
+        &self,
+        key: &str,
+        favourite: Option<bool>,
+        decision: Option<Option<Decision>>,
+    ) -> Result<(), CoreError> {
+        let visit = self.visit()?;
+        self.asset(key)?;
+        if self.library.read(|l| l.picking.is_some()) {
+            return Err(CoreError::Busy(format!("Picking {key}")));
+        }
+        self.write(&self.library, |l| l.picking = Some(key.to_owned()));
+        let outcome = self
+            .api()
+            .pick_asset(&visit.project, asset::file_name(key), favourite, decision)
+            .await
+            .map_err(CoreError::from);
+        if !self.still(&visit) {
+            return outcome.map(|_| ());
+        }
+        let picked = outcome.as_ref().ok().cloned();
+        let format = self.format();
+        self.write(&self.library, |l| {
+            l.picking = None;
+            let item =
+                picked.and_then(|p| Some((l.items.iter_mut().find(|i| i.asset.key == key)?, p)));
+            if let Some((item, picked)) = item {
+                item.asset.favourite = picked.favourite;
+                item.asset.decision = picked.decision;
+                item.view = AssetView::new(&item.asset, &format);
+            }
+        });
+        match outcome {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.log(LogLevel::Error, &e.to_string());
+                self.fail(Failure::Pick(e.clone()));
+                Err(e)
+            }
         }
     }
 

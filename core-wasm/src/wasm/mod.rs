@@ -13,9 +13,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::api::ApiConfig;
+use crate::asset::Decision;
 use crate::core::{Core, Part};
 use crate::error::CoreError;
 use crate::inputs::{Fit, ImageRole, VideoRole, MAX_REFERENCE_BYTES};
+use crate::snapshot::PickFilter;
 use browser::BrowserPlatform;
 use schedule::Timers;
 
@@ -309,6 +311,45 @@ impl Studio {
             .map_err(js_error)?;
         self.core.sort_library(sort);
         Ok(())
+    }
+
+    /// Shows every library video (`"all"`) or only the `"favourites"`, `"approved"` or
+    /// `"rejected"` ones.
+    #[wasm_bindgen(js_name = filterLibrary)]
+    pub fn filter_library(&self, filter: String) -> Result<(), JsValue> {
+        let filter = PickFilter::from_name(&filter)
+            .ok_or(CoreError::UnknownName {
+                kind: "filter",
+                name: filter,
+            })
+            .map_err(js_error)?;
+        self.core.filter_library(filter);
+        Ok(())
+    }
+
+    /// Stars (`true`) or un-stars a saved video by its key.
+    #[wasm_bindgen(js_name = setFavourite)]
+    pub fn set_favourite(&self, key: String, favourite: bool) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            core.pick_asset(&key, Some(favourite), None).await
+        })
+    }
+
+    /// Approves (`"approved"`), rejects (`"rejected"`) or clears (`null`) a saved video.
+    #[wasm_bindgen(js_name = setDecision)]
+    pub fn set_decision(&self, key: String, decision: Option<String>) -> js_sys::Promise {
+        let decision = match decision {
+            None => Ok(None),
+            Some(name) => Decision::from_name(&name)
+                .map(Some)
+                .ok_or(CoreError::UnknownName {
+                    kind: "decision",
+                    name,
+                }),
+        };
+        promise(&self.core, |core| async move {
+            core.pick_asset(&key, None, Some(decision?)).await
+        })
     }
 
     /// Deletes a saved video (its metadata and poster too) by its key.
