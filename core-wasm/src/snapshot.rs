@@ -418,6 +418,29 @@ pub struct Snapshot {
     pub library: LibraryView,
     pub metadata: Option<MetadataView>,
     pub shot: ShotView,
+    pub compare: CompareView,
+}
+
+/// Compare: the videos chosen, and whether they are shown side by side.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareView {
+    pub chosen: Vec<CompareItem>,
+    pub open: bool,
+    /// Whether enough are chosen (2 to 4).
+    pub can_open: bool,
+}
+
+/// One video chosen for Compare.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareItem {
+    /// A saved video's key or a finished job's id.
+    pub id: String,
+    pub title: String,
+    pub url: String,
 }
 
 #[cfg(test)]
@@ -452,6 +475,8 @@ mod typescript {
             ShotView::decl(),
             LineageImage::decl(),
             LineageView::decl(),
+            CompareItem::decl(),
+            CompareView::decl(),
             Snapshot::decl(),
         ];
         let mut out = String::from(

@@ -1301,3 +1301,59 @@ fn a_video_is_starred_and_approved_and_the_chips_filter_by_pick() {
         "unknown-asset"
     );
 }
+
+#[test]
+fn two_to_four_videos_are_chosen_and_compared() {
+    let core = studio();
+    core.enter_project("p1");
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}.mp4"), "size_bytes": 1,
+               "last_modified": "2026-11-21T10:03:00Z", "public_url": format!("http://h/{name}.mp4")})
+    };
+    let videos: Vec<Value> = ["a", "b", "c", "d", "e"].map(video).into();
+    script(&core, ok(json!({"videos": videos, "total": 5})));
+    block_on(core.load_assets()).unwrap();
+    create(&core, "m:task_running", "2026-11-21T10:00:00.000Z");
+    assert_eq!(
+        core.toggle_compare("m:task_running").unwrap_err().code(),
+        "not-allowed"
+    );
+    assert_eq!(
+        core.toggle_compare("nothing").unwrap_err().code(),
+        "unknown-job"
+    );
+    core.toggle_compare("projects/p1/a.mp4").unwrap();
+    assert_eq!(core.open_compare().unwrap_err().code(), "refused");
+    for name in ["b", "c", "d"] {
+        core.toggle_compare(&format!("projects/p1/{name}.mp4"))
+            .unwrap();
+    }
+    assert_eq!(
+        core.toggle_compare("projects/p1/e.mp4").unwrap_err().code(),
+        "refused",
+        "at most four"
+    );
+    core.open_compare().unwrap();
+    let view = core.snapshot().compare;
+    assert!(view.open && view.can_open);
+    assert_eq!(
+        view.chosen
+            .iter()
+            .map(|i| i.url.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "http://h/a.mp4",
+            "http://h/b.mp4",
+            "http://h/c.mp4",
+            "http://h/d.mp4"
+        ]
+    );
+    // Taking all but one out closes it; a new project forgets the choice.
+    for name in ["b", "c", "d"] {
+        core.toggle_compare(&format!("projects/p1/{name}.mp4"))
+            .unwrap();
+    }
+    assert!(!core.snapshot().compare.open);
+    core.enter_project("p2");
+    assert!(core.snapshot().compare.chosen.is_empty());
+}

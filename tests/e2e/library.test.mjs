@@ -8,9 +8,10 @@ import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
 const t = serverAndPage({ width: 1440, height: 900 });
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-/** Renders and saves a short video into `project` through the API; answers its job id. */
-async function saved(project, prompt) {
-  const body = JSON.stringify({ prompt, seconds: 1, size: "640x360" });
+/** Renders and saves a video (1 s unless told) into `project` through the API; answers its
+ * job id. */
+async function saved(project, prompt, seconds = 1) {
+  const body = JSON.stringify({ prompt, seconds, size: "640x360" });
   const created = await fetch(`${t.server.url}/api/projects/${project}/jobs`, {
     method: "POST",
     headers,
@@ -205,4 +206,45 @@ test("a video is starred with its button, approved with A, and the chips filter 
   await card(tram).focus();
   await t.page.keyboard.press("a");
   await waitUntil(async () => (await card(tram).locator(".decision-mark").count()) === 0);
+});
+
+test("two videos compared side by side stay within a frame of each other", async () => {
+  const first = await saved("compare", "a red kite over hills", 5);
+  const second = await saved("compare", "a blue sea at dawn", 5);
+  await t.page.goto(`${t.server.url}/compare`);
+  for (const id of [first, second]) {
+    const card = t.page.locator(`.asset[data-key="projects/compare/${id}.mp4"]`);
+    await card.getByRole("button", { name: /^Compare/ }).click();
+  }
+  const bar = t.page.getByRole("region", { name: "Compare" });
+  await bar.getByRole("button", { name: "Compare (2)" }).click();
+  const dialog = t.page.getByRole("dialog", { name: "Compare" });
+  await dialog.waitFor();
+  const videos = dialog.locator("video");
+  assert.equal(await videos.count(), 2);
+  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.readyState >= 2)));
+  const times = () => videos.evaluateAll((all) => all.map((v) => v.currentTime));
+
+  // Seek, play 3 s, and every player is within one frame (1/24 s) of the first.
+  await dialog.getByRole("slider", { name: "Seek" }).fill("0.5");
+  await dialog.getByRole("button", { name: "Play" }).click();
+  await waitUntil(async () => (await times())[0] >= 3.5, { interval: 50 });
+  const [lead, follower] = await times();
+  assert.ok(Math.abs(lead - follower) <= 1 / 24, `drift ${lead} vs ${follower}`);
+  await screenshot(t.page, "compare-playing");
+  await dialog.getByRole("button", { name: "Pause" }).click();
+  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.paused)));
+
+  // The right arrow steps every player one frame on.
+  const before = (await times())[0];
+  await t.page.keyboard.press("ArrowRight");
+  await waitUntil(async () =>
+    (await times()).every((at) => Math.abs(at - before - 1 / 24) < 0.002),
+  );
+  // Two videos can be wiped one over the other.
+  await dialog.getByLabel("Wipe", { exact: true }).check();
+  await dialog.getByRole("slider", { name: "Wipe position" }).fill("30");
+  assert.equal(await videos.nth(1).evaluate((v) => v.style.clipPath), "inset(0px 0px 0px 30%)");
+  await t.page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
 });

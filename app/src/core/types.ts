@@ -184,4 +184,16 @@ parent: string | null, parentRole: string | null,
  */
 images: Array<LineageImage>, fit: Fit | null, };
 
-export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, };
+export type CompareItem = { 
+/**
+ * A saved video's key or a finished job's id.
+ */
+id: string, title: string, url: string, };
+
+export type CompareView = { chosen: Array<CompareItem>, open: boolean, 
+/**
+ * Whether enough are chosen (2 to 4).
+ */
+canOpen: boolean, };
+
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, };

@@ -13,9 +13,19 @@ type Props = {
   tabbable: boolean;
   /** Whether the grid is being scrolled: cards passing by do not load their poster. */
   scrolling: boolean;
+  /** Whether the video is chosen for Compare. */
+  compared: boolean;
 };
 
-export function AssetCard({ asset, deleting, position, count, tabbable, scrolling }: Props) {
+export function AssetCard({
+  asset,
+  deleting,
+  position,
+  count,
+  tabbable,
+  scrolling,
+  compared,
+}: Props) {
   const studio = useStudio();
   const url = asset.publicUrl;
   const parent = asset.parent;
@@ -158,6 +168,16 @@ export function AssetCard({ asset, deleting, position, count, tabbable, scrollin
             </a>
           )}
           {url && <ShotActions video={asset.fileName} player={video} />}
+          {url && (
+            <button
+              type="button"
+              aria-pressed={compared}
+              aria-label={`Compare ${asset.title}`}
+              onClick={() => studio.toggleCompare(asset.key)}
+            >
+              Compare
+            </button>
+          )}
           <button
             type="button"
             aria-pressed={asset.decision === "approved"}

@@ -10,6 +10,7 @@ import {
   type KeyboardEvent,
 } from "react";
 import type { AssetView } from "../core/types";
+import { useView } from "../core/useStudio";
 import { AssetCard } from "./AssetCard";
 import { useWindowRows } from "./useWindowRows";
 
@@ -36,6 +37,8 @@ type Props = { assets: AssetView[]; deleting: string | null };
 
 export function AssetGrid({ assets, deleting }: Props) {
   const grid = useRef<HTMLDivElement>(null);
+  const { chosen } = useView("compare");
+  const compared = new Set(chosen.map((item) => item.id));
   const width = useWidth(grid);
   const columns = Math.max(1, Math.floor((width + GAP) / (CARD_MIN_WIDTH + GAP)));
   const [rowHeight, setRowHeight] = useState(ROW_ESTIMATE);
@@ -104,6 +107,7 @@ export function AssetGrid({ assets, deleting }: Props) {
             count={assets.length}
             tabbable={first + i === current}
             scrolling={rows.scrolling}
+            compared={compared.has(asset.key)}
           />
         ))}
       </div>,

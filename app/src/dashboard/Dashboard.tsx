@@ -1,4 +1,5 @@
 import { useEffect, type MouseEvent } from "react";
+import { CompareBar } from "../compare/CompareBar";
 import { useStudio } from "../core/useStudio";
 import { navigate } from "../router";
 import { AssetLibrary } from "./AssetLibrary";
@@ -38,6 +39,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <GenerationConsole />
           <AssetLibrary />
           <MetadataModal />
+          <CompareBar />
         </main>
       )}
     </div>

@@ -69,6 +69,7 @@ function PromptForm() {
  * jobs part changes or the window moves past rows. */
 function JobList() {
   const { items } = useView("jobs");
+  const { chosen } = useView("compare");
   const list = useRef<HTMLUListElement>(null);
   const keys = useMemo(() => items.map((job) => job.id), [items]);
   const rows = useWindowList(list, keys, GAP);
@@ -88,6 +89,7 @@ function JobList() {
             measure={rows.measure}
             position={rows.start + i + 1}
             of={items.length}
+            compared={chosen.some((item) => item.id === job.id)}
             sameShot={job.take !== null && items[rows.start + i - 1]?.take?.shot === job.take.shot}
           />
         ))}

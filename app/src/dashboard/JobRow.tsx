@@ -12,9 +12,11 @@ type Props = {
   of: number;
   /** Whether the row above is a take of the same shot: the two are drawn as one group. */
   sameShot: boolean;
+  /** Whether the job is chosen for Compare. */
+  compared: boolean;
 };
 
-export function JobRow({ job, measure, position, of, sameShot }: Props) {
+export function JobRow({ job, measure, position, of, sameShot, compared }: Props) {
   const studio = useStudio();
   const busy = job.busy !== null;
   const player = useRef<HTMLVideoElement>(null);
@@ -82,6 +84,15 @@ export function JobRow({ job, measure, position, of, sameShot }: Props) {
         )}
         {job.saved && <span className="saved">✓ Saved to library</span>}
         {job.showPlayer && <ShotActions video={job.id} player={player} />}
+        {job.showPlayer && (
+          <button
+            type="button"
+            aria-pressed={compared}
+            onClick={() => studio.toggleCompare(job.id)}
+          >
+            Compare
+          </button>
+        )}
         {job.canCheck && (
           <button
             type="button"

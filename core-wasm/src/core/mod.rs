@@ -5,6 +5,7 @@
 //! so a subscriber may call straight back in.
 
 mod banner;
+mod compare;
 mod console;
 mod jobs;
 mod library;
@@ -48,6 +49,7 @@ pub struct Core<P: Platform> {
     library: Slice<library::Library>,
     metadata: Slice<metadata::Metadata>,
     shot: Slice<shot::Shot>,
+    compare: Slice<compare::Compare>,
 }
 
 impl<P: Platform> Core<P> {
@@ -65,6 +67,7 @@ impl<P: Platform> Core<P> {
             library: Slice::new(Part::Library),
             metadata: Slice::new(Part::Metadata),
             shot: Slice::new(Part::Shot),
+            compare: Slice::new(Part::Compare),
         };
         core.load_recent();
         core
@@ -89,6 +92,7 @@ impl<P: Platform> Core<P> {
             Part::Library => self.library.version(),
             Part::Metadata => self.metadata.version(),
             Part::Shot => self.shot.version(),
+            Part::Compare => self.compare.version(),
         }
     }
 
@@ -184,6 +188,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.library, |l| *l = library::Library::default());
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
+        self.reset_compare();
         self.write(&self.console, |c| *c = console::Console::new(project));
     }
 
@@ -194,6 +199,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.library, |l| *l = library::Library::default());
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
+        self.reset_compare();
         self.write(&self.console, |c| *c = console::Console::default());
     }
 
@@ -215,6 +221,7 @@ impl<P: Platform> Core<P> {
             library: self.library_view(),
             metadata: self.metadata_view(),
             shot: self.shot_view(),
+            compare: self.compare_view(),
         }
     }
 
@@ -232,6 +239,7 @@ impl<P: Platform> Core<P> {
             Part::Library => serde_json::to_string(&self.library_view()),
             Part::Metadata => serde_json::to_string(&self.metadata_view()),
             Part::Shot => serde_json::to_string(&self.shot_view()),
+            Part::Compare => serde_json::to_string(&self.compare_view()),
         };
         text.unwrap_or_else(|_| "null".to_owned())
     }

@@ -15,10 +15,11 @@ pub enum Part {
     Library,
     Metadata,
     Shot,
+    Compare,
 }
 
 impl Part {
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 8] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
@@ -26,6 +27,7 @@ impl Part {
         Part::Library,
         Part::Metadata,
         Part::Shot,
+        Part::Compare,
     ];
 
     /// The part's name, as in the snapshot's keys.
@@ -38,6 +40,7 @@ impl Part {
             Part::Library => "library",
             Part::Metadata => "metadata",
             Part::Shot => "shot",
+            Part::Compare => "compare",
         }
     }
 

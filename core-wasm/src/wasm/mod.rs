@@ -122,7 +122,7 @@ impl Studio {
     }
 
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
-    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"` or `"shot"`); returns the function
+    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"`, `"shot"` or `"compare"`); returns the function
     /// that unsubscribes.
     pub fn subscribe(
         &self,
@@ -311,6 +311,25 @@ impl Studio {
             .map_err(js_error)?;
         self.core.sort_library(sort);
         Ok(())
+    }
+
+    /// Adds a video to Compare, or takes it out: a saved video's key or a finished job's id
+    /// (2 to 4 are compared; `view("compare")`).
+    #[wasm_bindgen(js_name = toggleCompare)]
+    pub fn toggle_compare(&self, id: &str) -> Result<(), JsValue> {
+        self.core.toggle_compare(id).map_err(js_error)
+    }
+
+    /// Shows the chosen videos side by side.
+    #[wasm_bindgen(js_name = openCompare)]
+    pub fn open_compare(&self) -> Result<(), JsValue> {
+        self.core.open_compare().map_err(js_error)
+    }
+
+    /// Closes Compare; with `clear`, the chosen videos are forgotten too.
+    #[wasm_bindgen(js_name = closeCompare)]
+    pub fn close_compare(&self, clear: bool) {
+        self.core.close_compare(clear);
     }
 
     /// Shows every library video (`"all"`) or only the `"favourites"`, `"approved"` or
