@@ -45,6 +45,9 @@ pub struct Config {
     /// The bearer token every /api call must carry; generated and kept in the data folder when unset.
     #[arg(long, env = "STUDIO_API_TOKEN", hide_env_values = true)]
     pub api_token: Option<String>,
+    /// A token that reads /metrics only (the API token reads it too).
+    #[arg(long, env = "STUDIO_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
     /// The built app to serve.
     #[arg(long, env = "STUDIO_APP_DIR", default_value = "./app/dist")]
     pub app_dir: PathBuf,

@@ -33,6 +33,7 @@ async fn main() -> anyhow::Result<()> {
         public_url: config.public_url.clone(),
         client_api_base: config.client_api_base.clone(),
         guard: http::guard::Guard::new(guard)?,
+        metrics_token: config.metrics_token.clone(),
     };
     let app = http::router(state, &config.media_root(), &config.app_dir);
     let listeners = serve::Listeners::bind(SocketAddr::new(ip, config.port), serve::threads())?;

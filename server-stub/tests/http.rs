@@ -1410,3 +1410,36 @@ async fn a_project_id_that_was_never_cleaned_keeps_its_videos_in_a_safe_folder()
         .json();
     assert_eq!(other["videos"], json!([]), "another id, another folder");
 }
+
+#[tokio::test]
+async fn metrics_are_for_the_api_token_or_the_metrics_token_only() {
+    let h = start();
+    let id = create(&h.app, "metrics", "a lamp post in fog").await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let scrape = |token: Option<&str>| {
+        let mut builder = Request::builder()
+            .uri("/metrics")
+            .header("host", "127.0.0.1");
+        if let Some(token) = token {
+            builder = builder.header("authorization", format!("Bearer {token}"));
+        }
+        send(&h.app, builder.body(Body::empty()).unwrap())
+    };
+    assert_eq!(scrape(None).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(scrape(Some("wrong")).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(scrape(Some(TOKEN)).await.status, StatusCode::OK);
+    let reply = scrape(Some(METRICS_TOKEN)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let text = String::from_utf8(reply.body.to_vec()).unwrap();
+    for line in [
+        "studio_jobs{status=\"done\",provider=\"local\"} 1",
+        "studio_queue_depth 0",
+        "# TYPE studio_job_duration_seconds histogram",
+        "# TYPE studio_event_streams_open gauge",
+        "# TYPE studio_provider_bytes_copied counter",
+        "# TYPE studio_storage_errors counter",
+    ] {
+        assert!(text.contains(line), "{line} in\n{text}");
+    }
+    assert!(text.contains("studio_job_duration_seconds_count{provider=\"local\",status=\"done\"}"));
+}

@@ -179,6 +179,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         token: "t".into(),
         public_url: None,
         client_api_base: "/api".into(),
+        metrics_token: None,
         guard: Guard::new(GuardSettings {
             bound: "127.0.0.1".parse().unwrap(),
             public_urls: vec![],

@@ -130,6 +130,7 @@ impl From<StorageError> for ApiError {
             StorageError::NotFound(key) => ApiError::NotFound(format!("{key} was not found")),
             StorageError::InvalidKey(key) => ApiError::BadRequest(format!("invalid key {key}")),
             e @ (StorageError::Io(_) | StorageError::TooLarge(..)) => {
+                crate::metrics::get().storage_failed();
                 ApiError::Internal(e.to_string())
             }
         }

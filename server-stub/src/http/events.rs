@@ -102,6 +102,14 @@ pub async fn stream(
             }
         },
     );
-    let events = stream::iter(first).chain(live).map(Ok).take_until(closing);
+    // Counted open for as long as the stream lives.
+    let open = crate::metrics::get().stream_opened();
+    let events = stream::iter(first)
+        .chain(live)
+        .map(move |event| {
+            let _open = &open;
+            Ok(event)
+        })
+        .take_until(closing);
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(HEARTBEAT)))
 }

@@ -13,6 +13,7 @@ mod health;
 mod job_bodies;
 mod jobs;
 mod media;
+mod metrics;
 mod models;
 mod openapi;
 mod references;
@@ -58,6 +59,8 @@ pub struct Shared {
     /// The API base the app is told to use in config.json.
     pub client_api_base: String,
     pub guard: Arc<Guard>,
+    /// A second token that reads /metrics only.
+    pub metrics_token: Option<String>,
 }
 
 impl From<Shared> for AppState {
@@ -144,6 +147,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
         .route("/join", get(guard::join))
         .with_state(guard.clone());
     let health = Router::new()
+        .route("/metrics", get(metrics::scrape))
         .route("/healthz", get(health::alive))
         .route("/readyz", get(health::ready));
     let (api, media) = match guard.cors() {

@@ -295,6 +295,7 @@ impl JobService {
                             .boxed();
                         self.inner.storage.put_stream(&key, body).await.map_err(|e| {
                         tracing::error!(job = %id, error = %e, "storing the provider's video failed");
+                        crate::metrics::get().storage_failed();
                         "the video could not be stored".to_owned()
                     })
                     }
@@ -314,6 +315,7 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
+                crate::metrics::get().copied(object.size_bytes);
                 let reference = match finished.last_frame {
                     Some(frame) => self.offer_last_frame(id, frame).await,
                     None => None,

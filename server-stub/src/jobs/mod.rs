@@ -484,6 +484,19 @@ impl JobService {
         Ok(())
     }
 
+    /// The Prometheus exposition, with the job gauges counted from the records now.
+    pub fn metrics_text(&self) -> String {
+        let jobs: Vec<(Status, String)> = self
+            .inner
+            .records
+            .lock()
+            .unwrap()
+            .values()
+            .map(|r| (r.status, r.provider.clone()))
+            .collect();
+        crate::metrics::get().render(&jobs)
+    }
+
     pub fn get(&self, id: &str) -> Option<JobRecord> {
         self.read(id, JobRecord::clone)
     }
@@ -797,6 +810,7 @@ impl JobService {
                 r.progress = 100;
                 r.preview_key = Some(preview_key.clone());
                 also(r);
+                crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
             }
         })
         .await;
@@ -809,6 +823,7 @@ impl JobService {
                 tracing::error!(job = %id, error = %message, "failed");
                 r.status = Status::Error;
                 r.error = Some(message.clone());
+                crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
             }
         })
         .await;

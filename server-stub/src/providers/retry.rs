@@ -170,8 +170,26 @@ impl Client {
         resend: Resend,
     ) -> Result<Response, ProviderError> {
         let mut attempt = 0;
+        let metrics = crate::metrics::get();
         loop {
-            let result = request().send().await;
+            let (client, built) = request().build_split();
+            let host = built
+                .as_ref()
+                .ok()
+                .and_then(|r| r.url().host_str())
+                .unwrap_or("unknown")
+                .to_owned();
+            let started = std::time::Instant::now();
+            let result = match built {
+                Ok(built) => client.execute(built).await,
+                Err(e) => Err(e),
+            };
+            let code = match &result {
+                Ok(response) if response.status().is_success() => None,
+                Ok(response) => Some(response.status().as_u16().to_string()),
+                Err(_) => Some("network".to_owned()),
+            };
+            metrics.provider_answer(&host, started.elapsed(), code.clone());
             let wait = match &result {
                 Ok(response) if retryable(response.status(), resend) => {
                     Some(retry_after(response.headers()).unwrap_or_else(|| backoff(attempt)))
@@ -183,6 +201,7 @@ impl Client {
             };
             match wait {
                 Some(wait) if attempt < self.settings.retries => {
+                    metrics.provider_retry(&host, code.unwrap_or_default());
                     let status = result.as_ref().map(|r| r.status().as_u16()).ok();
                     tracing::warn!(
                         ?status,

@@ -59,6 +59,7 @@ pub fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
         token: TOKEN.into(),
         public_url: None,
         client_api_base: "/api".into(),
+        metrics_token: Some(METRICS_TOKEN.into()),
         guard: Guard::new(GuardSettings {
             bound: "127.0.0.1".parse().unwrap(),
             public_urls: vec![],
@@ -146,6 +147,9 @@ pub async fn raw_post(
     }
     send(app, builder.body(body.into()).unwrap()).await
 }
+
+/// The token that reads /metrics only.
+pub const METRICS_TOKEN: &str = "metrics-token";
 
 pub const SMALL: &str = "320x180";
 
