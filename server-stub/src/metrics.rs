@@ -150,7 +150,7 @@ impl Metrics {
         for (status, provider) in jobs {
             queued += i64::from(*status == Status::Queued);
             let labels = JobLabels {
-                status: status_name(*status),
+                status: status.name(),
                 provider: provider.clone(),
             };
             self.jobs.get_or_create(&labels).inc();
@@ -166,7 +166,7 @@ impl Metrics {
     pub fn finished(&self, provider: &str, status: Status, took: Duration) {
         let labels = FinishedLabels {
             provider: provider.to_owned(),
-            status: status_name(status),
+            status: status.name(),
         };
         self.job_duration
             .get_or_create(&labels)
@@ -217,14 +217,5 @@ pub struct StreamOpen(&'static Metrics);
 impl Drop for StreamOpen {
     fn drop(&mut self) {
         self.0.streams_open.dec();
-    }
-}
-
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Queued => "queued",
-        Status::Running => "running",
-        Status::Done => "done",
-        Status::Error => "error",
     }
 }

@@ -3,6 +3,12 @@ import type { AssetView } from "../core/types";
 import { run, useStudio } from "../core/useStudio";
 import { ShotActions } from "../shot/ShotActions";
 
+/** The decision buttons, and the key that presses each on a focused card. */
+const DECISIONS = [
+  { decision: "approved", label: "Approve", key: "A" },
+  { decision: "rejected", label: "Reject", key: "R" },
+];
+
 type Props = {
   asset: AssetView;
   deleting: boolean;
@@ -55,9 +61,9 @@ export function AssetCard({
     if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey)
       return;
     const key = event.key.toLowerCase();
+    const decision = DECISIONS.find((d) => d.key.toLowerCase() === key)?.decision;
     if (key === "f") run(studio.setFavourite(asset.key, !asset.favourite));
-    else if (key === "a") run(studio.setDecision(asset.key, toggle("approved")));
-    else if (key === "r") run(studio.setDecision(asset.key, toggle("rejected")));
+    else if (decision) run(studio.setDecision(asset.key, toggle(decision)));
     else return;
     event.preventDefault();
   };
@@ -178,22 +184,17 @@ export function AssetCard({
               Compare
             </button>
           )}
-          <button
-            type="button"
-            aria-pressed={asset.decision === "approved"}
-            title="Approve (A)"
-            onClick={() => run(studio.setDecision(asset.key, toggle("approved")))}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            aria-pressed={asset.decision === "rejected"}
-            title="Reject (R)"
-            onClick={() => run(studio.setDecision(asset.key, toggle("rejected")))}
-          >
-            Reject
-          </button>
+          {DECISIONS.map(({ decision, label, key }) => (
+            <button
+              key={decision}
+              type="button"
+              aria-pressed={asset.decision === decision}
+              title={`${label} (${key})`}
+              onClick={() => run(studio.setDecision(asset.key, toggle(decision)))}
+            >
+              {label}
+            </button>
+          ))}
           <button
             type="button"
             className="danger"

@@ -235,17 +235,10 @@ pub async fn remove(
     State(state): State<AppState>,
     ApiPath((project, name)): ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    valid_project(&project)?;
-    let stem = name
-        .strip_suffix(".mp4")
-        .filter(|_| valid_file_name(&name))
-        .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
-    let folder = project_folder(&project);
-    let key = format!("projects/{folder}/{name}");
+    let Stored {
+        folder, stem, key, ..
+    } = stored(&state, &project, &name).await?;
     let storage = state.jobs.storage();
-    if storage.head(&key).await?.is_none() {
-        return Err(ApiError::NotFound("No such video".into()));
-    }
     for companion in ["json", "jpg"] {
         storage
             .delete(&format!("projects/{folder}/{stem}.{companion}"))
@@ -281,17 +274,13 @@ pub async fn pick(
     ApiPath((project, name)): ApiPath<(String, String)>,
     JsonBody(body): JsonBody<PickChange>,
 ) -> Result<Json<Asset>, ApiError> {
-    valid_project(&project)?;
-    let stem = name
-        .strip_suffix(".mp4")
-        .filter(|_| valid_file_name(&name))
-        .ok_or_else(|| ApiError::NotFound("No such video".into()))?;
-    let folder = project_folder(&project);
-    let key = format!("projects/{folder}/{name}");
+    let Stored {
+        folder,
+        stem,
+        key,
+        video,
+    } = stored(&state, &project, &name).await?;
     let storage = state.jobs.storage();
-    let Some(video) = storage.head(&key).await? else {
-        return Err(ApiError::NotFound("No such video".into()));
-    };
     if body.favourite.is_none() && body.decision.is_none() {
         return Err(ApiError::Unprocessable(
             "give favourite (true or false) or decision (approved, rejected or null)".into(),
@@ -324,6 +313,33 @@ pub async fn pick(
         _ => HashSet::new(),
     };
     Ok(Json(asset(&state, &base, video, summary, &posters, pick)))
+}
+
+/// A saved video named in a path: its project's folder, its stem and key, and the object.
+struct Stored {
+    folder: String,
+    stem: String,
+    key: String,
+    video: Object,
+}
+
+/// The saved video `name` of `project`, or 404.
+async fn stored(state: &AppState, project: &str, name: &str) -> Result<Stored, ApiError> {
+    valid_project(project)?;
+    let missing = || ApiError::NotFound("No such video".into());
+    let stem = name
+        .strip_suffix(".mp4")
+        .filter(|_| valid_file_name(name))
+        .ok_or_else(missing)?;
+    let folder = project_folder(project);
+    let key = format!("projects/{folder}/{name}");
+    let video = state.jobs.storage().head(&key).await?.ok_or_else(missing)?;
+    Ok(Stored {
+        stem: stem.to_owned(),
+        folder,
+        key,
+        video,
+    })
 }
 
 /// A video as the API shows it.

@@ -14,7 +14,7 @@ use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{Postgres, Row, Transaction};
 
-use super::record::{JobRecord, Status};
+use super::record::JobRecord;
 
 /// The channel each commit notifies.
 const CHANNEL: &str = "studio_jobs";
@@ -107,15 +107,6 @@ fn event(row: &sqlx::postgres::PgRow) -> Result<Event, sqlx::Error> {
         removed: row.try_get("removed")?,
         job: versioned(row)?,
     })
-}
-
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Queued => "queued",
-        Status::Running => "running",
-        Status::Done => "done",
-        Status::Error => "error",
-    }
 }
 
 impl Database {
@@ -213,7 +204,7 @@ impl Database {
         )
         .bind(&record.sora_job_id)
         .bind(&record.project_id)
-        .bind(status_name(record.status))
+        .bind(record.status.name())
         .bind(local)
         .bind(Json(record))
         .execute(&mut *tx)
@@ -241,7 +232,7 @@ impl Database {
         )
         .bind(&record.sora_job_id)
         .bind(Json(record))
-        .bind(status_name(record.status))
+        .bind(record.status.name())
         .bind(version)
         .fetch_optional(&mut *tx)
         .await?;
@@ -305,7 +296,7 @@ impl Database {
             )
             .bind(&job.record.sora_job_id)
             .bind(Json(&job.record))
-            .bind(status_name(job.record.status))
+            .bind(job.record.status.name())
             .bind(taken.then_some(&self.owner))
             .bind(if taken {
                 self.lease.as_millis() as i64

@@ -16,6 +16,16 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status as the API and the database name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::Running => "running",
+            Status::Done => "done",
+            Status::Error => "error",
+        }
+    }
+
     /// Queued or running: still to finish.
     pub fn is_active(self) -> bool {
         matches!(self, Status::Queued | Status::Running)
