@@ -8,6 +8,7 @@ pub mod core;
 pub mod error;
 pub mod inputs;
 pub mod job;
+pub mod part;
 pub mod platform;
 pub mod project_id;
 pub mod recent;

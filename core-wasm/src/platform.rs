@@ -1,7 +1,7 @@
 //! What the core needs from its host: storage, the network, a clock, a log and a way to tell
 //! subscribers that the state changed. The browser implements it in `wasm/`, tests with fakes.
 
-use crate::core::Part;
+use crate::part::Part;
 use crate::time::TimeStyle;
 use std::future::Future;
 

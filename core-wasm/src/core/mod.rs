@@ -16,9 +16,9 @@ mod slice;
 
 use std::cell::{Cell, RefCell};
 
+pub use crate::part::Part;
 pub use banner::*;
 pub use shot::JOB_SIZE;
-pub use slice::Part;
 
 use crate::api::{Api, ApiConfig};
 use crate::error::CoreError;

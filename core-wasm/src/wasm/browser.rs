@@ -11,7 +11,7 @@ use web_sys::{
     Response, TextDecodeOptions, TextDecoder,
 };
 
-use crate::core::Part;
+use crate::part::Part;
 use crate::platform::{Body, BodyStream, HttpRequest, HttpResponse, LogLevel, Platform};
 use crate::time::TimeStyle;
 

@@ -1,0 +1,53 @@
+//! The parts of the core's state, each with its own view and version: what the core tells the
+//! host changed, and what the host subscribes to. Below both the core and the platform.
+
+use serde::Serialize;
+
+/// The parts of the state the UI renders, each with its own view and version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    Recent,
+    Banner,
+    Console,
+    Jobs,
+    Library,
+    Metadata,
+    Shot,
+    Compare,
+}
+
+impl Part {
+    pub const ALL: [Part; 8] = [
+        Part::Recent,
+        Part::Banner,
+        Part::Console,
+        Part::Jobs,
+        Part::Library,
+        Part::Metadata,
+        Part::Shot,
+        Part::Compare,
+    ];
+
+    /// The part's name, as in the snapshot's keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Recent => "recent",
+            Part::Banner => "banner",
+            Part::Console => "console",
+            Part::Jobs => "jobs",
+            Part::Library => "library",
+            Part::Metadata => "metadata",
+            Part::Shot => "shot",
+            Part::Compare => "compare",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Part> {
+        Part::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
