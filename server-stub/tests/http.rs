@@ -643,6 +643,19 @@ async fn other_machines_need_the_invitation_link() {
         assert!(body.contains("/join?code="), "{body}");
         assert!(!body.contains(TOKEN));
     }
+    let review = get_with(
+        &h.remote,
+        "/review/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        &[("sec-fetch-site", "cross-site")],
+    )
+    .await;
+    assert_eq!(
+        review.status,
+        StatusCode::OK,
+        "a review link opens anywhere"
+    );
+    assert!(!String::from_utf8_lossy(&review.body).contains(TOKEN));
+    assert!(review.headers.contains_key(header::CONTENT_SECURITY_POLICY));
     let wrong = get_with(&h.remote, "/join?code=guess", &[]).await;
     assert_eq!(wrong.status, StatusCode::FORBIDDEN);
     assert!(!wrong.headers.contains_key(header::SET_COOKIE));

@@ -18,6 +18,7 @@ use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
 use crate::picks::{self, Decision, Pick};
 use crate::poster::poster_key;
+use crate::project_events::Change;
 use crate::prompts::Summary;
 use crate::storage::Object;
 
@@ -108,7 +109,7 @@ fn parse_cursor(cursor: &str) -> Option<(u64, &str)> {
 }
 
 /// A library file name as the API takes it: 1 to 200 of `A-Z a-z 0-9 . _ : -`.
-fn valid_file_name(name: &str) -> bool {
+pub(super) fn valid_file_name(name: &str) -> bool {
     (1..=200).contains(&name.len())
         && name
             .bytes()
@@ -292,6 +293,13 @@ pub async fn pick(
     };
     let pick = picks::change(storage.as_ref(), &folder, &name, change).await?;
     tracing::info!(key = %key, favourite = pick.favourite, decision = ?pick.decision, "picked");
+    state.project_events().publish(
+        &project,
+        Change::Pick {
+            file_name: name.clone(),
+            pick,
+        },
+    );
     let metadata = format!("projects/{folder}/{stem}.json");
     let summary = match storage.head(&metadata).await? {
         Some(object) => state
@@ -366,7 +374,7 @@ fn asset(
 
 /// A stored poster's public address; for a video without one, this server's own /media
 /// address, which makes it on first request.
-fn poster_url(
+pub(super) fn poster_url(
     state: &AppState,
     base: &PublicBase,
     stored: &HashSet<String>,

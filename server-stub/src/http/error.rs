@@ -21,6 +21,8 @@ pub enum ApiError {
     Unprocessable(String),
     #[error("{0}")]
     Conflict(String),
+    #[error("{0}")]
+    Forbidden(String),
     #[error("The request body is too large")]
     PayloadTooLarge,
     #[error("Expected a JSON body (Content-Type: application/json)")]
@@ -47,7 +49,7 @@ pub struct ErrorBody {
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
-    /// unauthorized, not_found, bad_request, invalid, conflict, too_large,
+    /// unauthorized, not_found, bad_request, invalid, conflict, forbidden, too_large,
     /// unsupported_media_type, misdirected, too_many_requests or internal.
     code: &'static str,
     message: String,
@@ -61,6 +63,7 @@ impl ApiError {
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::Unprocessable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::UnsupportedMediaType | ApiError::UnsupportedImage => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")

@@ -1,8 +1,10 @@
 //! GET /api/projects/{projectId}/events: the project's job changes as Server-Sent Events, so
-//! a browser follows progress as it happens instead of every 20 s. Each event is `job` (the job
-//! as GET /jobs/sora/{id} answers it) or `removed`, with a numbered id; a client that
+//! a browser follows progress as it happens instead of every 20 s. Each job event is `job` (the
+//! job as GET /jobs/sora/{id} answers it) or `removed`, with a numbered id; a client that
 //! reconnects with `Last-Event-ID` gets what it missed, or every job again when that is too
-//! old. Comment lines keep the connection alive through proxies.
+//! old. `pick` (a video's favourite and decision) and `review` (a reviewer's comment or
+//! decision) carry no id: a client that reconnects reads the library and links again. Comment
+//! lines keep the connection alive through proxies.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -54,7 +56,7 @@ fn change_event(state: &AppState, base: &PublicBase, change: &Change) -> Event {
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event seen, to resume after it"),
     ),
     responses(
-        (status = 200, description = "Server-Sent Events: `job` (a job as GET /jobs/sora/{job_id} answers it) and `removed`, each with a numbered id; heartbeats as comment lines", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Server-Sent Events: `job` (a job as GET /jobs/sora/{job_id} answers it) and `removed`, each with a numbered id; `pick` ({file_name, favourite, decision}) and `review` ({share_id, note}), without ids; heartbeats as comment lines", content_type = "text/event-stream", body = String),
         (status = 400, description = "Invalid project id", body = ErrorBody),
     ),
 )]
@@ -85,8 +87,9 @@ pub async fn stream(
         }
     };
     let closing = state.jobs.closing();
+    let project = Arc::new(project);
     let live = stream::unfold(
-        (receiver, state, base, Arc::new(project)),
+        (receiver, state.clone(), base, project.clone()),
         |(mut receiver, state, base, project)| async move {
             loop {
                 match receiver.recv().await {
@@ -102,10 +105,30 @@ pub async fn stream(
             }
         },
     );
+    let others = stream::unfold(
+        (state.project_events().subscribe(), project.clone()),
+        |(mut receiver, project)| async move {
+            loop {
+                match receiver.recv().await {
+                    Ok(change) if change.project == *project => {
+                        let event = Event::default()
+                            .event(change.change.name())
+                            .json_data(&change.change)
+                            .unwrap_or_else(|_| Event::default().comment("unserialisable change"));
+                        return Some((event, (receiver, project)));
+                    }
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(_) | RecvError::Closed) => return None,
+                }
+            }
+        },
+    );
     // Counted open for as long as the stream lives.
     let open = crate::metrics::get().stream_opened();
+    // Job changes and the others, as they come; a stream that falls behind ends, and the
+    // client reconnects.
     let events = stream::iter(first)
-        .chain(live)
+        .chain(stream::select(live, others))
         .map(move |event| {
             let _open = &open;
             Ok(event)

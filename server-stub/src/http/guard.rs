@@ -1,6 +1,7 @@
 //! The server's doors: which Host names it answers to (DNS rebinding), who gets the app and
 //! its token (the server's own page only; other machines only after opening the invitation
-//! link), which other origins may call /api from a browser, and the headers every page carries.
+//! link; review pages, which carry no token, to anyone), which other origins may call /api from
+//! a browser, and the headers every page carries.
 
 use std::convert::Infallible;
 use std::future::{ready, Ready};
@@ -283,9 +284,17 @@ where
 }
 
 /// The app's pages and /config.json go only to the server's own page, on this machine or in a
-/// browser that opened the invitation link; each carries the security headers.
+/// browser that opened the invitation link; each carries the security headers. A review page
+/// and the app's hashed files go to anyone: they hold no token (the review link's own token is
+/// in its address), and a review link is opened from mail or chat, another site.
 pub async fn site_door(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let admission = guard.admits(request.headers(), peer(request.extensions()));
+    let path = request.uri().path();
+    let public = path.starts_with("/review/") || path.starts_with("/assets/");
+    let admission = if public {
+        Admission::Welcome
+    } else {
+        guard.admits(request.headers(), peer(request.extensions()))
+    };
     let mut response = match admission {
         Admission::Welcome => next.run(request).await,
         Admission::ForeignPage => {

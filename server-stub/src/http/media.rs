@@ -35,6 +35,11 @@ pub async fn etag(request: Request, next: Next) -> Response {
     response
 }
 
+/// Review links' records (`shares/`) are kept beside the media but are not media: 404.
+pub async fn private() -> StatusCode {
+    StatusCode::NOT_FOUND
+}
+
 /// A poster that is not in the folder: made from its video on this first request (then kept in
 /// storage, so the next listing points at the stored file). Anything else missing is 404.
 pub async fn missing(State(state): State<AppState>, uri: Uri) -> Response {

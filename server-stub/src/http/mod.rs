@@ -17,6 +17,8 @@ mod metrics;
 mod models;
 mod openapi;
 mod references;
+mod review;
+mod shares;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 use crate::jobs::JobService;
+use crate::project_events::ProjectEvents;
 use error::ApiError;
 use guard::Guard;
 use job_bodies::JobBodies;
@@ -48,6 +51,8 @@ struct Inner {
     shared: Shared,
     /// GET job answers kept for jobs that have not changed.
     job_bodies: JobBodies,
+    /// Picks and review notes, for the project's event streams.
+    project_events: ProjectEvents,
 }
 
 /// What the server is started with (`AppState` adds what the handlers make for themselves).
@@ -68,6 +73,7 @@ impl From<Shared> for AppState {
         AppState(Arc::new(Inner {
             shared,
             job_bodies: JobBodies::default(),
+            project_events: ProjectEvents::default(),
         }))
     }
 }
@@ -75,6 +81,10 @@ impl From<Shared> for AppState {
 impl AppState {
     pub(crate) fn job_bodies(&self) -> &JobBodies {
         &self.0.job_bodies
+    }
+
+    pub(crate) fn project_events(&self) -> &ProjectEvents {
+        &self.0.project_events
     }
 }
 
@@ -125,6 +135,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
         .route(&format!("{API}/"), any(api_not_found))
         .route(&format!("{API}/{{*rest}}"), any(api_not_found));
     let media = Router::new()
+        .route("/shares/{*rest}", any(media::private))
         // 256 KiB reads: 1.4 -> 2.0 GB/s for Range requests here (64 KiB is the default; 1 MiB
         // adds 5% for four times the memory per connection).
         .fallback_service(

@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{assets, events, jobs, models, references, AppState, API};
+use super::{assets, events, jobs, models, references, review, shares, AppState, API};
 use crate::jobs::MAX_TAKES;
 
 #[derive(OpenApi)]
@@ -19,7 +19,7 @@ use crate::jobs::MAX_TAKES;
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"))
 )]
 struct ApiDoc;
 
@@ -53,10 +53,15 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(models::list))
         .routes(routes!(references::list, references::create))
         .routes(routes!(references::remove))
+        .routes(routes!(shares::create, shares::list))
+        .routes(routes!(shares::revoke))
+        .routes(routes!(review::show))
+        .routes(routes!(review::comment))
+        .routes(routes!(review::decide))
 }
 
 /// The form of each path parameter.
-const PATH_PATTERNS: [(&str, &str); 3] = [
+const PATH_PATTERNS: [(&str, &str); 5] = [
     // Not blank, 1 to 100 characters, no control characters (studio_core::project_id).
     (
         "project_id",
@@ -64,6 +69,8 @@ const PATH_PATTERNS: [(&str, &str); 3] = [
     ),
     ("job_id", "^[a-z0-9.-]{1,32}:task_[a-z0-9]{1,64}$"),
     ("reference_id", "^ref_[a-z0-9]{26}$"),
+    ("share_id", "^[0-9a-f]{32}$"),
+    ("token", "^[A-Za-z0-9_-]{43}$"),
 ];
 
 /// The document as served: every operation's shared answers, the path parameters' patterns,

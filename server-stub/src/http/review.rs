@@ -1,0 +1,257 @@
+//! The reviewer's side of a link: /api/review/{token} shows the shared videos with their
+//! comments and decisions, and takes new ones. The token in the path is the only credential:
+//! it opens its own share and nothing else (every other route asks for the bearer token), and
+//! a revoked or expired one is 404 at once.
+
+use std::collections::HashSet;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::assets::poster_url;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiPath, JsonBody, PublicBase};
+use super::shares::split;
+use super::AppState;
+use crate::jobs::record::project_folder;
+use crate::project_events::Change;
+use crate::reviews::{self, Comment, Decision, Note, NoteError, Share, Verdict};
+
+/// A reviewer's name: 1 to 80 characters.
+const NAME_MAX: usize = 80;
+/// A comment: 1 to 2,000 characters.
+const TEXT_MAX: usize = 2000;
+/// The latest moment a comment may point at (a day, far beyond any clip).
+const AT_MAX: f64 = 86_400.0;
+
+/// One shared video with what reviewers said of it.
+#[derive(Serialize, ToSchema)]
+pub struct ReviewVideo {
+    file_name: String,
+    public_url: String,
+    poster_url: String,
+    comments: Vec<Comment>,
+    decisions: Vec<Decision>,
+}
+
+/// What a review link shows.
+#[derive(Serialize, ToSchema)]
+pub struct Review {
+    videos: Vec<ReviewVideo>,
+    expires_at: String,
+    /// Whether the link takes comments.
+    comments_enabled: bool,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewComment {
+    /// The shared video's file name.
+    video: String,
+    /// The player's time, in seconds.
+    #[schema(minimum = 0, maximum = 86400)]
+    at_seconds: f64,
+    /// 1 to 80 characters.
+    #[schema(min_length = 1, max_length = 80)]
+    name: String,
+    /// 1 to 2,000 characters.
+    #[schema(min_length = 1, max_length = 2000)]
+    text: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewDecision {
+    video: String,
+    decision: Verdict,
+    #[schema(min_length = 1, max_length = 80)]
+    name: String,
+}
+
+fn gone() -> ApiError {
+    ApiError::NotFound(
+        "This review link is not valid: it was revoked, has expired, or never existed".into(),
+    )
+}
+
+/// The live share the token opens, or 404.
+async fn opened(state: &AppState, token: &str) -> Result<Share, ApiError> {
+    reviews::open(state.jobs.storage().as_ref(), token)
+        .await?
+        .ok_or_else(gone)
+}
+
+/// A field of 1 to `max` characters once trimmed; kept as written (it is shown as text).
+fn text_field(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
+    let value = value.trim();
+    let count = value.chars().count();
+    if count == 0 || count > max {
+        return Err(ApiError::Unprocessable(format!(
+            "{field} must be 1 to {max} characters"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+/// The video, when the share holds it (404 otherwise).
+fn shared(share: &Share, video: &str) -> Result<String, ApiError> {
+    share
+        .videos
+        .iter()
+        .find(|v| *v == video)
+        .cloned()
+        .ok_or_else(|| ApiError::NotFound("That video is not part of this review".into()))
+}
+
+async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiError> {
+    match reviews::add(state.jobs.storage().as_ref(), share, &note).await {
+        Ok(()) => {}
+        Err(NoteError::TooMany { retry_after }) => {
+            return Err(ApiError::TooManyRequests {
+                message: NoteError::TooMany { retry_after }.to_string(),
+                retry_after,
+            })
+        }
+        Err(NoteError::Storage(e)) => return Err(e.into()),
+    }
+    state.project_events().publish(
+        &share.project,
+        Change::Review {
+            share_id: share.id.clone(),
+            note,
+        },
+    );
+    Ok(())
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/review/{token}",
+    tag = "reviews",
+    security(()),
+    params(("token" = String, Path, description = "The token of a review link")),
+    responses(
+        (status = 200, description = "The shared videos with their comments and decisions", body = Review),
+        (status = 404, description = "Revoked, expired or unknown", body = ErrorBody),
+    ),
+)]
+pub async fn show(
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath(token): ApiPath<String>,
+) -> Result<Json<Review>, ApiError> {
+    let share = opened(&state, &token).await?;
+    let storage = state.jobs.storage();
+    let (comments, decisions) = split(reviews::notes(storage.as_ref(), &share.id).await?);
+    let folder = project_folder(&share.project);
+    let mut videos = Vec::new();
+    for name in &share.videos {
+        let key = format!("projects/{folder}/{name}");
+        // A video deleted from the library since is no longer shown.
+        if storage.head(&key).await?.is_none() {
+            continue;
+        }
+        videos.push(ReviewVideo {
+            file_name: name.clone(),
+            public_url: base.url(&state, &key),
+            poster_url: poster_url(&state, &base, &HashSet::new(), &key),
+            comments: comments
+                .iter()
+                .filter(|c| c.video == *name)
+                .cloned()
+                .collect(),
+            decisions: decisions
+                .iter()
+                .filter(|d| d.video == *name)
+                .cloned()
+                .collect(),
+        });
+    }
+    Ok(Json(Review {
+        videos,
+        expires_at: share.expires_at,
+        comments_enabled: share.comments,
+    }))
+}
+
+#[utoipa::path(
+    post,
+    context_path = super::API,
+    path = "/review/{token}/comments",
+    tag = "reviews",
+    security(()),
+    params(("token" = String, Path)),
+    request_body = NewComment,
+    responses(
+        (status = 201, description = "The comment, kept", body = Comment),
+        (status = 403, description = "This link takes no comments", body = ErrorBody),
+        (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name or text, or a bad time", body = ErrorBody),
+        (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
+    ),
+)]
+pub async fn comment(
+    State(state): State<AppState>,
+    ApiPath(token): ApiPath<String>,
+    JsonBody(body): JsonBody<NewComment>,
+) -> Result<(StatusCode, Json<Comment>), ApiError> {
+    let share = opened(&state, &token).await?;
+    if !share.comments {
+        return Err(ApiError::Forbidden(
+            "This review link takes no comments".into(),
+        ));
+    }
+    let name = text_field("name", &body.name, NAME_MAX)?;
+    let text = text_field("text", &body.text, TEXT_MAX)?;
+    if !body.at_seconds.is_finite() || !(0.0..=AT_MAX).contains(&body.at_seconds) {
+        return Err(ApiError::Unprocessable(
+            "at_seconds must be a time in the video, 0 or more".into(),
+        ));
+    }
+    let comment = Comment {
+        id: reviews::note_id(),
+        video: shared(&share, &body.video)?,
+        at_seconds: body.at_seconds,
+        name,
+        text,
+        created_at: reviews::timestamp(),
+    };
+    keep(&state, &share, Note::Comment(comment.clone())).await?;
+    Ok((StatusCode::CREATED, Json(comment)))
+}
+
+#[utoipa::path(
+    post,
+    context_path = super::API,
+    path = "/review/{token}/decisions",
+    tag = "reviews",
+    security(()),
+    params(("token" = String, Path)),
+    request_body = NewDecision,
+    responses(
+        (status = 201, description = "The decision, kept", body = Decision),
+        (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name, or an unknown decision", body = ErrorBody),
+        (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
+    ),
+)]
+pub async fn decide(
+    State(state): State<AppState>,
+    ApiPath(token): ApiPath<String>,
+    JsonBody(body): JsonBody<NewDecision>,
+) -> Result<(StatusCode, Json<Decision>), ApiError> {
+    let share = opened(&state, &token).await?;
+    let decision = Decision {
+        id: reviews::note_id(),
+        name: text_field("name", &body.name, NAME_MAX)?,
+        video: shared(&share, &body.video)?,
+        decision: body.decision,
+        created_at: reviews::timestamp(),
+    };
+    keep(&state, &share, Note::Decision(decision.clone())).await?;
+    Ok((StatusCode::CREATED, Json(decision)))
+}
