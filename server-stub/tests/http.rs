@@ -863,18 +863,24 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "DELETE /jobs/sora/{job_id}",
             "DELETE /projects/{project_id}/assets/{file_name}",
             "DELETE /projects/{project_id}/references/{reference_id}",
+            "DELETE /projects/{project_id}/shares/{share_id}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",
+            "GET /projects/{project_id}/shares",
+            "GET /review/{token}",
             "PATCH /projects/{project_id}/assets/{file_name}",
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/jobs",
             "POST /projects/{project_id}/references",
+            "POST /projects/{project_id}/shares",
             "POST /projects/{project_id}/takes",
+            "POST /review/{token}/comments",
+            "POST /review/{token}/decisions",
         ]
     );
     // Every documented operation is served: none answers "no such route".
@@ -886,6 +892,8 @@ async fn the_openapi_document_describes_every_route_it_serves() {
                 .replace("{job_id}", "local-1%3Atask_01aa")
                 .replace("{file_name}", "x.mp4")
                 .replace("{reference_id}", "ref_01aa")
+                .replace("{share_id}", &"0".repeat(32))
+                .replace("{token}", &"A".repeat(43))
         );
         if path.ends_with("/events") {
             // A stream that stays open: its status says it is served.
