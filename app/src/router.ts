@@ -1,8 +1,11 @@
-// The two routes, based at the site root: "/" and "/{projectId}".
+// The routes, based at the site root: "/", "/{projectId}" and a review link's "/review/{token}".
 import { useSyncExternalStore } from "react";
 import { Studio } from "./core/studio";
 
-export type Route = { name: "picker" } | { name: "dashboard"; projectId: string | null };
+export type Route =
+  | { name: "picker" }
+  | { name: "dashboard"; projectId: string | null }
+  | { name: "review"; token: string };
 
 function subscribe(onChange: () => void): () => void {
   window.addEventListener("popstate", onChange);
@@ -10,6 +13,8 @@ function subscribe(onChange: () => void): () => void {
 }
 
 export function routeOf(pathname: string): Route {
+  const token = Studio.reviewToken(pathname);
+  if (token !== undefined) return { name: "review", token };
   const path = pathname.replace(/^\/+/, "");
   if (path === "") return { name: "picker" };
   let projectId: string | null;

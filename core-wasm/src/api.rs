@@ -9,6 +9,7 @@ use crate::asset::{parse_assets, Asset, Decision};
 use crate::constants::DEFAULT_API_BASE;
 use crate::inputs::{Fit, Input, Reference};
 use crate::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
+use crate::review::{Created, ReviewPage, Share, Verdict};
 
 /// Where the API is and the credential every call carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +70,19 @@ pub enum ApiError {
     AddReference(String),
     #[error("Failed to remove reference image: {0}")]
     RemoveReference(String),
+    #[error("Failed to share videos: {0}")]
+    Share(String),
+    #[error("Failed to get review links: {0}")]
+    GetShares(String),
+    #[error("Failed to revoke review link: {0}")]
+    RevokeShare(String),
+    #[error("Failed to open review: {0}")]
+    OpenReview(String),
+    /// The link was revoked, has expired or never existed: the server's words.
+    #[error("{0}")]
+    ReviewGone(String),
+    #[error("Failed to send: {0}")]
+    SendNote(String),
 }
 
 /// One answer of the asset list.
@@ -91,6 +105,15 @@ pub struct NewJob {
     /// Reference images in roles and a video to extend or remix (none: a prompt alone).
     pub inputs: Vec<Input>,
     pub fit: Option<Fit>,
+}
+
+/// The server's own message in an error answer, when it gave one.
+fn server_message(body: &str) -> Option<String> {
+    serde_json::from_str::<Value>(body)
+        .ok()?
+        .pointer("/error/message")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// Why the metadata of a video could not be shown.
@@ -118,10 +141,7 @@ pub fn encode_segment(segment: &str) -> String {
 /// Why a call was refused, for calls beyond the spec: the server's own message where it gave
 /// one (it names the limit an image broke), else the status text.
 fn refusal(response: &HttpResponse) -> String {
-    serde_json::from_str::<Value>(&response.body)
-        .ok()
-        .and_then(|v| v.pointer("/error/message")?.as_str().map(str::to_owned))
-        .unwrap_or_else(|| failure_text(response))
+    server_message(&response.body).unwrap_or_else(|| failure_text(response))
 }
 
 /// Why a response is not a success, in the words the error messages use.
@@ -440,6 +460,110 @@ impl<'a, P: Platform> Api<'a, P> {
         self.delete(self.url(&["projects", project_id, "references", id]))
             .await
             .map_err(ApiError::RemoveReference)
+    }
+
+    /// Makes a review link to `videos` (file names) of the project.
+    pub async fn create_share(
+        &self,
+        project_id: &str,
+        videos: &[String],
+        expires_in_hours: u32,
+        comments: bool,
+    ) -> Result<Created, ApiError> {
+        let body =
+            json!({"videos": videos, "expires_in_hours": expires_in_hours, "comments": comments});
+        let answer = self
+            .call(
+                "POST",
+                self.url(&["projects", project_id, "shares"]),
+                Some(body),
+            )
+            .await
+            .map_err(|(text, body)| ApiError::Share(server_message(&body).unwrap_or(text)))?;
+        Created::from_value(&answer).ok_or_else(|| ApiError::Share("Response is not a link".into()))
+    }
+
+    /// The project's review links with their notes, newest first.
+    pub async fn list_shares(&self, project_id: &str) -> Result<Vec<Share>, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["projects", project_id, "shares"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetShares(text))?;
+        Share::list(&answer)
+            .ok_or_else(|| ApiError::GetShares("Response has no shares array".into()))
+    }
+
+    pub async fn revoke_share(&self, project_id: &str, id: &str) -> Result<(), ApiError> {
+        self.delete(self.url(&["projects", project_id, "shares", id]))
+            .await
+            .map_err(ApiError::RevokeShare)
+    }
+
+    /// A call of a review link: its token is in the path, and no bearer goes with it. A
+    /// failure is the status (0 when no answer came) and the words to show.
+    async fn review_call(
+        &self,
+        method: &'static str,
+        segments: &[&str],
+        body: Option<Value>,
+    ) -> Result<Value, (u16, String)> {
+        let request = HttpRequest {
+            method,
+            url: self.url(segments),
+            bearer: None,
+            body: body.map(|b| Body::Json(b.to_string())),
+            last_event_id: None,
+        };
+        let response = self.platform.fetch(request).await.map_err(|e| (0, e))?;
+        if !response.ok() {
+            return Err((response.status, refusal(&response)));
+        }
+        serde_json::from_str(&response.body)
+            .map_err(|_| (response.status, "Invalid JSON in response".to_owned()))
+    }
+
+    /// What the review link with `token` shows.
+    pub async fn open_review(&self, token: &str) -> Result<ReviewPage, ApiError> {
+        let answer = self
+            .review_call("GET", &["review", token], None)
+            .await
+            .map_err(|(status, text)| match status {
+                404 => ApiError::ReviewGone(text),
+                _ => ApiError::OpenReview(text),
+            })?;
+        ReviewPage::from_value(&answer)
+            .ok_or_else(|| ApiError::OpenReview("Response is not a review".into()))
+    }
+
+    /// Leaves a comment at `at_seconds` of a shared video.
+    pub async fn post_comment(
+        &self,
+        token: &str,
+        video: &str,
+        at_seconds: f64,
+        name: &str,
+        text: &str,
+    ) -> Result<(), ApiError> {
+        let body = json!({"video": video, "at_seconds": at_seconds, "name": name, "text": text});
+        self.review_call("POST", &["review", token, "comments"], Some(body))
+            .await
+            .map(|_| ())
+            .map_err(|(_, text)| ApiError::SendNote(text))
+    }
+
+    /// Approves a shared video or asks for changes.
+    pub async fn post_decision(
+        &self,
+        token: &str,
+        video: &str,
+        verdict: Verdict,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        let body = json!({"video": video, "decision": verdict.name(), "name": name});
+        self.review_call("POST", &["review", token, "decisions"], Some(body))
+            .await
+            .map(|_| ())
+            .map_err(|(_, text)| ApiError::SendNote(text))
     }
 
     /// The request that opens the project's stream of job changes, resuming after `last_id`.

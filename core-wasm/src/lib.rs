@@ -12,6 +12,7 @@ pub mod part;
 pub mod platform;
 pub mod project_id;
 pub mod recent;
+pub mod review;
 pub mod snapshot;
 pub mod sse;
 pub mod store;

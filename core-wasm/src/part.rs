@@ -15,10 +15,12 @@ pub enum Part {
     Metadata,
     Shot,
     Compare,
+    Shares,
+    Review,
 }
 
 impl Part {
-    pub const ALL: [Part; 8] = [
+    pub const ALL: [Part; 10] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
@@ -27,6 +29,8 @@ impl Part {
         Part::Metadata,
         Part::Shot,
         Part::Compare,
+        Part::Shares,
+        Part::Review,
     ];
 
     /// The part's name, as in the snapshot's keys.
@@ -40,6 +44,8 @@ impl Part {
             Part::Metadata => "metadata",
             Part::Shot => "shot",
             Part::Compare => "compare",
+            Part::Shares => "shares",
+            Part::Review => "review",
         }
     }
 

@@ -1357,3 +1357,173 @@ fn two_to_four_videos_are_chosen_and_compared() {
     core.enter_project("p2");
     assert!(core.snapshot().compare.chosen.is_empty());
 }
+
+#[test]
+fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
+    let core = studio();
+    core.enter_project("p1");
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}.mp4"), "size_bytes": 1,
+               "last_modified": "2026-11-21T10:03:00Z", "public_url": "u"})
+    };
+    script(
+        &core,
+        ok(json!({"videos": [video("a"), video("b")], "total": 2})),
+    );
+    block_on(core.load_assets()).unwrap();
+    assert_eq!(
+        block_on(core.share_selected(72, true)).unwrap_err().code(),
+        "refused",
+        "nothing selected"
+    );
+    core.toggle_select("projects/p1/a.mp4").unwrap();
+    core.toggle_select("projects/p1/b.mp4").unwrap();
+    core.toggle_select("projects/p1/b.mp4").unwrap();
+    assert_eq!(
+        core.toggle_select("projects/p1/none.mp4")
+            .unwrap_err()
+            .code(),
+        "unknown-asset"
+    );
+    assert_eq!(core.shares_view().selected, ["projects/p1/a.mp4"]);
+
+    let share = json!({"id": "s1", "videos": ["a.mp4"], "comments_enabled": true,
+        "created_at": "2026-11-21T10:05:00Z", "expires_at": "2026-11-24T10:05:00Z",
+        "expired": false, "comments": [], "decisions": []});
+    script(&core, Ok(HttpResponse { status: 201, status_text: "Created".into(),
+        body: json!({"id": "s1", "url": "http://h/review/tok", "expires_at": "2026-11-24T10:05:00Z"}).to_string() }));
+    script(&core, ok(json!({"shares": [share]})));
+    let created = block_on(core.share_selected(72, false)).unwrap();
+    assert_eq!(created.url, "http://h/review/tok");
+    let requests = fake(&core).requests.borrow().clone();
+    let post = &requests[requests.len() - 2];
+    assert_eq!(
+        (post.method, post.url.as_str()),
+        ("POST", "http://h/api/projects/p1/shares")
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(post.json().unwrap()).unwrap(),
+        json!({"videos": ["a.mp4"], "expires_in_hours": 72, "comments": false})
+    );
+    let view = core.shares_view();
+    assert!(view.selected.is_empty());
+    assert_eq!(view.links.len(), 1);
+    assert_eq!(view.created.unwrap().url, "http://h/review/tok");
+
+    script(&core, ok(json!(null)));
+    *fake(&core).pieces.borrow_mut() = [
+        "event: review\ndata: {\"share_id\":\"s1\",\"note\":{\"kind\":\"comment\",\"id\":\"n1\",\"video\":\"a.mp4\",\"at_seconds\":1.26,\"name\":\"Ana\",\"text\":\"<img src=x>\",\"created_at\":\"2026-11-21T10:06:00Z\"}}\n\n",
+        "event: review\ndata: {\"share_id\":\"s1\",\"note\":{\"kind\":\"decision\",\"id\":\"n2\",\"video\":\"a.mp4\",\"decision\":\"approved\",\"name\":\"Ana\",\"created_at\":\"2026-11-21T10:07:00Z\"}}\n\n",
+        "event: pick\ndata: {\"file_name\":\"b.mp4\",\"favourite\":true,\"decision\":\"approved\"}\n\n",
+    ]
+    .map(|p| Ok(p.to_owned()))
+    .into();
+    block_on(core.follow_changes()).unwrap();
+    let view = core.shares_view();
+    let notes = &view.by_video["a.mp4"];
+    assert_eq!(notes.comments[0].text, "<img src=x>");
+    assert_eq!(notes.comments[0].at_label, "0:01.3");
+    assert_eq!(notes.decisions[0].label, "Approved");
+    assert_eq!(view.links[0].notes.comments.len(), 1);
+    let b = &core.library_view().assets[1];
+    assert_eq!(
+        (b.favourite, b.decision.as_deref()),
+        (true, Some("approved"))
+    );
+
+    script(&core, status(500, "Internal Server Error"));
+    assert!(block_on(core.revoke_share("s1")).is_err());
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to revoke review link"
+    );
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 204,
+            status_text: "No Content".into(),
+            body: String::new(),
+        }),
+    );
+    block_on(core.revoke_share("s1")).unwrap();
+    assert!(core.shares_view().links.is_empty());
+    assert_eq!(
+        block_on(core.revoke_share("s1")).unwrap_err().code(),
+        "unknown-name"
+    );
+}
+
+#[test]
+fn a_review_link_opens_without_the_bearer_and_takes_notes() {
+    let core = studio();
+    let page = json!({"videos": [{"file_name": "m:task_a.mp4", "public_url": "http://h/media/a.mp4",
+        "poster_url": "http://h/media/a.jpg", "comments": [], "decisions": []}],
+        "expires_at": "2026-11-24T10:05:00Z", "comments_enabled": true});
+    script(&core, ok(page.clone()));
+    assert_eq!(block_on(core.open_review("tok")).unwrap(), 1);
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(request.url, "http://h/api/review/tok");
+    assert_eq!(request.bearer, None, "a review asks no bearer");
+    let view = core.review_view();
+    assert_eq!(view.state, studio_core::snapshot::ReviewState::Ready);
+    assert_eq!(view.videos[0].title, "a");
+
+    let mut answered = page.clone();
+    answered["videos"][0]["comments"] = json!([{"id": "n1", "video": "m:task_a.mp4",
+        "at_seconds": 2.0, "name": "Ana", "text": "warmer", "created_at": "2026-11-21T10:06:00Z"}]);
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 201,
+            status_text: "Created".into(),
+            body: "{}".into(),
+        }),
+    );
+    script(&core, ok(answered));
+    block_on(core.post_comment("m:task_a.mp4", 2.0, " Ana ", "warmer")).unwrap();
+    let requests = fake(&core).requests.borrow().clone();
+    let post = &requests[requests.len() - 2];
+    assert_eq!(post.url, "http://h/api/review/tok/comments");
+    assert_eq!(post.bearer, None);
+    assert_eq!(
+        serde_json::from_str::<Value>(post.json().unwrap()).unwrap(),
+        json!({"video": "m:task_a.mp4", "at_seconds": 2.0, "name": "Ana", "text": "warmer"})
+    );
+    let view = core.review_view();
+    assert_eq!(view.name, "Ana");
+    assert_eq!(view.videos[0].notes.comments[0].at_label, "0:02.0");
+
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 422,
+            status_text: "Unprocessable Entity".into(),
+            body: r#"{"error":{"code":"invalid","message":"name must be 1 to 80 characters"}}"#
+                .into(),
+        }),
+    );
+    assert!(block_on(core.post_decision(
+        "m:task_a.mp4",
+        studio_core::review::Verdict::Approved,
+        "x"
+    ))
+    .is_err());
+    assert_eq!(
+        core.review_view().error.as_deref(),
+        Some("Failed to send: name must be 1 to 80 characters")
+    );
+
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 404,
+            status_text: "Not Found".into(),
+            body: r#"{"error":{"code":"not_found","message":"This review link is not valid"}}"#
+                .into(),
+        }),
+    );
+    assert!(block_on(core.open_review("tok")).is_err());
+    let view = core.review_view();
+    assert_eq!(view.state, studio_core::snapshot::ReviewState::Gone);
+    assert_eq!(view.error.as_deref(), Some("This review link is not valid"));
+}

@@ -196,4 +196,76 @@ export type CompareView = { chosen: Array<CompareItem>, open: boolean,
  */
 canOpen: boolean, };
 
-export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, };
+export type Verdict = "approved" | "changes_requested";
+
+export type CommentView = { id: string, 
+/**
+ * The video's file name.
+ */
+video: string, atSeconds: number, 
+/**
+ * `m:ss.s`.
+ */
+atLabel: string, name: string, 
+/**
+ * Shown as text, never as markup.
+ */
+text: string, createdLabel: string, };
+
+export type VerdictView = { id: string, video: string, verdict: Verdict, 
+/**
+ * "Approved" or "Changes requested".
+ */
+label: string, name: string, createdLabel: string, };
+
+export type NotesView = { comments: Array<CommentView>, decisions: Array<VerdictView>, };
+
+export type ShareView = { id: string, 
+/**
+ * The shared videos' file names.
+ */
+videos: Array<string>, commentsEnabled: boolean, createdLabel: string, expiresLabel: string, expired: boolean, notes: NotesView, };
+
+export type CreatedView = { id: string, 
+/**
+ * `<public base>/review/<token>`: the only time the token is shown.
+ */
+url: string, expiresLabel: string, };
+
+export type SharesView = { 
+/**
+ * Keys of the saved videos selected.
+ */
+selected: Array<string>, loaded: boolean, 
+/**
+ * A link is being made or revoked.
+ */
+busy: boolean, links: Array<ShareView>, 
+/**
+ * By video file name.
+ */
+byVideo: { [key in string]?: NotesView }, 
+/**
+ * The link made last: its url is shown only now.
+ */
+created: CreatedView | null, };
+
+export type ReviewState = "closed" | "loading" | "ready" | "gone";
+
+export type ReviewVideoView = { fileName: string, title: string, url: string, posterUrl: string, notes: NotesView, };
+
+export type ReviewView = { state: ReviewState, videos: Array<ReviewVideoView>, expiresLabel: string, commentsEnabled: boolean, 
+/**
+ * The name the reviewer gave last, to fill the Name fields.
+ */
+name: string, 
+/**
+ * A comment or decision is on its way.
+ */
+sending: boolean, 
+/**
+ * Why the page or the last comment or decision failed.
+ */
+error: string | null, };
+
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, review: ReviewView, };

@@ -21,6 +21,8 @@ type Props = {
   scrolling: boolean;
   /** Whether the video is chosen for Compare. */
   compared: boolean;
+  /** Whether the video is selected to share for review. */
+  selected: boolean;
 };
 
 export function AssetCard({
@@ -31,6 +33,7 @@ export function AssetCard({
   tabbable,
   scrolling,
   compared,
+  selected,
 }: Props) {
   const studio = useStudio();
   const url = asset.publicUrl;
@@ -184,6 +187,14 @@ export function AssetCard({
               Compare
             </button>
           )}
+          <button
+            type="button"
+            aria-pressed={selected}
+            aria-label={`Select ${asset.title}`}
+            onClick={() => studio.toggleSelect(asset.key)}
+          >
+            Select
+          </button>
           {DECISIONS.map(({ decision, label, key }) => (
             <button
               key={decision}

@@ -39,6 +39,7 @@ export function AssetGrid({ assets, deleting }: Props) {
   const grid = useRef<HTMLDivElement>(null);
   const { chosen } = useView("compare");
   const compared = new Set(chosen.map((item) => item.id));
+  const selected = new Set(useView("shares").selected);
   const width = useWidth(grid);
   const columns = Math.max(1, Math.floor((width + GAP) / (CARD_MIN_WIDTH + GAP)));
   const [rowHeight, setRowHeight] = useState(ROW_ESTIMATE);
@@ -108,6 +109,7 @@ export function AssetGrid({ assets, deleting }: Props) {
             tabbable={first + i === current}
             scrolling={rows.scrolling}
             compared={compared.has(asset.key)}
+            selected={selected.has(asset.key)}
           />
         ))}
       </div>,

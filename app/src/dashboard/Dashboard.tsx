@@ -1,5 +1,7 @@
 import { useEffect, type MouseEvent } from "react";
 import { CompareBar } from "../compare/CompareBar";
+import { Reviews } from "../review/Reviews";
+import { ShareBar } from "../review/ShareBar";
 import { useStudio } from "../core/useStudio";
 import { navigate } from "../router";
 import { AssetLibrary } from "./AssetLibrary";
@@ -38,8 +40,12 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <ErrorBanner />
           <GenerationConsole />
           <AssetLibrary />
+          <Reviews />
           <MetadataModal />
-          <CompareBar />
+          <div className="bars">
+            <CompareBar />
+            <ShareBar />
+          </div>
         </main>
       )}
     </div>

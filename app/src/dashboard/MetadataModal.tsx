@@ -1,9 +1,11 @@
 import { useEffect, useRef } from "react";
 import { useStudio, useView } from "../core/useStudio";
+import { Notes } from "../review/Notes";
 
 export function MetadataModal() {
   const studio = useStudio();
   const metadata = useView("metadata");
+  const { byVideo } = useView("shares");
   const closeButton = useRef<HTMLButtonElement>(null);
   const open = metadata !== null;
 
@@ -23,6 +25,7 @@ export function MetadataModal() {
 
   if (!metadata) return null;
   const { asset } = metadata;
+  const reviewed = byVideo[asset.fileName];
   return (
     <div
       className="overlay"
@@ -90,6 +93,12 @@ export function MetadataModal() {
                 </>
               )}
             </dl>
+          </section>
+        )}
+        {reviewed && (
+          <section>
+            <h3>Review</h3>
+            <Notes notes={reviewed} />
           </section>
         )}
         {metadata.detailsJson && (

@@ -13,6 +13,8 @@ pub const BANNER_REMOVE: &str = "Failed to remove generation job";
 pub const BANNER_DELETE: &str = "Failed to delete video from library";
 pub const BANNER_REFERENCE: &str = "Failed to update reference images";
 pub const BANNER_PICK: &str = "Failed to mark video";
+pub const BANNER_SHARE: &str = "Failed to share videos";
+pub const BANNER_REVOKE: &str = "Failed to revoke review link";
 
 /// A failure the user is told about, by what they were doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +32,9 @@ pub enum Failure {
     Reference(CoreError),
     /// Starring, approving or rejecting a video.
     Pick(CoreError),
+    /// Making a review link.
+    Share(CoreError),
+    Revoke(CoreError),
 }
 
 impl Failure {
@@ -45,6 +50,8 @@ impl Failure {
             Failure::Delete(_) => BANNER_DELETE,
             Failure::Reference(_) => BANNER_REFERENCE,
             Failure::Pick(_) => BANNER_PICK,
+            Failure::Share(_) => BANNER_SHARE,
+            Failure::Revoke(_) => BANNER_REVOKE,
         }
     }
 
@@ -59,7 +66,9 @@ impl Failure {
             | Failure::Remove(e)
             | Failure::Delete(e)
             | Failure::Reference(e)
-            | Failure::Pick(e) => e.to_string(),
+            | Failure::Pick(e)
+            | Failure::Share(e)
+            | Failure::Revoke(e) => e.to_string(),
         };
         Banner {
             message: self.message().to_owned(),

@@ -414,6 +414,11 @@ impl<P: Platform> Core<P> {
                     })?;
                 }
             }
+            ("pick", Ok(pick)) => self.pick_pushed(visit, &pick),
+            ("review", Ok(note)) => match crate::review::PushedNote::from_value(&note) {
+                Some(note) => self.note_pushed(visit, note),
+                None => self.log(LogLevel::Warn, "Ignored a malformed pushed note"),
+            },
             (name, _) => self.log(LogLevel::Warn, &format!("Ignored a pushed {name} event")),
         }
         self.jobs

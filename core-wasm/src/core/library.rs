@@ -143,18 +143,10 @@ impl<P: Platform> Core<P> {
         if !self.still(&visit) {
             return outcome.map(|_| ());
         }
-        let picked = outcome.as_ref().ok().cloned();
-        let format = self.format();
-        self.write(&self.library, |l| {
-            l.picking = None;
-            let item =
-                picked.and_then(|p| Some((l.items.iter_mut().find(|i| i.asset.key == key)?, p)));
-            if let Some((item, picked)) = item {
-                item.asset.favourite = picked.favourite;
-                item.asset.decision = picked.decision;
-                item.view = AssetView::new(&item.asset, &format);
-            }
-        });
+        self.write(&self.library, |l| l.picking = None);
+        if let Ok(picked) = &outcome {
+            self.set_pick(key, picked.favourite, picked.decision);
+        }
         match outcome {
             Ok(_) => Ok(()),
             Err(e) => {
@@ -162,6 +154,50 @@ impl<P: Platform> Core<P> {
                 self.fail(Failure::Pick(e.clone()));
                 Err(e)
             }
+        }
+    }
+
+    /// Shows a video's pick (the server's answer, or one pushed from another browser).
+    fn set_pick(&self, key: &str, favourite: bool, decision: Option<Decision>) {
+        let shown = self.library.read(|l| {
+            l.items.iter().any(|i| {
+                i.asset.key == key && (i.asset.favourite, i.asset.decision) != (favourite, decision)
+            })
+        });
+        if !shown {
+            return;
+        }
+        let format = self.format();
+        self.write(&self.library, |l| {
+            if let Some(item) = l.items.iter_mut().find(|i| i.asset.key == key) {
+                item.asset.favourite = favourite;
+                item.asset.decision = decision;
+                item.view = AssetView::new(&item.asset, &format);
+            }
+        });
+    }
+
+    /// A pick pushed by the event stream: `{file_name, favourite, decision}`.
+    pub(super) fn pick_pushed(&self, visit: &Visit, pick: &serde_json::Value) {
+        let Some(name) = pick.get("file_name").and_then(serde_json::Value::as_str) else {
+            return;
+        };
+        if !self.still(visit) {
+            return;
+        }
+        let key = self.library.read(|l| {
+            l.items
+                .iter()
+                .find(|i| asset::file_name(&i.asset.key) == name)
+                .map(|i| i.asset.key.clone())
+        });
+        if let Some(key) = key {
+            let favourite = pick.get("favourite").and_then(serde_json::Value::as_bool);
+            let decision = pick
+                .get("decision")
+                .and_then(serde_json::Value::as_str)
+                .and_then(Decision::from_name);
+            self.set_pick(&key, favourite.unwrap_or(false), decision);
         }
     }
 

@@ -11,6 +11,8 @@ mod jobs;
 mod library;
 mod metadata;
 mod recent;
+mod review;
+mod shares;
 mod shot;
 mod slice;
 
@@ -18,6 +20,7 @@ use std::cell::{Cell, RefCell};
 
 pub use crate::part::Part;
 pub use banner::*;
+pub use shares::MAX_SHARED;
 pub use shot::JOB_SIZE;
 
 use crate::api::{Api, ApiConfig};
@@ -50,6 +53,8 @@ pub struct Core<P: Platform> {
     metadata: Slice<metadata::Metadata>,
     shot: Slice<shot::Shot>,
     compare: Slice<compare::Compare>,
+    shares: Slice<shares::Shares>,
+    review: Slice<review::Review>,
 }
 
 impl<P: Platform> Core<P> {
@@ -68,6 +73,8 @@ impl<P: Platform> Core<P> {
             metadata: Slice::new(Part::Metadata),
             shot: Slice::new(Part::Shot),
             compare: Slice::new(Part::Compare),
+            shares: Slice::new(Part::Shares),
+            review: Slice::new(Part::Review),
         };
         core.load_recent();
         core
@@ -93,6 +100,8 @@ impl<P: Platform> Core<P> {
             Part::Metadata => self.metadata.version(),
             Part::Shot => self.shot.version(),
             Part::Compare => self.compare.version(),
+            Part::Shares => self.shares.version(),
+            Part::Review => self.review.version(),
         }
     }
 
@@ -189,6 +198,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();
+        self.reset_shares();
         self.write(&self.console, |c| *c = console::Console::new(project));
     }
 
@@ -200,6 +210,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();
+        self.reset_shares();
         self.write(&self.console, |c| *c = console::Console::default());
     }
 
@@ -222,6 +233,8 @@ impl<P: Platform> Core<P> {
             metadata: self.metadata_view(),
             shot: self.shot_view(),
             compare: self.compare_view(),
+            shares: self.shares_view(),
+            review: self.review_view(),
         }
     }
 
@@ -240,6 +253,8 @@ impl<P: Platform> Core<P> {
             Part::Metadata => serde_json::to_string(&self.metadata_view()),
             Part::Shot => serde_json::to_string(&self.shot_view()),
             Part::Compare => serde_json::to_string(&self.compare_view()),
+            Part::Shares => serde_json::to_string(&self.shares_view()),
+            Part::Review => serde_json::to_string(&self.review_view()),
         };
         text.unwrap_or_else(|_| "null".to_owned())
     }

@@ -111,9 +111,13 @@ fn describe(error: &JsValue) -> String {
 async fn respond(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<Response, JsValue> {
     let init = RequestInit::new();
     init.set_method(request.method);
-    if let Some(token) = &request.bearer {
+    // Every /api call with the bearer carries a content type (spec section 7); a call without
+    // it (a review link's) only when it has a body, and a plain GET (metadata) carries none.
+    if request.bearer.is_some() || request.body.is_some() {
         let headers = Headers::new()?;
-        headers.set("Authorization", &format!("Bearer {token}"))?;
+        if let Some(token) = &request.bearer {
+            headers.set("Authorization", &format!("Bearer {token}"))?;
+        }
         let content_type = match &request.body {
             Some(Body::File { content_type, .. }) => content_type,
             _ => "application/json",

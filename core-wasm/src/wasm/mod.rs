@@ -122,7 +122,8 @@ impl Studio {
     }
 
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
-    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"`, `"shot"` or `"compare"`); returns the function
+    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"`, `"shot"`, `"compare"`, `"shares"` or `"review"`);
+    /// returns the function
     /// that unsubscribes.
     pub fn subscribe(
         &self,
@@ -215,6 +216,10 @@ impl Studio {
         let core = self.core.clone();
         schedule::spawn(Box::pin(async move {
             let _ = core.load_shot().await;
+        }));
+        let core = self.core.clone();
+        schedule::spawn(Box::pin(async move {
+            let _ = core.load_shares().await;
         }));
         schedule::round(&self.core);
     }
@@ -397,6 +402,82 @@ impl Studio {
     #[wasm_bindgen(js_name = dismissBanner)]
     pub fn dismiss_banner(&self) {
         self.core.dismiss_banner();
+    }
+
+    /// Selects a saved video (by key) to share, or takes it out of the selection.
+    #[wasm_bindgen(js_name = toggleSelect)]
+    pub fn toggle_select(&self, key: &str) -> Result<(), JsValue> {
+        self.core.toggle_select(key).map_err(js_error)
+    }
+
+    #[wasm_bindgen(js_name = clearSelection)]
+    pub fn clear_selection(&self) {
+        self.core.clear_selection();
+    }
+
+    /// Makes a review link to the selected videos: `{id, url, expiresLabel}`; the url (with
+    /// its token) is shown only this once.
+    #[wasm_bindgen(js_name = shareSelected)]
+    pub fn share_selected(&self, expires_in_hours: u32, comments: bool) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            core.share_selected(expires_in_hours, comments).await
+        })
+    }
+
+    /// Loads the project's review links with their comments and decisions.
+    #[wasm_bindgen(js_name = loadShares)]
+    pub fn load_shares(&self) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.load_shares().await })
+    }
+
+    /// Revokes a review link by its id.
+    #[wasm_bindgen(js_name = revokeShare)]
+    pub fn revoke_share(&self, id: String) -> js_sys::Promise {
+        promise(
+            &self.core,
+            |core| async move { core.revoke_share(&id).await },
+        )
+    }
+
+    /// The token of a review page's path (`/review/<token>`), or undefined.
+    #[wasm_bindgen(js_name = reviewToken)]
+    pub fn review_token(path: &str) -> Option<String> {
+        crate::review::token_of(path).map(str::to_owned)
+    }
+
+    /// Opens the review link with `token` (no bearer token is used or needed).
+    #[wasm_bindgen(js_name = openReview)]
+    pub fn open_review(&self, token: String) -> js_sys::Promise {
+        promise(
+            &self.core,
+            |core| async move { core.open_review(&token).await },
+        )
+    }
+
+    /// On the review page: a comment at `atSeconds` of a shared video.
+    #[wasm_bindgen(js_name = postComment)]
+    pub fn post_comment(
+        &self,
+        video: String,
+        at_seconds: f64,
+        name: String,
+        text: String,
+    ) -> js_sys::Promise {
+        promise(&self.core, |core| async move {
+            core.post_comment(&video, at_seconds, &name, &text).await
+        })
+    }
+
+    /// On the review page: `"approved"` or `"changes_requested"` for a shared video.
+    #[wasm_bindgen(js_name = postDecision)]
+    pub fn post_decision(&self, video: String, decision: String, name: String) -> js_sys::Promise {
+        let verdict = crate::review::Verdict::from_name(&decision).ok_or(CoreError::UnknownName {
+            kind: "decision",
+            name: decision,
+        });
+        promise(&self.core, |core| async move {
+            core.post_decision(&video, verdict?, &name).await
+        })
     }
 
     /// Adds a picture (a `File` or `Blob`: PNG, JPEG or WebP, at most 20 MB) to the project's

@@ -1,0 +1,78 @@
+// The videos selected in the library, made into a review link: how long it lives, whether it
+// takes comments; then the link, shown once, to copy.
+import { useState } from "react";
+import { run, useStudio, useView } from "../core/useStudio";
+
+const LIFETIMES = [
+  { hours: 24, label: "1 day" },
+  { hours: 72, label: "3 days" },
+  { hours: 168, label: "1 week" },
+  { hours: 720, label: "30 days" },
+];
+
+export function ShareBar() {
+  const studio = useStudio();
+  const { selected, created, busy } = useView("shares");
+  const [hours, setHours] = useState(72);
+  const [comments, setComments] = useState(true);
+  const [copied, setCopied] = useState(false);
+  if (selected.length === 0 && !created) return null;
+  const copy = (url: string) =>
+    navigator.clipboard.writeText(url).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  return (
+    <div className="share-bar" role="region" aria-label="Share for review">
+      {selected.length > 0 && (
+        <>
+          <span className="muted">{selected.length} selected</span>
+          <label>
+            Link lasts
+            <select value={hours} onChange={(event) => setHours(Number(event.target.value))}>
+              {LIFETIMES.map((lifetime) => (
+                <option key={lifetime.hours} value={lifetime.hours}>
+                  {lifetime.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <input
+              type="checkbox"
+              checked={comments}
+              onChange={(event) => setComments(event.target.checked)}
+            />
+            Allow comments
+          </label>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => {
+              setCopied(false);
+              run(studio.shareSelected(hours, comments));
+            }}
+          >
+            Share for review
+          </button>
+        </>
+      )}
+      {created && selected.length === 0 && (
+        <>
+          <label className="share-link">
+            Review link
+            <input readOnly value={created.url} onFocus={(event) => event.target.select()} />
+          </label>
+          <button type="button" onClick={() => copy(created.url)}>
+            {copied ? "Copied" : "Copy link"}
+          </button>
+          <span className="muted">Until {created.expiresLabel}; shown only now.</span>
+        </>
+      )}
+      <button type="button" onClick={() => studio.clearSelection()}>
+        {selected.length > 0 ? "Clear" : "Done"}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,157 @@
+//! The review page a link opens (`/review/<token>`): the shared videos with what reviewers
+//! said, and the reviewer's comments and decisions. It asks no bearer token and knows nothing
+//! else of the studio.
+
+use super::Core;
+use crate::api::ApiError;
+use crate::asset;
+use crate::error::CoreError;
+use crate::platform::{LogLevel, Platform};
+use crate::review::{ReviewPage, Verdict};
+use crate::snapshot::{NotesView, ReviewState, ReviewVideoView, ReviewView};
+use crate::time::{label, TimeStyle};
+
+#[derive(Debug, Default)]
+pub struct Review {
+    token: Option<String>,
+    page: Option<ReviewPage>,
+    gone: bool,
+    /// The name the reviewer gave last.
+    name: String,
+    sending: bool,
+    error: Option<String>,
+}
+
+impl<P: Platform> Core<P> {
+    pub fn review_view(&self) -> ReviewView {
+        let format = self.format();
+        self.review.read(|r| ReviewView {
+            state: match (&r.token, &r.page, r.gone) {
+                (None, _, _) => ReviewState::Closed,
+                (_, _, true) => ReviewState::Gone,
+                (_, None, _) => ReviewState::Loading,
+                (_, Some(_), _) => ReviewState::Ready,
+            },
+            videos: r
+                .page
+                .iter()
+                .flat_map(|p| &p.videos)
+                .map(|v| ReviewVideoView {
+                    file_name: v.file_name.clone(),
+                    title: asset::title(&v.file_name),
+                    url: v.public_url.clone(),
+                    poster_url: v.poster_url.clone(),
+                    notes: NotesView::new(&v.comments, &v.decisions, None, &format),
+                })
+                .collect(),
+            expires_label: r
+                .page
+                .as_ref()
+                .map(|p| label(&p.expires_at, TimeStyle::DateTime, &format))
+                .unwrap_or_default(),
+            comments_enabled: r.page.as_ref().is_some_and(|p| p.comments_enabled),
+            name: r.name.clone(),
+            sending: r.sending,
+            error: r.error.clone(),
+        })
+    }
+
+    /// Opens the review link with `token` (or reads it again); answers how many videos it
+    /// shows.
+    pub async fn open_review(&self, token: &str) -> Result<usize, CoreError> {
+        if self.review.read(|r| r.token.as_deref() != Some(token)) {
+            self.write(&self.review, |r| {
+                *r = Review {
+                    token: Some(token.to_owned()),
+                    name: std::mem::take(&mut r.name),
+                    ..Review::default()
+                }
+            });
+        }
+        let outcome = self.api().open_review(token).await;
+        if self.review.read(|r| r.token.as_deref() != Some(token)) {
+            return Err(CoreError::Refused("Another review link was opened".into()));
+        }
+        match outcome {
+            Ok(page) => {
+                let count = page.videos.len();
+                self.write(&self.review, |r| {
+                    r.page = Some(page);
+                    r.gone = false;
+                });
+                Ok(count)
+            }
+            Err(e) => {
+                let gone = matches!(e, ApiError::ReviewGone(_));
+                self.log(LogLevel::Warn, &e.to_string());
+                self.write(&self.review, |r| {
+                    r.gone = gone;
+                    r.error = Some(e.to_string());
+                });
+                Err(e.into())
+            }
+        }
+    }
+
+    fn review_token(&self) -> Result<String, CoreError> {
+        self.review
+            .read(|r| r.token.clone())
+            .ok_or_else(|| CoreError::Refused("No review link is open".into()))
+    }
+
+    /// Leaves a comment at `at_seconds` of a shared video, then shows the page again.
+    pub async fn post_comment(
+        &self,
+        video: &str,
+        at_seconds: f64,
+        name: &str,
+        text: &str,
+    ) -> Result<(), CoreError> {
+        let token = self.review_token()?;
+        self.send_note(name, async {
+            self.api()
+                .post_comment(&token, video, at_seconds, name.trim(), text)
+                .await
+        })
+        .await
+    }
+
+    /// Approves a shared video or asks for changes, then shows the page again.
+    pub async fn post_decision(
+        &self,
+        video: &str,
+        verdict: Verdict,
+        name: &str,
+    ) -> Result<(), CoreError> {
+        let token = self.review_token()?;
+        self.send_note(name, async {
+            self.api()
+                .post_decision(&token, video, verdict, name.trim())
+                .await
+        })
+        .await
+    }
+
+    async fn send_note(
+        &self,
+        name: &str,
+        sent: impl std::future::Future<Output = Result<(), ApiError>>,
+    ) -> Result<(), CoreError> {
+        if self.review.read(|r| r.sending) {
+            return Err(CoreError::Busy("Sending".into()));
+        }
+        self.write(&self.review, |r| {
+            r.sending = true;
+            r.error = None;
+            r.name = name.trim().to_owned();
+        });
+        let outcome = sent.await;
+        self.write(&self.review, |r| {
+            r.sending = false;
+            r.error = outcome.as_ref().err().map(ToString::to_string);
+        });
+        outcome?;
+        let token = self.review_token()?;
+        self.open_review(&token).await.map(|_| ())
+    }
+}

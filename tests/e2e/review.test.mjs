@@ -1,0 +1,115 @@
+// A review link end to end: the studio selects a video and shares it; a reviewer opens the
+// link in a fresh browser context with no token, comments at a moment and approves; the
+// studio sees both arrive live; a revoked link opens nothing.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+
+const t = serverAndPage({ width: 1440, height: 900 });
+const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+/** Renders and saves a 2 s video into `project` through the API; answers its job id. */
+async function saved(project, prompt) {
+  const body = JSON.stringify({ prompt, seconds: 2, size: "640x360" });
+  const created = await fetch(`${t.server.url}/api/projects/${project}/jobs`, {
+    method: "POST",
+    headers,
+    body,
+  });
+  const { sora_job_id: id } = await created.json();
+  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
+  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
+  const save = await fetch(`${url}/save`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ project_id: project, prompt }),
+  });
+  assert.equal(save.status, 200);
+  return id;
+}
+
+test("a client reviews a shared video through its link, and the studio sees it live", async () => {
+  const shared = await saved("client-review", "a red kite over the sea");
+  const kept = await saved("client-review", "a private test shot");
+  const studio = t.page;
+  await studio.goto(`${t.server.url}/client-review`);
+  await studio.getByRole("heading", { name: "Asset Library (2 videos)" }).waitFor();
+  const card = studio.locator(`.asset[data-key="projects/client-review/${shared}.mp4"]`);
+  await card.getByRole("button", { name: /^Select / }).click();
+  const bar = studio.getByRole("region", { name: "Share for review" });
+  await bar.getByText("1 selected").waitFor();
+  await bar.getByRole("button", { name: "Share for review" }).click();
+  const link = bar.getByRole("textbox", { name: "Review link" });
+  await link.waitFor();
+  const url = await link.inputValue();
+  assert.match(url, /\/review\/[A-Za-z0-9_-]{43}$/);
+  await studio.getByRole("heading", { name: "Review" }).waitFor();
+
+  // The reviewer: another browser context, no cookie, no token.
+  const context = await t.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const reviewer = await context.newPage();
+  const dialogs = [];
+  reviewer.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss();
+  });
+  const bearers = [];
+  reviewer.on("request", (r) => {
+    if (r.url().includes("/api/") && r.headers().authorization) bearers.push(r.url());
+  });
+  await reviewer.goto(url);
+  const item = reviewer.locator(".review-item");
+  await item.waitFor();
+  assert.equal(await item.count(), 1, "only the shared video");
+  assert.equal(await item.getAttribute("data-video"), `${shared}.mp4`);
+  assert.equal(await reviewer.getByText("Asset Library").count(), 0, "nothing else of the studio");
+  assert.ok(!(await reviewer.content()).includes(kept), "the other video is not named");
+
+  const player = item.locator("video");
+  await waitUntil(() => player.evaluate((v) => v.readyState >= 1));
+  await player.evaluate((v) => {
+    v.currentTime = 1.5;
+  });
+  await waitUntil(() => player.evaluate((v) => Math.abs(v.currentTime - 1.5) < 0.01));
+  await reviewer.getByLabel("Name").fill("Ana <b>");
+  const hostile = "<img src=x onerror=alert(1)> warmer here";
+  await item.getByLabel("Comment").fill(hostile);
+  await item.getByRole("button", { name: "Comment at current time" }).click();
+  const comment = item.locator(".comment");
+  await comment.waitFor();
+  assert.equal(await comment.locator(".at").textContent(), "0:01.5");
+  assert.equal(await comment.locator(".comment-text").textContent(), hostile);
+  assert.equal(await item.locator(".comment img").count(), 0, "shown as text, not markup");
+  await item.getByRole("button", { name: "Approve" }).click();
+  await item.locator(".verdict.approved").waitFor();
+
+  // Clicking a comment's time seeks there.
+  await player.evaluate((v) => {
+    v.currentTime = 0;
+  });
+  await comment.locator(".at").click();
+  await waitUntil(() => player.evaluate((v) => Math.abs(v.currentTime - 1.5) < 0.01));
+  await screenshot(reviewer, "review-page");
+
+  // The studio saw both without reloading.
+  const panel = studio.locator(".review-panel");
+  await waitUntil(async () => (await panel.locator(".comment-text").textContent()) === hostile);
+  await panel.locator(".verdict.approved").waitFor();
+  assert.match(await panel.locator(".verdict").textContent(), /Approved by Ana <b>/);
+  await card.getByRole("button", { name: "Info" }).click();
+  const modal = studio.getByRole("dialog");
+  await modal.getByRole("heading", { name: "Review" }).waitFor();
+  assert.equal(await modal.locator(".comment-text").textContent(), hostile);
+  await modal.getByRole("button", { name: "Close" }).click();
+  await screenshot(studio, "review-studio");
+
+  // Revoked: the link is dead at once.
+  studio.once("dialog", (d) => d.accept());
+  await panel.getByRole("button", { name: "Revoke" }).click();
+  await waitUntil(async () => (await studio.locator(".review-panel").count()) === 0);
+  await reviewer.reload();
+  await reviewer.getByText("This review link is no longer valid.").waitFor();
+  assert.deepEqual(bearers, [], "the review page never sent a bearer token");
+  assert.deepEqual(dialogs, [], "nothing ran from the comment");
+  await context.close();
+});
