@@ -83,6 +83,8 @@ pub enum ApiError {
     ReviewGone(String),
     #[error("Failed to send: {0}")]
     SendNote(String),
+    #[error("Failed to download videos: {0}")]
+    Download(String),
 }
 
 /// One answer of the asset list.
@@ -497,6 +499,17 @@ impl<'a, P: Platform> Api<'a, P> {
         self.delete(self.url(&["projects", project_id, "shares", id]))
             .await
             .map_err(ApiError::RevokeShare)
+    }
+
+    /// The request for a ZIP of saved videos (file names) with their metadata.
+    pub fn zip_request(&self, project_id: &str, names: &[String]) -> HttpRequest {
+        let names: Vec<String> = names.iter().map(|n| encode_segment(n)).collect();
+        let url = format!(
+            "{}?names={}",
+            self.url(&["projects", project_id, "assets.zip"]),
+            names.join(",")
+        );
+        self.authorised("GET", url)
     }
 
     /// A call of a review link: its token is in the path, and no bearer goes with it. A

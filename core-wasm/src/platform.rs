@@ -98,6 +98,13 @@ pub trait Platform: 'static {
         &self,
         request: HttpRequest,
     ) -> impl Future<Output = Result<(HttpResponse, Self::Stream), String>>;
+    /// Sends a request and saves its answer as a download named `file_name` (the browser's
+    /// own download, from a Blob it may keep on disk); `Err` with the reason when it failed.
+    fn save_download(
+        &self,
+        request: HttpRequest,
+        file_name: &str,
+    ) -> impl Future<Output = Result<(), String>>;
     /// The current time as an ISO-8601 UTC timestamp.
     fn now_iso(&self) -> String;
     /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone

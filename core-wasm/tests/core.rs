@@ -32,6 +32,8 @@ struct Fake {
     hold: Cell<bool>,
     /// The pieces of the next streamed body (an `Err` breaks it off).
     pieces: RefCell<VecDeque<Result<String, String>>>,
+    /// The file names of the downloads saved.
+    downloads: RefCell<Vec<String>>,
 }
 
 /// A streamed body that hands out the scripted pieces, then ends.
@@ -85,6 +87,13 @@ impl Platform for Fake {
             .borrow_mut()
             .pop_front()
             .expect("an answer was scripted")
+    }
+    async fn save_download(&self, request: HttpRequest, file_name: &str) -> Result<(), String> {
+        self.downloads.borrow_mut().push(file_name.to_owned());
+        self.fetch(request).await.and_then(|r| match r.ok() {
+            true => Ok(()),
+            false => Err(r.status_text),
+        })
     }
     fn now_iso(&self) -> String {
         self.now.borrow().clone()
@@ -1526,4 +1535,40 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
     let view = core.review_view();
     assert_eq!(view.state, studio_core::snapshot::ReviewState::Gone);
     assert_eq!(view.error.as_deref(), Some("This review link is not valid"));
+}
+
+#[test]
+fn the_selected_videos_download_as_one_zip() {
+    let core = studio();
+    core.enter_project("p1");
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}.mp4"), "size_bytes": 1,
+               "last_modified": "2026-11-21T10:03:00Z", "public_url": "u"})
+    };
+    script(
+        &core,
+        ok(json!({"videos": [video("m:task_a"), video("b")], "total": 2})),
+    );
+    block_on(core.load_assets()).unwrap();
+    assert_eq!(
+        block_on(core.download_selected()).unwrap_err().code(),
+        "refused"
+    );
+    core.toggle_select("projects/p1/m:task_a.mp4").unwrap();
+    core.toggle_select("projects/p1/b.mp4").unwrap();
+    script(&core, ok(json!(null)));
+    assert_eq!(block_on(core.download_selected()).unwrap(), 2);
+    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    assert_eq!(
+        request.url,
+        "http://h/api/projects/p1/assets.zip?names=m%3Atask_a.mp4,b.mp4"
+    );
+    assert_eq!(request.bearer.as_deref(), Some("t0k"));
+    assert_eq!(*fake(&core).downloads.borrow(), ["p1-videos.zip"]);
+    script(&core, status(413, "Payload Too Large"));
+    assert!(block_on(core.download_selected()).is_err());
+    assert_eq!(
+        core.snapshot().banner.unwrap().message,
+        "Failed to download videos"
+    );
 }

@@ -17,3 +17,4 @@ pub mod references;
 pub mod reviews;
 pub mod serve;
 pub mod storage;
+pub mod zip;

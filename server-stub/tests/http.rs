@@ -867,6 +867,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
+            "GET /projects/{project_id}/assets.zip",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",

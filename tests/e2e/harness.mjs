@@ -43,6 +43,7 @@ export async function startServer({
     url,
     port: Number(new URL(url).port),
     data,
+    pid: child.pid,
     /** Graceful stop (SIGTERM) and wait for the exit. */
     async stop() {
       child.kill("SIGTERM");

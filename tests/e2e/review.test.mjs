@@ -2,6 +2,7 @@
 // link in a fresh browser context with no token, comments at a moment and approves; the
 // studio sees both arrive live; a revoked link opens nothing.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
 
@@ -36,8 +37,19 @@ test("a client reviews a shared video through its link, and the studio sees it l
   await studio.getByRole("heading", { name: "Asset Library (2 videos)" }).waitFor();
   const card = studio.locator(`.asset[data-key="projects/client-review/${shared}.mp4"]`);
   await card.getByRole("button", { name: /^Select / }).click();
-  const bar = studio.getByRole("region", { name: "Share for review" });
+  const bar = studio.getByRole("region", { name: "Selected videos" });
   await bar.getByText("1 selected").waitFor();
+  // The selection downloads as one ZIP of the video and its metadata.
+  const [download] = await Promise.all([
+    studio.waitForEvent("download"),
+    bar.getByRole("button", { name: "Download selected" }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), "client-review-videos.zip");
+  const zip = readFileSync(await download.path());
+  assert.equal(zip.readUInt32LE(0), 0x04034b50, "a ZIP");
+  const entries = [`${shared}.mp4`, `${shared}.json`].map((n) => n.replace(":", "_"));
+  for (const name of entries) assert.ok(zip.includes(Buffer.from(name)), name);
+  assert.ok(!zip.includes(Buffer.from(kept)), "only what was selected");
   await bar.getByRole("button", { name: "Share for review" }).click();
   const link = bar.getByRole("textbox", { name: "Review link" });
   await link.waitFor();

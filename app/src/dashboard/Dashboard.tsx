@@ -1,7 +1,7 @@
 import { useEffect, type MouseEvent } from "react";
 import { CompareBar } from "../compare/CompareBar";
 import { Reviews } from "../review/Reviews";
-import { ShareBar } from "../review/ShareBar";
+import { SelectionBar } from "../review/SelectionBar";
 import { useStudio } from "../core/useStudio";
 import { navigate } from "../router";
 import { AssetLibrary } from "./AssetLibrary";
@@ -44,7 +44,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <MetadataModal />
           <div className="bars">
             <CompareBar />
-            <ShareBar />
+            <SelectionBar />
           </div>
         </main>
       )}

@@ -15,6 +15,7 @@ pub const BANNER_REFERENCE: &str = "Failed to update reference images";
 pub const BANNER_PICK: &str = "Failed to mark video";
 pub const BANNER_SHARE: &str = "Failed to share videos";
 pub const BANNER_REVOKE: &str = "Failed to revoke review link";
+pub const BANNER_DOWNLOAD: &str = "Failed to download videos";
 
 /// A failure the user is told about, by what they were doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,8 @@ pub enum Failure {
     /// Making a review link.
     Share(CoreError),
     Revoke(CoreError),
+    /// Downloading the selected videos as a ZIP.
+    Download(CoreError),
 }
 
 impl Failure {
@@ -52,6 +55,7 @@ impl Failure {
             Failure::Pick(_) => BANNER_PICK,
             Failure::Share(_) => BANNER_SHARE,
             Failure::Revoke(_) => BANNER_REVOKE,
+            Failure::Download(_) => BANNER_DOWNLOAD,
         }
     }
 
@@ -68,7 +72,8 @@ impl Failure {
             | Failure::Reference(e)
             | Failure::Pick(e)
             | Failure::Share(e)
-            | Failure::Revoke(e) => e.to_string(),
+            | Failure::Revoke(e)
+            | Failure::Download(e) => e.to_string(),
         };
         Banner {
             message: self.message().to_owned(),

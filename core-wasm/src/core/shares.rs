@@ -1,9 +1,11 @@
-//! The studio's review links: saved videos selected in the library, a link made for them, the
-//! project's links with what reviewers said (kept up to date by the event stream), revoking.
+//! The studio's review links: saved videos selected in the library, a link made for them (or
+//! a ZIP of them), the project's links with what reviewers said (kept up to date by the event
+//! stream), revoking.
 
 use std::collections::BTreeMap;
 
 use super::{Core, Failure, Visit};
+use crate::api::ApiError;
 use crate::asset;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
@@ -105,12 +107,7 @@ impl<P: Platform> Core<P> {
         comments: bool,
     ) -> Result<CreatedView, CoreError> {
         let visit = self.visit()?;
-        let videos: Vec<String> = self.shares.read(|s| {
-            s.selected
-                .iter()
-                .map(|k| asset::file_name(k).to_owned())
-                .collect()
-        });
+        let videos = self.selected_names();
         if videos.is_empty() {
             return Err(CoreError::Refused(
                 "Select the videos to share first".into(),
@@ -140,6 +137,33 @@ impl<P: Platform> Core<P> {
             }
             Err(e) => Err(self.shares_failed(e, Failure::Share)),
         }
+    }
+
+    /// Downloads the selected videos with their metadata as one ZIP; answers how many videos.
+    pub async fn download_selected(&self) -> Result<usize, CoreError> {
+        let visit = self.visit()?;
+        let names = self.selected_names();
+        if names.is_empty() {
+            return Err(CoreError::Refused(
+                "Select the videos to download first".into(),
+            ));
+        }
+        let request = self.api().zip_request(&visit.project, &names);
+        let file_name = format!("{}-videos.zip", visit.project);
+        match self.platform.save_download(request, &file_name).await {
+            Ok(()) => Ok(names.len()),
+            Err(e) => Err(self.shares_failed(ApiError::Download(e).into(), Failure::Download)),
+        }
+    }
+
+    /// The file names of the selected videos.
+    fn selected_names(&self) -> Vec<String> {
+        self.shares.read(|s| {
+            s.selected
+                .iter()
+                .map(|k| asset::file_name(k).to_owned())
+                .collect()
+        })
     }
 
     /// Loads the project's links with their comments and decisions; answers how many.

@@ -424,6 +424,15 @@ impl Studio {
         })
     }
 
+    /// Downloads the selected videos with their metadata as one ZIP.
+    #[wasm_bindgen(js_name = downloadSelected)]
+    pub fn download_selected(&self) -> js_sys::Promise {
+        promise(
+            &self.core,
+            |core| async move { core.download_selected().await },
+        )
+    }
+
     /// Loads the project's review links with their comments and decisions.
     #[wasm_bindgen(js_name = loadShares)]
     pub fn load_shares(&self) -> js_sys::Promise {

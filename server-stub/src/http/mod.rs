@@ -3,6 +3,7 @@
 //! security headers), with compression and request tracing.
 
 mod app;
+mod archive;
 mod assets;
 mod auth;
 pub mod error;

@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{assets, events, jobs, models, references, review, shares, AppState, API};
+use super::{archive, assets, events, jobs, models, references, review, shares, AppState, API};
 use crate::jobs::MAX_TAKES;
 
 #[derive(OpenApi)]
@@ -53,6 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(models::list))
         .routes(routes!(references::list, references::create))
         .routes(routes!(references::remove))
+        .routes(routes!(archive::download))
         .routes(routes!(shares::create, shares::list))
         .routes(routes!(shares::revoke))
         .routes(routes!(review::show))

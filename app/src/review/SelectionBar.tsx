@@ -1,5 +1,5 @@
-// The videos selected in the library, made into a review link: how long it lives, whether it
-// takes comments; then the link, shown once, to copy.
+// The videos selected in the library: downloaded as one ZIP, or made into a review link (how
+// long it lives, whether it takes comments); then the link, shown once, to copy.
 import { useState } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
 
@@ -10,7 +10,7 @@ const LIFETIMES = [
   { hours: 720, label: "30 days" },
 ];
 
-export function ShareBar() {
+export function SelectionBar() {
   const studio = useStudio();
   const { selected, created, busy } = useView("shares");
   const [hours, setHours] = useState(72);
@@ -23,10 +23,13 @@ export function ShareBar() {
       () => setCopied(false),
     );
   return (
-    <div className="share-bar" role="region" aria-label="Share for review">
+    <div className="share-bar" role="region" aria-label="Selected videos">
       {selected.length > 0 && (
         <>
           <span className="muted">{selected.length} selected</span>
+          <button type="button" onClick={() => run(studio.downloadSelected())}>
+            Download selected
+          </button>
           <label>
             Link lasts
             <select value={hours} onChange={(event) => setHours(Number(event.target.value))}>

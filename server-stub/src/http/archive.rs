@@ -1,0 +1,113 @@
+//! GET /api/projects/{projectId}/assets.zip?names=a.mp4,b.mp4: the chosen videos with their
+//! `.json` metadata in one ZIP, streamed as it is written (`crate::zip`), in constant memory.
+
+use std::collections::HashSet;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::HeaderValue;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::assets::valid_file_name;
+use super::auth::Authorized;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiPath, ApiQuery};
+use super::{valid_project, AppState};
+use crate::jobs::record::project_folder;
+use crate::zip::{self, Entry};
+
+/// The most videos one archive holds.
+const MAX_VIDEOS: usize = 100;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Chosen {
+    /// File names of saved videos, separated by commas (1 to 100).
+    names: String,
+}
+
+/// A name as the archive holds it: `:` (in every job id) is not allowed in Windows file names.
+fn portable(name: &str) -> String {
+    name.replace(':', "_")
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/assets.zip",
+    tag = "assets",
+    params(("project_id" = String, Path), Chosen),
+    responses(
+        (status = 200, description = "A ZIP of the videos and their .json metadata, stored without compression (`:` in names becomes `_`)", content_type = "application/zip", body = Vec<u8>),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "A named video is not in the library", body = ErrorBody),
+        (status = 422, description = "No names, more than 100, or more than 4 GiB together", body = ErrorBody),
+    ),
+)]
+pub async fn download(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath(project): ApiPath<String>,
+    ApiQuery(chosen): ApiQuery<Chosen>,
+) -> Result<Response, ApiError> {
+    valid_project(&project)?;
+    let mut seen = HashSet::new();
+    let names: Vec<&str> = chosen
+        .names
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && seen.insert(*n))
+        .collect();
+    if names.is_empty() || names.len() > MAX_VIDEOS {
+        return Err(ApiError::Unprocessable(format!(
+            "names must list 1 to {MAX_VIDEOS} saved videos"
+        )));
+    }
+    let folder = project_folder(&project);
+    let storage = state.jobs.storage();
+    let mut entries = Vec::new();
+    for name in names {
+        let missing = || ApiError::NotFound(format!("No such video: {name}"));
+        let stem = name
+            .strip_suffix(".mp4")
+            .filter(|_| valid_file_name(name))
+            .ok_or_else(missing)?;
+        let key = format!("projects/{folder}/{name}");
+        let video = storage.head(&key).await?.ok_or_else(missing)?;
+        entries.push(Entry {
+            name: portable(name),
+            key,
+            size: video.size_bytes,
+            modified: video.modified,
+        });
+        let metadata = format!("projects/{folder}/{stem}.json");
+        if let Some(json) = storage.head(&metadata).await? {
+            entries.push(Entry {
+                name: portable(&format!("{stem}.json")),
+                key: metadata,
+                size: json.size_bytes,
+                modified: json.modified,
+            });
+        }
+    }
+    let length = zip::length(&entries);
+    if length > zip::MAX_BYTES {
+        return Err(ApiError::Unprocessable(
+            "the chosen videos come to more than 4 GiB: download fewer at once".into(),
+        ));
+    }
+    tracing::info!(project = %project, files = entries.len(), bytes = length, "a ZIP download");
+    let mut response = Body::from_stream(zip::archive(storage.clone(), entries)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/zip"));
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    if let Ok(disposition) =
+        HeaderValue::from_str(&format!("attachment; filename=\"{project}-videos.zip\""))
+    {
+        headers.insert(CONTENT_DISPOSITION, disposition);
+    }
+    Ok(response)
+}

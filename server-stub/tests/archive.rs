@@ -1,0 +1,133 @@
+//! The ZIP download through the real router: every chosen video and its metadata, byte for
+//! byte, with checksums an unzip tool accepts, and the refusals.
+
+use std::io::{Cursor, Read};
+
+use axum::http::{header, StatusCode};
+use serde_json::json;
+use server_stub::jobs::record::Status;
+
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
+
+async fn saved(h: &Harness, project: &str, prompt: &str) -> String {
+    let id = create(&h.app, project, prompt).await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": project})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
+    key.rsplit('/').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_zip_holds_the_chosen_videos_and_their_metadata_byte_for_byte() {
+    let h = start();
+    let first = saved(&h, "zipped", "a red kite").await;
+    let second = saved(&h, "zipped", "a blue boat").await;
+    saved(&h, "zipped", "not chosen").await;
+    let reply = api(
+        &h.app,
+        "GET",
+        &format!(
+            "/api/projects/zipped/assets.zip?names={},{}",
+            encoded(&first),
+            encoded(&second)
+        ),
+        None,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.headers[header::CONTENT_TYPE], "application/zip");
+    assert_eq!(
+        reply.headers[header::CONTENT_LENGTH],
+        reply.body.len().to_string().as_str(),
+        "the announced length is the length sent"
+    );
+    assert!(reply.headers[header::CONTENT_DISPOSITION]
+        .to_str()
+        .unwrap()
+        .contains("zipped-videos.zip"));
+    let mut archive = zip::ZipArchive::new(Cursor::new(reply.body)).unwrap();
+    let mut names: Vec<String> = archive.file_names().map(str::to_owned).collect();
+    names.sort();
+    let mut expected = Vec::new();
+    for video in [&first, &second] {
+        let stem = video.strip_suffix(".mp4").unwrap();
+        expected.push(format!("{stem}.json").replace(':', "_"));
+        expected.push(video.replace(':', "_"));
+    }
+    expected.sort();
+    assert_eq!(names, expected);
+    let media = h.dir.path().join("data/media/projects/zipped");
+    for video in [&first, &second] {
+        let stem = video.strip_suffix(".mp4").unwrap();
+        for (stored, zipped) in [
+            (video.to_string(), video.replace(':', "_")),
+            (
+                format!("{stem}.json"),
+                format!("{stem}.json").replace(':', "_"),
+            ),
+        ] {
+            let mut file = archive.by_name(&zipped).unwrap();
+            assert_eq!(file.compression(), zip::CompressionMethod::Stored);
+            let mut bytes = Vec::new();
+            // Reading to the end checks the CRC-32.
+            file.read_to_end(&mut bytes).unwrap();
+            assert_eq!(
+                bytes,
+                std::fs::read(media.join(&stored)).unwrap(),
+                "{stored}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_zip_of_nothing_or_of_strangers_is_refused() {
+    let h = start();
+    let video = saved(&h, "zipped", "a red kite").await;
+    for (query, status) in [
+        ("names=", StatusCode::UNPROCESSABLE_ENTITY),
+        ("names=,,", StatusCode::UNPROCESSABLE_ENTITY),
+        ("names=nope.mp4", StatusCode::NOT_FOUND),
+        ("names=..%2Fx.mp4", StatusCode::NOT_FOUND),
+        ("", StatusCode::BAD_REQUEST),
+    ] {
+        let uri = format!("/api/projects/zipped/assets.zip?{query}");
+        assert_eq!(
+            api(&h.app, "GET", &uri, None).await.status,
+            status,
+            "{query}"
+        );
+    }
+    let other = api(
+        &h.app,
+        "GET",
+        &format!("/api/projects/other/assets.zip?names={}", encoded(&video)),
+        None,
+    )
+    .await;
+    assert_eq!(
+        other.status,
+        StatusCode::NOT_FOUND,
+        "another project's video"
+    );
+    let anonymous = send(
+        &h.app,
+        request(
+            "GET",
+            &format!("/api/projects/zipped/assets.zip?names={}", encoded(&video)),
+        )
+        .body(axum::body::Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+}
