@@ -1,41 +1,77 @@
-// A review link end to end: the studio selects a video and shares it; a reviewer opens the
-// link in a fresh browser context with no token, comments at a moment and approves; the
+// Takes and review end to end, as a studio works: four takes of a shot, two compared in sync,
+// the best starred, approved and found by the filter, downloaded and shared; a reviewer opens
+// the link in a fresh browser context with no token, comments at a moment and approves; the
 // studio sees both arrive live; a revoked link opens nothing.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import { screenshot, serverAndPage, waitUntil } from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
-const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-/** Renders and saves a 2 s video into `project` through the API; answers its job id. */
-async function saved(project, prompt) {
-  const body = JSON.stringify({ prompt, seconds: 2, size: "640x360" });
-  const created = await fetch(`${t.server.url}/api/projects/${project}/jobs`, {
-    method: "POST",
-    headers,
-    body,
-  });
-  const { sora_job_id: id } = await created.json();
-  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
-  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
-  const save = await fetch(`${url}/save`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ project_id: project, prompt }),
-  });
-  assert.equal(save.status, 200);
-  return id;
-}
+/** The saved videos' keys, as the cards show them. */
+const keys = (page) =>
+  page.locator(".asset").evaluateAll((cards) => cards.map((card) => card.dataset.key));
 
-test("a client reviews a shared video through its link, and the studio sees it live", async () => {
-  const shared = await saved("client-review", "a red kite over the sea");
-  const kept = await saved("client-review", "a private test shot");
+test("four takes are compared, picked, shared, reviewed live and revoked", async () => {
   const studio = t.page;
   await studio.goto(`${t.server.url}/client-review`);
-  await studio.getByRole("heading", { name: "Asset Library (2 videos)" }).waitFor();
+  await studio.getByRole("combobox", { name: "Takes" }).selectOption("4");
+  await studio
+    .getByPlaceholder("Describe the video you want to generate...")
+    .fill("A red kite over a grey sea");
+  await studio.getByRole("button", { name: "Generate" }).click();
+  const rows = studio.locator("li.job.take");
+  await waitUntil(async () => (await rows.count()) === 4);
+  await waitUntil(
+    async () => (await rows.locator(".badge").allTextContents()).every((b) => b === "DONE"),
+    { between: () => studio.evaluate(() => window.studio.pollActive()) },
+  );
+  for (let i = 0; i < 4; i++) {
+    await rows.nth(i).getByRole("button", { name: "Save to Library" }).click();
+    await rows.nth(i).locator(".saved").waitFor();
+  }
+  await studio.getByRole("heading", { name: "Asset Library (4 videos)" }).waitFor();
+  // Saving scrolled down the job list; the library's grid renders the cards in view.
+  await studio.evaluate(() => window.scrollTo(0, 0));
+  await waitUntil(async () => (await keys(studio)).length === 4);
+  const [shared, kept] = (await keys(studio)).map((key) =>
+    key.replace("projects/client-review/", "").replace(".mp4", ""),
+  );
+
+  // Two takes side by side: after a seek and 3 s of play, within a frame of each other.
   const card = studio.locator(`.asset[data-key="projects/client-review/${shared}.mp4"]`);
+  const other = studio.locator(`.asset[data-key="projects/client-review/${kept}.mp4"]`);
+  for (const each of [card, other]) await each.getByRole("button", { name: /^Compare/ }).click();
+  await studio.getByRole("button", { name: "Compare (2)" }).click();
+  const dialog = studio.getByRole("dialog", { name: "Compare" });
+  const videos = dialog.locator("video");
+  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.readyState >= 2)));
+  const times = () => videos.evaluateAll((all) => all.map((v) => v.currentTime));
+  await dialog.getByRole("slider", { name: "Seek" }).fill("0.5");
+  await dialog.getByRole("button", { name: "Play" }).click();
+  await waitUntil(async () => (await times())[0] >= 3.5, { interval: 50 });
+  const [lead, follower] = await times();
+  assert.ok(Math.abs(lead - follower) <= 1 / 24, `drift ${lead} vs ${follower}`);
+  await studio.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  await studio
+    .getByRole("region", { name: "Compare" })
+    .getByRole("button", { name: "Clear" })
+    .click();
+
+  // The best take: starred, approved, and the one the Approved filter keeps.
+  await card.getByRole("button", { name: /^Favourite / }).click();
+  await card.getByRole("button", { name: "Approve" }).click();
+  await card.locator(".decision-mark.approved").waitFor();
+  await studio.getByRole("button", { name: "Approved", exact: true }).click();
+  await waitUntil(async () => (await keys(studio)).length === 1);
+  assert.deepEqual(await keys(studio), [`projects/client-review/${shared}.mp4`]);
+  await studio.getByRole("button", { name: "★ Favourites" }).click();
+  await waitUntil(async () => (await keys(studio)).length === 1);
+  await studio.getByRole("button", { name: "All", exact: true }).click();
+  await waitUntil(async () => (await keys(studio)).length === 4);
+
   await card.getByRole("button", { name: /^Select / }).click();
   const bar = studio.getByRole("region", { name: "Selected videos" });
   await bar.getByText("1 selected").waitFor();
