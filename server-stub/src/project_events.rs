@@ -1,17 +1,26 @@
-//! A project's changes beyond its jobs, for its event streams on this server: a video's pick
-//! and a reviewer's note. Jobs have their own numbered stream (`jobs::events`); these carry no
-//! number, since a client that reconnects reads the library and the shares again.
+//! A project's changes beyond its jobs, for its event streams: a video's pick and a reviewer's
+//! note. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
+//! client that reconnects reads the library and the links again. Replicas sharing a database
+//! tell each other through it (NOTIFY), so a browser on one server sees a pick or a note made
+//! through another.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::jobs::database::Database;
 use crate::picks::Pick;
 use crate::reviews::Note;
 
 /// Changes kept for a subscriber that is slow to read.
 const BUFFERED: usize = 256;
+/// NOTIFY's payload limit (8,000 bytes), less room to spare.
+const ANNOUNCE_MAX: usize = 7_900;
+/// How long to wait before listening again after the database connection broke.
+const RELISTEN_AFTER: Duration = Duration::from_secs(1);
 
 /// What changed.
 #[derive(Debug, Clone, Serialize)]
@@ -29,7 +38,7 @@ pub enum Change {
 
 impl Change {
     /// The SSE event's name.
-    pub fn name(&self) -> &'static str {
+    fn name(&self) -> &'static str {
         match self {
             Change::Pick { .. } => "pick",
             Change::Review { .. } => "review",
@@ -37,30 +46,99 @@ impl Change {
     }
 }
 
-/// One change of one project.
-#[derive(Debug)]
+/// One change of one project, as its SSE event sends it and as replicas tell each other.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProjectChange {
     pub project: String,
-    pub change: Change,
+    /// The SSE event's name.
+    pub event: String,
+    pub data: Value,
 }
 
-pub struct ProjectEvents(broadcast::Sender<Arc<ProjectChange>>);
+/// A change as announced to the other replicas: with the announcer, who ignores its own.
+#[derive(Serialize, Deserialize)]
+struct Announced {
+    origin: u64,
+    #[serde(flatten)]
+    change: ProjectChange,
+}
 
-impl Default for ProjectEvents {
-    fn default() -> Self {
-        ProjectEvents(broadcast::channel(BUFFERED).0)
-    }
+#[derive(Clone)]
+pub struct ProjectEvents {
+    sender: broadcast::Sender<Arc<ProjectChange>>,
+    /// This server among the replicas.
+    origin: u64,
+    database: Option<Database>,
 }
 
 impl ProjectEvents {
+    /// The events of this server; with a database, also those the other replicas announce
+    /// (a listener is started, so call within the runtime).
+    pub fn new(database: Option<Database>) -> ProjectEvents {
+        let events = ProjectEvents {
+            sender: broadcast::channel(BUFFERED).0,
+            origin: rand::random(),
+            database,
+        };
+        if let Some(database) = events.database.clone() {
+            tokio::spawn(events.clone().relay(database));
+        }
+        events
+    }
+
+    /// Sends a change to this project's streams here, and announces it to the other replicas.
     pub fn publish(&self, project: &str, change: Change) {
-        let _ = self.0.send(Arc::new(ProjectChange {
+        let change = ProjectChange {
             project: project.to_owned(),
-            change,
-        }));
+            event: change.name().to_owned(),
+            data: serde_json::to_value(&change).unwrap_or(Value::Null),
+        };
+        if let Some(database) = self.database.clone() {
+            let announced = Announced {
+                origin: self.origin,
+                change: change.clone(),
+            };
+            tokio::spawn(async move {
+                let payload = serde_json::to_string(&announced).unwrap_or_default();
+                if payload.len() > ANNOUNCE_MAX {
+                    tracing::warn!(
+                        bytes = payload.len(),
+                        "a change too large to announce: other servers show it at their next load"
+                    );
+                } else if let Err(e) = database.announce(&payload).await {
+                    tracing::warn!(error = %e, "a change was not announced to the other servers");
+                }
+            });
+        }
+        let _ = self.sender.send(Arc::new(change));
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<ProjectChange>> {
-        self.0.subscribe()
+        self.sender.subscribe()
+    }
+
+    /// Sends what the other replicas announce to the streams here, for as long as the server
+    /// runs (listening again whenever the connection breaks).
+    async fn relay(self, database: Database) {
+        loop {
+            let mut listener = match database.listen_projects().await {
+                Ok(listener) => listener,
+                Err(e) => {
+                    tracing::warn!(error = %e, "not listening for other servers' changes");
+                    tokio::time::sleep(RELISTEN_AFTER).await;
+                    continue;
+                }
+            };
+            while let Ok(notification) = listener.recv().await {
+                match serde_json::from_str::<Announced>(notification.payload()) {
+                    Ok(announced) if announced.origin != self.origin => {
+                        let _ = self.sender.send(Arc::new(announced.change));
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "an unreadable announced change"),
+                }
+            }
+            tokio::time::sleep(RELISTEN_AFTER).await;
+        }
     }
 }

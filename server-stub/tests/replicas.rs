@@ -39,16 +39,21 @@ struct Replica {
 type Events = std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>>>>;
 
 /// Reads a change stream until it tells a job done: everything it said until then.
-async fn until_done(mut events: Events) -> String {
+async fn until_done(events: Events) -> String {
+    until_said(events, "\"status\":\"done\"").await
+}
+
+/// Reads a change stream until it says `wanted`: everything it said until then.
+async fn until_said(mut events: Events, wanted: &str) -> String {
     let mut seen = String::new();
     tokio::time::timeout(Duration::from_secs(120), async {
-        while !seen.contains("\"status\":\"done\"") {
+        while !seen.contains(wanted) {
             let chunk = events.next().await.expect("the stream ended").unwrap();
             seen.push_str(&String::from_utf8_lossy(&chunk));
         }
     })
     .await
-    .unwrap_or_else(|_| panic!("the stream never told a job done: {seen}"));
+    .unwrap_or_else(|_| panic!("the stream never said {wanted}: {seen}"));
     seen
 }
 
@@ -269,6 +274,46 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
         .await;
         assert!(listed["size_bytes"].as_u64().unwrap() > 0);
     }
+
+    // A pick made through B, and a reviewer's note left through A, reach the other's stream.
+    let name = key.rsplit('/').next().unwrap().to_owned();
+    let on_a = a.events("shared", None).await;
+    let on_b = b.events("shared", None).await;
+    b.call(
+        reqwest::Method::PATCH,
+        &format!("/projects/shared/assets/{}", name.replace(':', "%3A")),
+        Some(json!({"favourite": true})),
+    )
+    .await;
+    let seen = until_said(on_a, "event: pick").await;
+    assert!(
+        seen.contains(&format!("\"file_name\":\"{name}\"")),
+        "{seen}"
+    );
+    let link = b
+        .call(
+            reqwest::Method::POST,
+            "/projects/shared/shares",
+            Some(json!({"videos": [name]})),
+        )
+        .await;
+    let token = link["url"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let posted = a
+        .http
+        .post(format!("{}/api/review/{token}/comments", a.url))
+        .json(&json!({"video": name, "at_seconds": 1.0, "name": "Ana", "text": "warmer"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status(), reqwest::StatusCode::CREATED);
+    let seen = until_said(on_b, "event: review").await;
+    assert!(seen.contains("\"text\":\"warmer\""), "{seen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -112,8 +112,8 @@ pub async fn stream(
                 match receiver.recv().await {
                     Ok(change) if change.project == *project => {
                         let event = Event::default()
-                            .event(change.change.name())
-                            .json_data(&change.change)
+                            .event(&change.event)
+                            .json_data(&change.data)
                             .unwrap_or_else(|_| Event::default().comment("unserialisable change"));
                         return Some((event, (receiver, project)));
                     }

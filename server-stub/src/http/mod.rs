@@ -72,9 +72,9 @@ pub struct Shared {
 impl From<Shared> for AppState {
     fn from(shared: Shared) -> Self {
         AppState(Arc::new(Inner {
+            project_events: ProjectEvents::new(shared.jobs.database()),
             shared,
             job_bodies: JobBodies::default(),
-            project_events: ProjectEvents::default(),
         }))
     }
 }

@@ -167,6 +167,11 @@ impl JobService {
         }
     }
 
+    /// The database replicas share, when there is one.
+    pub fn database(&self) -> Option<Database> {
+        self.replica().map(|r| r.db.clone())
+    }
+
     fn replica(&self) -> Option<&Replica> {
         match &self.inner.backend {
             Backend::Shared(replica) => Some(replica),
