@@ -1,6 +1,6 @@
 //! A project's changes beyond its jobs, for its event streams: a video's pick and a reviewer's
 //! note. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
-//! client that reconnects reads the library and the links again. Replicas sharing a database
+//! client that was away sees what changed at its next load of the library or links. Replicas sharing a database
 //! tell each other through it (NOTIFY), so a browser on one server sees a pick or a note made
 //! through another.
 

@@ -3,7 +3,8 @@
 //! job as GET /jobs/sora/{id} answers it) or `removed`, with a numbered id; a client that
 //! reconnects with `Last-Event-ID` gets what it missed, or every job again when that is too
 //! old. `pick` (a video's favourite and decision) and `review` (a reviewer's comment or
-//! decision) carry no id: a client that reconnects reads the library and links again. Comment
+//! decision) carry no id and are not replayed: what changed while a client was away shows at
+//! its next load of the library or links. Comment
 //! lines keep the connection alive through proxies.
 
 use std::convert::Infallible;
