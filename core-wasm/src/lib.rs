@@ -10,6 +10,7 @@ pub mod inputs;
 pub mod job;
 pub mod part;
 pub mod platform;
+pub mod price;
 pub mod project_id;
 pub mod recent;
 pub mod review;

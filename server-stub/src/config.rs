@@ -15,6 +15,7 @@ use clap::{Parser, ValueEnum};
 use crate::http::guard::GuardSettings;
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
+use crate::prices::Prices;
 use crate::providers::Catalog;
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
@@ -45,6 +46,10 @@ pub struct Config {
     /// The bearer token every /api call must carry; generated and kept in the data folder when unset.
     #[arg(long, env = "STUDIO_API_TOKEN", hide_env_values = true)]
     pub api_token: Option<String>,
+    /// A TOML file of prices per model, over the built-in catalogue (`[models."id"]` with
+    /// `usd_per_second` or `by_resolution`).
+    #[arg(long, env = "STUDIO_PRICES")]
+    pub prices: Option<PathBuf>,
     /// A token that reads /metrics only (the API token reads it too).
     #[arg(long, env = "STUDIO_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
@@ -200,7 +205,11 @@ impl Config {
 
     /// The embedded engine plus the models of every provider that has a key.
     pub fn catalog(&self) -> anyhow::Result<Catalog> {
-        self.providers.catalog(&self.default_model)
+        let mut catalog = self.providers.catalog(&self.default_model)?;
+        if let Some(path) = &self.prices {
+            catalog.set_prices(Prices::load(path)?);
+        }
+        Ok(catalog)
     }
 
     /// The local folder under the data folder, or the configured bucket.

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod metrics;
 pub mod picks;
 pub mod poster;
+pub mod prices;
 pub mod project_events;
 pub mod prompts;
 pub mod providers;

@@ -26,6 +26,7 @@ const MAX_VIDEOS: usize = 100;
 #[into_params(parameter_in = Query)]
 pub struct Chosen {
     /// File names of saved videos, separated by commas (1 to 100).
+    #[param(pattern = r"^[A-Za-z0-9._:-]{1,200}(,[A-Za-z0-9._:-]{1,200}){0,99}$")]
     names: String,
 }
 

@@ -9,6 +9,7 @@ use super::auth::Authorized;
 use super::error::ErrorBody;
 use super::AppState;
 use crate::jobs::inputs::ModelInputs;
+use studio_core::price::Price;
 
 #[derive(Serialize, ToSchema)]
 pub struct ModelView {
@@ -21,6 +22,13 @@ pub struct ModelView {
     progress_estimated: bool,
     /// The inputs its jobs may have besides the prompt.
     inputs: ModelInputs,
+    /// What its video costs, or null when unknown: `{usd_per_second, by_resolution, blocks,
+    /// tokens, seen, source}`, USD per second by resolution where it differs, in Luma's blocks
+    /// (`[{seconds, by_resolution}]`: a clip costs the shortest block that holds it) or
+    /// Seedance's tokens (`{fps, usd_per_1000_by_resolution}`: width x height x fps x seconds /
+    /// 1024), with the date its source stated it and the source.
+    #[schema(value_type = Option<Object>)]
+    price: Option<Price>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -58,6 +66,7 @@ pub async fn list(_: Authorized, State(state): State<AppState>) -> Json<Models> 
             default: m.id == catalog.default_model(),
             progress_estimated: m.maker.estimates_progress(),
             inputs: m.maker.inputs(),
+            price: catalog.price(&m.id).cloned(),
         })
         .collect();
     Json(Models { models })

@@ -18,7 +18,7 @@ use super::shares::split;
 use super::AppState;
 use crate::jobs::record::project_folder;
 use crate::project_events::Change;
-use crate::reviews::{self, Comment, Decision, Note, NoteError, Share, Verdict};
+use crate::reviews::{self, Note, NoteError, ReviewComment, ReviewDecision, Share, Verdict};
 
 /// A reviewer's name: 1 to 80 characters.
 const NAME_MAX: usize = 80;
@@ -33,8 +33,8 @@ pub struct ReviewVideo {
     file_name: String,
     public_url: String,
     poster_url: String,
-    comments: Vec<Comment>,
-    decisions: Vec<Decision>,
+    comments: Vec<ReviewComment>,
+    decisions: Vec<ReviewDecision>,
 }
 
 /// What a review link shows.
@@ -187,7 +187,7 @@ pub async fn show(
     params(("token" = String, Path)),
     request_body = NewComment,
     responses(
-        (status = 201, description = "The comment, kept", body = Comment),
+        (status = 201, description = "The comment, kept", body = ReviewComment),
         (status = 403, description = "This link takes no comments", body = ErrorBody),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
         (status = 422, description = "An empty or oversized name or text, or a bad time", body = ErrorBody),
@@ -198,7 +198,7 @@ pub async fn comment(
     State(state): State<AppState>,
     ApiPath(token): ApiPath<String>,
     JsonBody(body): JsonBody<NewComment>,
-) -> Result<(StatusCode, Json<Comment>), ApiError> {
+) -> Result<(StatusCode, Json<ReviewComment>), ApiError> {
     let share = opened(&state, &token).await?;
     if !share.comments {
         return Err(ApiError::Forbidden(
@@ -212,7 +212,7 @@ pub async fn comment(
             "at_seconds must be a time in the video, 0 or more".into(),
         ));
     }
-    let comment = Comment {
+    let comment = ReviewComment {
         id: reviews::note_id(),
         video: shared(&share, &body.video)?,
         at_seconds: body.at_seconds,
@@ -220,7 +220,7 @@ pub async fn comment(
         text,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::Comment(comment.clone())).await?;
+    keep(&state, &share, Note::ReviewComment(comment.clone())).await?;
     Ok((StatusCode::CREATED, Json(comment)))
 }
 
@@ -233,7 +233,7 @@ pub async fn comment(
     params(("token" = String, Path)),
     request_body = NewDecision,
     responses(
-        (status = 201, description = "The decision, kept", body = Decision),
+        (status = 201, description = "The decision, kept", body = ReviewDecision),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
         (status = 422, description = "An empty or oversized name, or an unknown decision", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
@@ -243,15 +243,15 @@ pub async fn decide(
     State(state): State<AppState>,
     ApiPath(token): ApiPath<String>,
     JsonBody(body): JsonBody<NewDecision>,
-) -> Result<(StatusCode, Json<Decision>), ApiError> {
+) -> Result<(StatusCode, Json<ReviewDecision>), ApiError> {
     let share = opened(&state, &token).await?;
-    let decision = Decision {
+    let decision = ReviewDecision {
         id: reviews::note_id(),
         name: text_field("name", &body.name, NAME_MAX)?,
         video: shared(&share, &body.video)?,
         decision: body.decision,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::Decision(decision.clone())).await?;
+    keep(&state, &share, Note::ReviewDecision(decision.clone())).await?;
     Ok((StatusCode::CREATED, Json(decision)))
 }

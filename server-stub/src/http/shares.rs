@@ -15,7 +15,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
-use crate::reviews::{self, Comment, Decision, Note, Share};
+use crate::reviews::{self, Note, ReviewComment, ReviewDecision, Share};
 
 /// The most videos one link shares.
 pub const MAX_SHARED: usize = 50;
@@ -29,6 +29,7 @@ const MAX_HOURS: f64 = 720.0;
 #[serde(deny_unknown_fields)]
 pub struct NewShare {
     /// File names of the project's saved videos, 1 to 50.
+    #[schema(min_items = 1, max_items = 50)]
     videos: Vec<String>,
     /// 1 to 720; 72 when left out.
     #[schema(minimum = 1, maximum = 720, value_type = Option<u32>)]
@@ -65,9 +66,9 @@ pub struct ShareView {
     /// Past `expires_at`: the link opens nothing.
     expired: bool,
     /// Oldest first.
-    comments: Vec<Comment>,
+    comments: Vec<ReviewComment>,
     /// Oldest first.
-    decisions: Vec<Decision>,
+    decisions: Vec<ReviewDecision>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -77,13 +78,13 @@ pub struct Shares {
 }
 
 /// A share with its notes split into comments and decisions.
-pub(super) fn split(notes: Vec<Note>) -> (Vec<Comment>, Vec<Decision>) {
+pub(super) fn split(notes: Vec<Note>) -> (Vec<ReviewComment>, Vec<ReviewDecision>) {
     let mut comments = Vec::new();
     let mut decisions = Vec::new();
     for note in notes {
         match note {
-            Note::Comment(c) => comments.push(c),
-            Note::Decision(d) => decisions.push(d),
+            Note::ReviewComment(c) => comments.push(c),
+            Note::ReviewDecision(d) => decisions.push(d),
         }
     }
     (comments, decisions)

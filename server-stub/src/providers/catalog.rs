@@ -6,6 +6,8 @@ use std::sync::Arc;
 use crate::engine::{VideoSpec, LOCAL_MODEL};
 use crate::jobs::inputs::ModelInputs;
 use crate::jobs::record::is_valid_model;
+use crate::prices::Prices;
+use studio_core::price::Price;
 
 use super::Provider;
 
@@ -66,6 +68,7 @@ pub struct Model {
 pub struct Catalog {
     models: Vec<Model>,
     default: String,
+    prices: Prices,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +90,7 @@ impl Default for Catalog {
                 maker: Maker::Local,
             }],
             default: LOCAL_MODEL.into(),
+            prices: Prices::default(),
         }
     }
 }
@@ -125,6 +129,20 @@ impl Catalog {
 
     pub fn get(&self, id: &str) -> Option<&Maker> {
         self.models.iter().find(|m| m.id == id).map(|m| &m.maker)
+    }
+
+    /// Prices the models with `prices` (the built-in catalogue until then).
+    pub fn set_prices(&mut self, prices: Prices) {
+        self.prices = prices;
+    }
+
+    /// The price of a model, by its id or its name at the provider; `None` when unknown.
+    pub fn price(&self, id: &str) -> Option<&Price> {
+        let remote = match self.get(id)? {
+            Maker::Hosted { remote, .. } => Some(remote.as_str()),
+            Maker::Local => None,
+        };
+        self.prices.get(id, remote)
     }
 
     pub fn default_model(&self) -> &str {

@@ -49,7 +49,7 @@ impl Share {
 
 /// A reviewer's comment at a moment of a video.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Comment {
+pub struct ReviewComment {
     pub id: String,
     /// The video's file name.
     pub video: String,
@@ -70,7 +70,7 @@ pub enum Verdict {
 
 /// A reviewer's decision on a video.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Decision {
+pub struct ReviewDecision {
     pub id: String,
     pub video: String,
     pub decision: Verdict,
@@ -82,8 +82,8 @@ pub struct Decision {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Note {
-    Comment(Comment),
-    Decision(Decision),
+    ReviewComment(ReviewComment),
+    ReviewDecision(ReviewDecision),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -277,8 +277,8 @@ pub async fn add(storage: &dyn Storage, share: &Share, note: &Note) -> Result<()
         });
     }
     let id = match note {
-        Note::Comment(c) => &c.id,
-        Note::Decision(d) => &d.id,
+        Note::ReviewComment(c) => &c.id,
+        Note::ReviewDecision(d) => &d.id,
     };
     let bytes = serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
     storage
@@ -293,7 +293,7 @@ mod tests {
     use crate::storage::LocalStorage;
 
     fn comment(video: &str) -> Note {
-        Note::Comment(Comment {
+        Note::ReviewComment(ReviewComment {
             id: note_id(),
             video: video.into(),
             at_seconds: 1.5,
