@@ -103,6 +103,12 @@ impl Price {
         Some(rate * seconds)
     }
 
+    /// USD per 1,000 tokens at `width` x `height`, for a model billed in tokens.
+    pub fn token_rate(&self, width: u32, height: u32) -> Option<f64> {
+        let tokens = self.tokens.as_ref()?;
+        at_resolution(&tokens.usd_per_1000_by_resolution, width.min(height))
+    }
+
     /// USD for `takes` takes, rounded to the cent.
     pub fn estimate(&self, seconds: f64, width: u32, height: u32, takes: u32) -> Option<f64> {
         self.take(seconds, width, height)

@@ -194,6 +194,19 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
             metadata.get("codec").is_none(),
             "the provider's codec is not ours to state"
         );
+        // The price table's estimate, and what it cost: Kling's credits where it reports them.
+        let cost = match model {
+            "sora-2" => Some(serde_json::json!({"estimate_usd": 1.2, "actual_usd": 1.2,
+                "source": "price table", "seen": "2025-10"})),
+            "ray-3.2" => Some(serde_json::json!({"estimate_usd": 0.9, "actual_usd": 0.9,
+                "source": "price table", "seen": "2026-07-10"})),
+            "kling-v2-1" => Some(serde_json::json!({"estimate_usd": null, "actual_usd": 0.14,
+                "source": "provider", "seen": null})),
+            _ => None,
+        };
+        if let Some(cost) = cost {
+            assert_eq!(metadata["cost"], cost, "{model}");
+        }
     }
     assert_eq!(setup.fakes.count("openai.create"), 1);
     assert_eq!(setup.fakes.count("runway.create"), 1);

@@ -15,6 +15,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::engine::{Fit, VideoSpec};
+use crate::jobs::cost::Cost;
 use crate::jobs::inputs::Input;
 use crate::jobs::record::{is_valid_id, JobRecord, Status, Take};
 use crate::jobs::{NewJob, MAX_TAKES};
@@ -131,6 +132,9 @@ pub struct JobView {
     provider_usage: Option<Usage>,
     /// The reference image made of the last frame the provider handed over.
     last_frame_reference: Option<String>,
+    /// `{estimate_usd, actual_usd, source, seen}`: the price table's figure, and once finished
+    /// what it cost (from the provider's report where it gives one).
+    cost: Cost,
     created_at: String,
     updated_at: String,
 }
@@ -169,6 +173,7 @@ impl JobView {
             take: r.take.clone(),
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
+            cost: crate::jobs::cost::of(r),
             created_at: r.created_at.clone(),
             updated_at: r.updated_at.clone(),
         }

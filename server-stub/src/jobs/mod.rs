@@ -5,6 +5,7 @@
 //! finished records and previews once they are old.
 
 mod cancel;
+pub mod cost;
 pub mod database;
 pub mod events;
 mod hosted;
@@ -349,12 +350,19 @@ impl JobService {
             (None, 1, false) => None,
             (None, _, _) => Some(rand::random()),
         };
+        let spec = maker.fit(&lineage.spec);
+        let estimate = self
+            .inner
+            .catalog
+            .price(&model)
+            .and_then(|price| cost::Estimate::of(price, &spec));
         let template = JobRecord {
             sora_job_id: String::new(),
             project_id: new.project_id,
             prompt: new.prompt,
             provider: maker.provider_name().into(),
-            spec: maker.fit(&lineage.spec),
+            spec,
+            estimate,
             inputs: new.inputs,
             fit: new.fit,
             parent: lineage.parent,
@@ -775,6 +783,7 @@ impl JobService {
                 "parent": record.parent,
                 "seed": record.seed,
                 "provider_usage": record.provider_usage,
+                "cost": cost::of(&record),
             });
             // Frame rate and codec are known facts only for what the embedded engine made.
             if record.provider != "local" {

@@ -86,6 +86,10 @@ pub struct JobRecord {
     /// The reference image made of the last frame the provider handed over with the video.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_frame_reference: Option<String>,
+    /// The price table's figure for the job when it was made (none when its model has no
+    /// known price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<super::cost::Estimate>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,
