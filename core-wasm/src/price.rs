@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A model's price as its provider states it, with the date it was seen and where.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -116,14 +117,105 @@ impl Price {
     }
 }
 
+/// What a model offers a job that names no length or size, and at what price.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Offer {
+    pub model: String,
+    pub price: Option<Price>,
+    pub seconds: f64,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Offer {
+    /// USD for `takes` takes of the model's default job; `None` when it has no price.
+    pub fn estimate(&self, takes: u32) -> Option<f64> {
+        self.price
+            .as_ref()?
+            .estimate(self.seconds, self.width, self.height, takes)
+    }
+}
+
+// Read field by field from GET /models, as the rest of the core reads answers: a derived
+// deserializer costs the wasm its visitor code.
+
+fn numbers(v: Option<&Value>) -> BTreeMap<String, f64> {
+    v.and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter_map(|(k, n)| Some((k.clone(), n.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Price {
+    /// A model's `price` of GET /models.
+    pub fn from_value(v: &Value) -> Option<Price> {
+        let text = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Some(Price {
+            usd_per_second: v.get("usd_per_second").and_then(Value::as_f64),
+            by_resolution: numbers(v.get("by_resolution")),
+            blocks: v
+                .get("blocks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|b| {
+                    Some(Block {
+                        seconds: u32::try_from(b.get("seconds")?.as_u64()?).ok()?,
+                        by_resolution: numbers(b.get("by_resolution")),
+                    })
+                })
+                .collect(),
+            tokens: v.get("tokens").and_then(|t| {
+                Some(Tokens {
+                    fps: t.get("fps")?.as_f64()?,
+                    usd_per_1000_by_resolution: numbers(t.get("usd_per_1000_by_resolution")),
+                })
+            }),
+            seen: text("seen"),
+            source: text("source"),
+        })
+        .filter(|_| v.is_object())
+    }
+}
+
+/// The offers of a GET /models answer.
+pub fn parse_offers(answer: &Value) -> Vec<Offer> {
+    answer
+        .get("models")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let (width, height) = m.get("size")?.as_str()?.split_once('x')?;
+            Some(Offer {
+                model: m.get("id")?.as_str()?.to_owned(),
+                price: m.get("price").and_then(Price::from_value),
+                seconds: m.get("seconds")?.as_f64()?,
+                width: width.parse().ok()?,
+                height: height.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
 /// Rounded to the cent.
 pub fn cents(usd: f64) -> f64 {
     (usd * 100.0).round() / 100.0
 }
 
-/// A price as the Generate button shows it: `$3.20`.
+/// A price as the Generate button shows it: `$3.20`. Whole cents are formatted as integers:
+/// float formatting with a precision would bring its own formatter into the wasm.
 pub fn label(usd: f64) -> String {
-    format!("${usd:.2}")
+    let cents = (usd.max(0.0) * 100.0).round() as u64;
+    format!("${}.{:02}", cents / 100, cents % 100)
 }
 
 #[cfg(test)]
@@ -143,6 +235,8 @@ mod tests {
         assert_eq!(price.estimate(8.0, 1280, 720, 1), Some(0.80));
         assert_eq!(price.estimate(8.0, 1280, 720, 4), Some(3.20));
         assert_eq!(label(3.2), "$3.20");
+        assert_eq!(label(0.005), "$0.01");
+        assert_eq!(label(1234.5), "$1234.50");
         assert_eq!(
             Price::free("local").estimate(20.0, 1920, 1080, 8),
             Some(0.0)
@@ -213,6 +307,25 @@ mod tests {
             "3x the 5 s clip"
         );
         assert_eq!(luma.estimate(10.0, 1920, 1080, 2), Some(7.20));
+    }
+
+    #[test]
+    fn offers_are_read_from_the_models_answer() {
+        let answer = serde_json::json!({"models": [
+            {"id": "ray-3.2", "seconds": 10, "size": "1280x720", "price": {
+                "usd_per_second": null, "by_resolution": {}, "tokens": null, "seen": "2026-07-10",
+                "source": "Luma", "blocks": [{"seconds": 5, "by_resolution": {"720p": 0.06}},
+                                             {"seconds": 10, "by_resolution": {"720p": 0.09}}]}},
+            {"id": "sora-2", "seconds": 8, "size": "1280x720", "price": {"usd_per_second": 0.1}},
+            {"id": "mystery", "seconds": 5, "size": "640x360", "price": null},
+            {"id": "old-server"}
+        ]});
+        let offers = parse_offers(&answer);
+        assert_eq!(offers.len(), 3);
+        assert_eq!(offers[0].estimate(2), Some(1.80));
+        assert_eq!(offers[0].price.as_ref().unwrap().seen, "2026-07-10");
+        assert_eq!(offers[1].estimate(4), Some(3.20));
+        assert_eq!(offers[2].estimate(1), None);
     }
 
     #[test]

@@ -239,6 +239,11 @@ pub struct ConsoleView {
     pub takes: u32,
     pub can_generate: bool,
     pub creating: bool,
+    /// What Generate will cost (`$3.20`) by the chosen model's price, its default length and
+    /// size, and the takes; null when free or unknown.
+    pub estimate: Option<String>,
+    /// Whether the estimate is above the threshold at which Generate asks first.
+    pub confirm: bool,
 }
 
 #[cfg_attr(test, derive(ts_rs::TS))]

@@ -1572,3 +1572,41 @@ fn the_selected_videos_download_as_one_zip() {
         "Failed to download videos"
     );
 }
+
+#[test]
+fn generate_shows_its_price_and_asks_above_the_threshold() {
+    let core = studio();
+    core.configure(ApiConfig {
+        api_base: "http://h/api".into(),
+        token: "t0k".into(),
+        models: vec!["local-1".into(), "veo".into()],
+    });
+    core.enter_project("p1");
+    script(
+        &core,
+        ok(json!({"models": [
+            {"id": "local-1", "seconds": 10, "size": "1280x720", "price": {"usd_per_second": 0.0}},
+            {"id": "veo", "seconds": 8, "size": "1920x1080",
+             "price": {"by_resolution": {"720p": 0.10, "1080p": 0.12}, "seen": "2026-04-07"}}
+        ]})),
+    );
+    script(&core, ok(json!({"references": []})));
+    block_on(core.load_shot()).unwrap();
+    let view = core.console_view();
+    assert_eq!(
+        (view.estimate, view.confirm),
+        (None, false),
+        "the free engine shows no price"
+    );
+    core.set_model("veo").unwrap();
+    assert_eq!(core.console_view().estimate.as_deref(), Some("$0.96"));
+    core.set_takes(8).unwrap();
+    let view = core.console_view();
+    assert_eq!(
+        (view.estimate.as_deref(), view.confirm),
+        (Some("$7.68"), true)
+    );
+    core.set_confirm_above(10.0).unwrap();
+    assert!(!core.console_view().confirm);
+    assert_eq!(core.set_confirm_above(-1.0).unwrap_err().code(), "refused");
+}

@@ -489,7 +489,8 @@ async fn the_app_config_and_caching() {
             "id": "local-1", "provider": "local", "default": true, "progress_estimated": false,
             "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true},
             "price": {"usd_per_second": 0.0, "by_resolution": {}, "blocks": [], "tokens": null,
-                      "seen": "", "source": "the embedded engine"}
+                      "seen": "", "source": "the embedded engine"},
+            "seconds": 10, "size": "1280x720"
         }]})
     );
     assert_eq!(config.headers[header::CACHE_CONTROL], "no-store");

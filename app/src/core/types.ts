@@ -120,7 +120,16 @@ model: string,
 /**
  * How many takes Generate makes (1 to 8).
  */
-takes: number, canGenerate: boolean, creating: boolean, };
+takes: number, canGenerate: boolean, creating: boolean, 
+/**
+ * What Generate will cost (`$3.20`) by the chosen model's price, its default length and
+ * size, and the takes; null when free or unknown.
+ */
+estimate: string | null, 
+/**
+ * Whether the estimate is above the threshold at which Generate asks first.
+ */
+confirm: boolean, };
 
 export type ImageRole = "first_frame" | "last_frame" | "reference";
 

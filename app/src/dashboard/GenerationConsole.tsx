@@ -12,11 +12,15 @@ const TAKES = [1, 2, 3, 4, 5, 6, 7, 8];
 /** The prompt, the model and Generate: renders again only when the console part changes. */
 function PromptForm() {
   const studio = useStudio();
-  const { draft, models, model, takes, canGenerate, creating } = useView("console");
+  const { draft, models, model, takes, canGenerate, creating, estimate, confirm } =
+    useView("console");
 
   const generate = (event?: FormEvent) => {
     event?.preventDefault();
-    if (canGenerate) run(studio.createJob(undefined));
+    if (!canGenerate) return;
+    const takesText = takes === 1 ? "" : ` for ${takes} takes`;
+    if (confirm && !window.confirm(`Generate${takesText} at about ${estimate ?? ""}?`)) return;
+    run(studio.createJob(undefined));
   };
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) generate(event);
@@ -59,6 +63,7 @@ function PromptForm() {
         </label>
         <button type="submit" className="primary" disabled={!canGenerate}>
           {creating ? "Creating..." : "Generate"}
+          {!creating && estimate && <span className="estimate"> · {estimate}</span>}
         </button>
       </div>
     </form>

@@ -8,6 +8,7 @@ use crate::api::NewJob;
 use crate::error::CoreError;
 use crate::job::{upsert, Job, JobStatus};
 use crate::platform::{LogLevel, Platform};
+use crate::price::{self, Offer};
 use crate::snapshot::ConsoleView;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -26,7 +27,12 @@ pub struct Console {
     /// How many takes Generate makes (1 to [`MAX_TAKES`]).
     takes: u32,
     creating: Creating,
+    /// What each model makes by default, and at what price (from GET /models).
+    offers: Vec<Offer>,
 }
+
+/// Above this estimate (USD) Generate asks first, unless told otherwise.
+pub const CONFIRM_ABOVE_USD: f64 = 5.0;
 
 /// The most takes one Generate makes.
 pub const MAX_TAKES: u32 = 8;
@@ -52,19 +58,51 @@ impl<P: Platform> Core<P> {
 
     pub fn console_view(&self) -> ConsoleView {
         let models = self.config.borrow().models.clone();
-        self.console.read(|c| ConsoleView {
-            project_id: c.project.clone(),
-            draft: c.draft.clone(),
-            model: c
+        let confirm_above = self.confirm_above.get();
+        self.console.read(|c| {
+            let model = c
                 .model
                 .clone()
                 .or_else(|| models.first().cloned())
-                .unwrap_or_default(),
-            models,
-            takes: c.takes.max(1),
-            can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
-            creating: c.creating == Creating::Sending,
+                .unwrap_or_default();
+            let takes = c.takes.max(1);
+            // A free model (the local engine, by default) shows no price.
+            let estimate = c
+                .offers
+                .iter()
+                .find(|o| o.model == model)
+                .and_then(|o| o.estimate(takes))
+                .filter(|usd| *usd > 0.0);
+            ConsoleView {
+                project_id: c.project.clone(),
+                draft: c.draft.clone(),
+                model,
+                models,
+                takes,
+                can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
+                creating: c.creating == Creating::Sending,
+                estimate: estimate.map(price::label),
+                confirm: estimate.is_some_and(|usd| usd > confirm_above),
+            }
         })
+    }
+
+    /// Keeps what each model offers (GET /models): the Generate button shows the price.
+    pub(super) fn set_offers(&self, answer: &Value) {
+        let offers = price::parse_offers(answer);
+        self.write(&self.console, |c| c.offers = offers);
+    }
+
+    /// Generate asks before starting jobs whose estimate is above `usd`.
+    pub fn set_confirm_above(&self, usd: f64) -> Result<(), CoreError> {
+        if !usd.is_finite() || usd < 0.0 {
+            return Err(CoreError::Refused(format!(
+                "The confirmation threshold must be 0 or more dollars, not {usd}"
+            )));
+        }
+        self.confirm_above.set(usd);
+        self.write(&self.console, |_| ());
+        Ok(())
     }
 
     pub fn set_draft(&self, text: &str) {

@@ -45,6 +45,8 @@ pub struct Core<P: Platform> {
     version: Cell<u64>,
     /// Grows with every entered or left project.
     epoch: Cell<u64>,
+    /// Above this estimate (USD) Generate asks first.
+    confirm_above: Cell<f64>,
     recent: Slice<Vec<String>>,
     banner: Slice<Option<Failure>>,
     console: Slice<console::Console>,
@@ -65,6 +67,7 @@ impl<P: Platform> Core<P> {
             config: RefCell::default(),
             version: Cell::new(0),
             epoch: Cell::new(0),
+            confirm_above: Cell::new(console::CONFIRM_ABOVE_USD),
             recent: Slice::new(Part::Recent),
             banner: Slice::new(Part::Banner),
             console: Slice::new(Part::Console),

@@ -112,6 +112,7 @@ impl<P: Platform> Core<P> {
             return Ok(0);
         }
         if let Ok(answer) = &models {
+            self.set_offers(answer);
             let models = inputs::parse_models(answer);
             self.write(&self.shot, |s| s.models = models);
         }

@@ -424,6 +424,12 @@ impl Studio {
         })
     }
 
+    /// Generate asks before starting jobs whose estimate is above `usd` (5 by default).
+    #[wasm_bindgen(js_name = setConfirmAbove)]
+    pub fn set_confirm_above(&self, usd: f64) -> Result<(), JsValue> {
+        self.core.set_confirm_above(usd).map_err(js_error)
+    }
+
     /// Downloads the selected videos with their metadata as one ZIP.
     #[wasm_bindgen(js_name = downloadSelected)]
     pub fn download_selected(&self) -> js_sys::Promise {

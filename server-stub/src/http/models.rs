@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use super::auth::Authorized;
 use super::error::ErrorBody;
 use super::AppState;
+use crate::engine::VideoSpec;
 use crate::jobs::inputs::ModelInputs;
 use studio_core::price::Price;
 
@@ -29,6 +30,10 @@ pub struct ModelView {
     /// 1024), with the date its source stated it and the source.
     #[schema(value_type = Option<Object>)]
     price: Option<Price>,
+    /// A job's length when it names none (fitted to what the model makes).
+    seconds: u32,
+    /// A job's size when it names none, `WxH`.
+    size: String,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -67,6 +72,8 @@ pub async fn list(_: Authorized, State(state): State<AppState>) -> Json<Models> 
             progress_estimated: m.maker.estimates_progress(),
             inputs: m.maker.inputs(),
             price: catalog.price(&m.id).cloned(),
+            seconds: m.maker.fit(&VideoSpec::default()).seconds,
+            size: m.maker.fit(&VideoSpec::default()).size(),
         })
         .collect();
     Json(Models { models })
