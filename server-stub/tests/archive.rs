@@ -4,27 +4,10 @@
 use std::io::{Cursor, Read};
 
 use axum::http::{header, StatusCode};
-use serde_json::json;
-use server_stub::jobs::record::Status;
 
 #[path = "common/harness.rs"]
 mod harness;
 use harness::*;
-
-async fn saved(h: &Harness, project: &str, prompt: &str) -> String {
-    let id = create(&h.app, project, prompt).await;
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("/api/jobs/sora/{}/save", encoded(&id)),
-        Some(json!({"project_id": project})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::OK);
-    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
-    key.rsplit('/').next().unwrap().to_owned()
-}
 
 #[tokio::test]
 async fn the_zip_holds_the_chosen_videos_and_their_metadata_byte_for_byte() {

@@ -3,27 +3,10 @@
 
 use axum::http::StatusCode;
 use serde_json::{json, Value};
-use server_stub::jobs::record::Status;
 
 #[path = "common/harness.rs"]
 mod harness;
 use harness::*;
-
-/// Saves a new video to project `picks`; its file name.
-async fn saved(h: &Harness, prompt: &str) -> String {
-    let id = create(&h.app, "picks", prompt).await;
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("/api/jobs/sora/{}/save", encoded(&id)),
-        Some(json!({"project_id": "picks"})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::OK);
-    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
-    key.rsplit('/').next().unwrap().to_owned()
-}
 
 async fn pick(h: &Harness, name: &str, body: Value) -> Reply {
     let uri = format!("/api/projects/picks/assets/{}", encoded(name));
@@ -58,8 +41,8 @@ async fn listed(h: &Harness, query: &str) -> Vec<(String, bool, Value)> {
 #[tokio::test]
 async fn a_video_is_starred_approved_filtered_and_cleared() {
     let h = start();
-    let a = saved(&h, "a kite over dunes").await;
-    let b = saved(&h, "a tram in the snow").await;
+    let a = saved(&h, "picks", "a kite over dunes").await;
+    let b = saved(&h, "picks", "a tram in the snow").await;
     assert!(listed(&h, "")
         .await
         .iter()
@@ -135,7 +118,7 @@ async fn a_video_is_starred_approved_filtered_and_cleared() {
 #[tokio::test]
 async fn bad_picks_are_refused_and_change_nothing() {
     let h = start();
-    let a = saved(&h, "a lighthouse").await;
+    let a = saved(&h, "picks", "a lighthouse").await;
     for body in [
         json!({}),
         json!({"favourite": "yes"}),

@@ -9,7 +9,6 @@ use axum::Router;
 use serde_json::{json, Value};
 use server_stub::http::guard::{Guard, GuardSettings};
 use server_stub::http::{router, Shared};
-use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, Limits};
 use server_stub::providers::Catalog;
 use server_stub::storage::LocalStorage;
@@ -17,22 +16,6 @@ use server_stub::storage::LocalStorage;
 #[path = "common/harness.rs"]
 mod harness;
 use harness::*;
-
-/// Saves a new video to `project`; its file name.
-async fn saved(h: &Harness, project: &str, prompt: &str) -> String {
-    let id = create(&h.app, project, prompt).await;
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("/api/jobs/sora/{}/save", encoded(&id)),
-        Some(json!({"project_id": project})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::OK);
-    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
-    key.rsplit('/').next().unwrap().to_owned()
-}
 
 /// A request without the bearer token, as a reviewer's browser sends it.
 async fn open(app: &Router, method: &str, uri: &str, body: Option<Value>) -> Reply {

@@ -169,3 +169,19 @@ export function serverAndPage(viewport = { width: 1280, height: 800 }) {
   });
   return t;
 }
+
+/** In an open Compare dialog: seeks to 0.5 s, plays 3 s and asserts every player is within
+ * one frame (1/24 s) of the first; answers a function reading the players' times. */
+export async function playInSync(dialog) {
+  const videos = dialog.locator("video");
+  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.readyState >= 2)));
+  const times = () => videos.evaluateAll((all) => all.map((v) => v.currentTime));
+  await dialog.getByRole("slider", { name: "Seek" }).fill("0.5");
+  await dialog.getByRole("button", { name: "Play" }).click();
+  await waitUntil(async () => (await times())[0] >= 3.5, { interval: 50 });
+  const [lead, ...followers] = await times();
+  for (const follower of followers) {
+    if (Math.abs(lead - follower) > 1 / 24) throw new Error(`drift ${lead} vs ${follower}`);
+  }
+  return times;
+}

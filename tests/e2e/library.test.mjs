@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import { playInSync, screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
@@ -222,15 +222,8 @@ test("two videos compared side by side stay within a frame of each other", async
   await dialog.waitFor();
   const videos = dialog.locator("video");
   assert.equal(await videos.count(), 2);
-  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.readyState >= 2)));
-  const times = () => videos.evaluateAll((all) => all.map((v) => v.currentTime));
-
   // Seek, play 3 s, and every player is within one frame (1/24 s) of the first.
-  await dialog.getByRole("slider", { name: "Seek" }).fill("0.5");
-  await dialog.getByRole("button", { name: "Play" }).click();
-  await waitUntil(async () => (await times())[0] >= 3.5, { interval: 50 });
-  const [lead, follower] = await times();
-  assert.ok(Math.abs(lead - follower) <= 1 / 24, `drift ${lead} vs ${follower}`);
+  const times = await playInSync(dialog);
   await screenshot(t.page, "compare-playing");
   await dialog.getByRole("button", { name: "Pause" }).click();
   await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.paused)));

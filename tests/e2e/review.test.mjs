@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { screenshot, serverAndPage, waitUntil } from "./harness.mjs";
+import { playInSync, screenshot, serverAndPage, waitUntil } from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 
@@ -45,14 +45,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   for (const each of [card, other]) await each.getByRole("button", { name: /^Compare/ }).click();
   await studio.getByRole("button", { name: "Compare (2)" }).click();
   const dialog = studio.getByRole("dialog", { name: "Compare" });
-  const videos = dialog.locator("video");
-  await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.readyState >= 2)));
-  const times = () => videos.evaluateAll((all) => all.map((v) => v.currentTime));
-  await dialog.getByRole("slider", { name: "Seek" }).fill("0.5");
-  await dialog.getByRole("button", { name: "Play" }).click();
-  await waitUntil(async () => (await times())[0] >= 3.5, { interval: 50 });
-  const [lead, follower] = await times();
-  assert.ok(Math.abs(lead - follower) <= 1 / 24, `drift ${lead} vs ${follower}`);
+  await playInSync(dialog);
   await studio.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
   await studio

@@ -220,7 +220,7 @@ pub async fn comment(
         text,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::ReviewComment(comment.clone())).await?;
+    keep(&state, &share, Note::Comment(comment.clone())).await?;
     Ok((StatusCode::CREATED, Json(comment)))
 }
 
@@ -252,6 +252,6 @@ pub async fn decide(
         decision: body.decision,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::ReviewDecision(decision.clone())).await?;
+    keep(&state, &share, Note::Decision(decision.clone())).await?;
     Ok((StatusCode::CREATED, Json(decision)))
 }

@@ -83,8 +83,8 @@ pub(super) fn split(notes: Vec<Note>) -> (Vec<ReviewComment>, Vec<ReviewDecision
     let mut decisions = Vec::new();
     for note in notes {
         match note {
-            Note::ReviewComment(c) => comments.push(c),
-            Note::ReviewDecision(d) => decisions.push(d),
+            Note::Comment(c) => comments.push(c),
+            Note::Decision(d) => decisions.push(d),
         }
     }
     (comments, decisions)

@@ -8,6 +8,7 @@
 
 pub mod token;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
@@ -82,8 +83,8 @@ pub struct ReviewDecision {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Note {
-    ReviewComment(ReviewComment),
-    ReviewDecision(ReviewDecision),
+    Comment(ReviewComment),
+    Decision(ReviewDecision),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -121,9 +122,19 @@ fn index_folder(project_folder: &str) -> String {
     format!("projects/{project_folder}/shares/")
 }
 
-/// A new note's id: its moment in milliseconds, then randomness (so ids sort by time).
+/// The last moment a note id was made of on this server.
+static LAST_NOTE_MS: AtomicU64 = AtomicU64::new(0);
+
+/// A new note's id: its moment in milliseconds (later than the last one made here, so the
+/// notes of one server sort in the order they came), then randomness.
 pub fn note_id() -> String {
-    format!("{:013}-{:08x}", unix_millis(), rand::rng().next_u32())
+    let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
+    let at = LAST_NOTE_MS
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(now.max(last + 1))
+        })
+        .map_or(now, |last| now.max(last + 1));
+    format!("{at:013}-{:08x}", rand::rng().next_u32())
 }
 
 /// Makes a share of `videos` for `hours`; the share and its token (given out once, never kept).
@@ -277,8 +288,8 @@ pub async fn add(storage: &dyn Storage, share: &Share, note: &Note) -> Result<()
         });
     }
     let id = match note {
-        Note::ReviewComment(c) => &c.id,
-        Note::ReviewDecision(d) => &d.id,
+        Note::Comment(c) => &c.id,
+        Note::Decision(d) => &d.id,
     };
     let bytes = serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
     storage
@@ -293,7 +304,7 @@ mod tests {
     use crate::storage::LocalStorage;
 
     fn comment(video: &str) -> Note {
-        Note::ReviewComment(ReviewComment {
+        Note::Comment(ReviewComment {
             id: note_id(),
             video: video.into(),
             at_seconds: 1.5,
@@ -318,6 +329,9 @@ mod tests {
         let opened = open(&storage, &token).await.unwrap().unwrap();
         assert_eq!(opened.videos, ["a.mp4"]);
         let first = comment("a.mp4");
+        // The form the event stream and the app read: `kind` is `comment` or `decision`.
+        let wire = serde_json::to_value(&first).unwrap();
+        assert_eq!(wire["kind"], "comment");
         let second = comment("a.mp4");
         add(&storage, &share, &first).await.unwrap();
         add(&storage, &share, &second).await.unwrap();

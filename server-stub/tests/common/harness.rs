@@ -184,3 +184,19 @@ pub async fn wait_for(jobs: &JobService, id: &str, status: Status) {
 pub fn encoded(id: &str) -> String {
     id.replace(':', "%3A")
 }
+
+/// Makes a video in `project` with the engine and saves it to the library; its file name.
+pub async fn saved(h: &Harness, project: &str, prompt: &str) -> String {
+    let id = create(&h.app, project, prompt).await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": project})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
+    key.rsplit('/').next().unwrap().to_owned()
+}
