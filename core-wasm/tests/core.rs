@@ -1420,6 +1420,8 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
     assert_eq!(view.created.unwrap().url, "http://h/review/tok");
 
     script(&core, ok(json!(null)));
+    // The links are read again when the stream opens: notes are not replayed.
+    script(&core, ok(json!({"shares": [share.clone()]})));
     *fake(&core).pieces.borrow_mut() = [
         "event: review\ndata: {\"share_id\":\"s1\",\"note\":{\"kind\":\"comment\",\"id\":\"n1\",\"video\":\"a.mp4\",\"at_seconds\":1.26,\"name\":\"Ana\",\"text\":\"<img src=x>\",\"created_at\":\"2026-11-21T10:06:00Z\"}}\n\n",
         "event: review\ndata: {\"share_id\":\"s1\",\"note\":{\"kind\":\"decision\",\"id\":\"n2\",\"video\":\"a.mp4\",\"decision\":\"approved\",\"name\":\"Ana\",\"created_at\":\"2026-11-21T10:07:00Z\"}}\n\n",

@@ -386,6 +386,11 @@ impl<P: Platform> Core<P> {
             return Ok(());
         }
         self.write(&self.jobs, |j| j.stream = StreamState::Open);
+        // Review notes are not replayed: links read before the stream (re)opened are read
+        // again, and what arrives meanwhile waits in the stream.
+        if self.shares_loaded() {
+            let _ = self.load_shares().await;
+        }
         let mut reader = sse::Reader::default();
         while let Some(piece) = body.next().await {
             let piece = piece.map_err(broke)?;

@@ -67,6 +67,10 @@ impl<P: Platform> Core<P> {
         })
     }
 
+    pub(super) fn shares_loaded(&self) -> bool {
+        self.shares.read(|s| s.loaded)
+    }
+
     pub(super) fn reset_shares(&self) {
         self.write(&self.shares, |s| *s = Shares::default());
     }
