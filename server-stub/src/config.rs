@@ -94,6 +94,10 @@ pub struct Config {
     /// Days after which finished jobs (records and unsaved previews) are removed; 0 keeps them.
     #[arg(long, env = "STUDIO_RETENTION_DAYS", default_value_t = Limits::default().retention.map_or(0, |d| d.as_secs() / 86_400))]
     pub retention_days: u64,
+    /// The most the whole studio may spend in a calendar month (UTC), in USD; jobs past it
+    /// get 402. No cap when unset.
+    #[arg(long, env = "STUDIO_MONTHLY_BUDGET_USD")]
+    pub monthly_budget_usd: Option<f64>,
     /// The model used when a job names none.
     #[arg(long, env = "STUDIO_DEFAULT_MODEL", default_value = "local-1")]
     pub default_model: String,
@@ -285,6 +289,18 @@ impl Config {
             daily_seconds,
             retention: (self.retention_days > 0)
                 .then(|| Duration::from_secs(self.retention_days * 86_400)),
+            monthly_usd: match self.monthly_budget_usd {
+                None => None,
+                Some(usd) => Some(
+                    crate::jobs::budget::Budget::new(usd)
+                        .ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "STUDIO_MONTHLY_BUDGET_USD must be a number from 0 to 1000000000, not {usd}"
+                            )
+                        })?
+                        .monthly_usd,
+                ),
+            },
         })
     }
 

@@ -865,17 +865,21 @@ async fn the_openapi_document_describes_every_route_it_serves() {
         [
             "DELETE /jobs/sora/{job_id}",
             "DELETE /projects/{project_id}/assets/{file_name}",
+            "DELETE /projects/{project_id}/budget",
             "DELETE /projects/{project_id}/references/{reference_id}",
             "DELETE /projects/{project_id}/shares/{share_id}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/assets.zip",
+            "GET /projects/{project_id}/budget",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",
             "GET /projects/{project_id}/shares",
+            "GET /projects/{project_id}/spend",
             "GET /review/{token}",
+            "GET /spend",
             "PATCH /projects/{project_id}/assets/{file_name}",
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/save",
@@ -885,6 +889,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "POST /projects/{project_id}/takes",
             "POST /review/{token}/comments",
             "POST /review/{token}/decisions",
+            "PUT /projects/{project_id}/budget",
         ]
     );
     // Every documented operation is served: none answers "no such route".
@@ -916,11 +921,13 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             continue;
         }
         let reply = api(&h.app, method, &uri, (method == "POST").then(|| json!({}))).await;
-        assert_ne!(
-            reply.json()["error"]["message"],
-            "No such API route",
-            "{operation}"
-        );
+        if reply.status != StatusCode::NO_CONTENT {
+            assert_ne!(
+                reply.json()["error"]["message"],
+                "No such API route",
+                "{operation}"
+            );
+        }
         assert_ne!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
     }
     // The documented job fields are the ones a job answer carries.

@@ -744,6 +744,35 @@ async fn a_providers_daily_budget_holds() {
 }
 
 #[tokio::test]
+async fn with_a_budget_a_model_without_a_price_is_refused() {
+    let setup = Setup::new(Settings::default()).await;
+    let config = setup.config();
+    let jobs = JobService::start(
+        config.data.clone(),
+        config.storage().unwrap(),
+        config.catalog().unwrap(),
+        Limits {
+            monthly_usd: Some(100.0),
+            ..Limits::default()
+        },
+    )
+    .unwrap();
+    match jobs
+        .create(job("kling-v2-1", "unpriced"))
+        .await
+        .unwrap_err()
+    {
+        server_stub::jobs::JobError::Invalid(message) => {
+            assert!(message.contains("kling-v2-1"), "{message}");
+            assert!(message.contains("STUDIO_PRICES"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    jobs.create(job("sora-2", "priced")).await.unwrap();
+    jobs.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_cancel_reaches_the_provider_where_it_can_and_polling_stops() {
     let job_time = Duration::from_millis(1500);
     let setup = Setup::new(Settings {

@@ -434,6 +434,59 @@ async fn two_replicas_of_two_workers_render_forty_jobs_each_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
+    let pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    // local-1 at $0.10 a second: each 2 s job is estimated at $0.20.
+    let prices = media.path().join("prices.toml");
+    std::fs::write(&prices, "[models.\"local-1\"]\nusd_per_second = 0.10\n").unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        format!("--prices={}", prices.display()),
+        "--max-active-per-project=100".into(),
+        "--max-active-jobs=100".into(),
+    ];
+    let replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    replicas[0]
+        .call(
+            reqwest::Method::PUT,
+            "/projects/capped/budget",
+            Some(json!({"monthly_usd": 2.0})),
+        )
+        .await;
+    let body = json!({"prompt": "a kite", "seconds": 2, "size": "128x128"});
+    let calls = (0..50).map(|i| {
+        let replica = &replicas[i % 2];
+        replica
+            .http
+            .post(format!("{}/api/projects/capped/jobs", replica.url))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+    });
+    let mut admitted = 0;
+    for reply in futures_util::future::join_all(calls).await {
+        match reply.unwrap().status().as_u16() {
+            201 => admitted += 1,
+            402 => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(admitted, 10, "$2.00 holds ten jobs of $0.20, and no more");
+    let seen = replicas[1]
+        .call(reqwest::Method::GET, "/projects/capped/budget", None)
+        .await;
+    assert_eq!(
+        seen["monthly_usd"],
+        json!(2.0),
+        "the cap is the same at every replica"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_restarted_while_the_database_is_down_loses_no_job() {
     let mut pg = Postgres::start().await;
     let media = tempfile::tempdir().unwrap();

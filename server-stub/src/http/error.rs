@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use crate::jobs::budget::OverBudget;
 use crate::jobs::JobError;
 use crate::storage::StorageError;
 
@@ -37,6 +38,8 @@ pub enum ApiError {
         /// Seconds until trying again makes sense (the Retry-After header).
         retry_after: u64,
     },
+    #[error("{0}")]
+    OverBudget(OverBudget),
     #[error("Internal server error")]
     Internal(String),
 }
@@ -50,9 +53,22 @@ pub struct ErrorBody {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
     /// unauthorized, not_found, bad_request, invalid, conflict, forbidden, too_large,
-    /// unsupported_media_type, misdirected, too_many_requests or internal.
+    /// unsupported_media_type, misdirected, too_many_requests, over_budget or internal.
     code: &'static str,
     message: String,
+}
+
+/// A create refused for a monthly budget (402): the error with the figures.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct OverBudgetBody {
+    /// Its code is `over_budget`.
+    error: ErrorDetail,
+    /// The cap passed, in USD a month.
+    cap_usd: f64,
+    /// Spent this month plus the estimates of queued and running jobs.
+    committed_usd: f64,
+    /// What was asked for would cost this.
+    estimate_usd: f64,
 }
 
 impl ApiError {
@@ -72,6 +88,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } => {
                 (StatusCode::TOO_MANY_REQUESTS, "too_many_requests")
             }
+            ApiError::OverBudget(_) => (StatusCode::PAYMENT_REQUIRED, "over_budget"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -87,13 +104,23 @@ impl IntoResponse for ApiError {
             ApiError::TooManyRequests { retry_after, .. } => Some(*retry_after),
             _ => None,
         };
-        let body = ErrorBody {
-            error: ErrorDetail {
-                code,
-                message: self.to_string(),
-            },
+        let error = ErrorDetail {
+            code,
+            message: self.to_string(),
         };
-        let mut response = (status, Json(body)).into_response();
+        let mut response = match &self {
+            ApiError::OverBudget(over) => (
+                status,
+                Json(OverBudgetBody {
+                    error,
+                    cap_usd: over.cap_usd,
+                    committed_usd: over.committed_usd,
+                    estimate_usd: over.estimate_usd,
+                }),
+            )
+                .into_response(),
+            _ => (status, Json(ErrorBody { error })).into_response(),
+        };
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 "www-authenticate",
@@ -156,6 +183,7 @@ impl From<JobError> for ApiError {
                 message,
                 retry_after,
             },
+            JobError::OverBudget(over) => ApiError::OverBudget(over),
             JobError::Storage(e) => e.into(),
             JobError::Io(e) => ApiError::Internal(e.to_string()),
             JobError::Database(e) => ApiError::Internal(e.to_string()),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::auth::Authorized;
-use super::error::{ApiError, ErrorBody};
+use super::error::{ApiError, ErrorBody, OverBudgetBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
 use crate::engine::{Fit, VideoSpec};
@@ -253,6 +253,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
         (status = 404, description = "An input's reference image or video is not in this project", body = ErrorBody),
         (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
         (status = 422, description = "Invalid prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
+        (status = 402, description = "It would take this month's spending past the project's or the studio's cap", body = OverBudgetBody),
         (status = 429, description = "Too many active jobs, or the provider's daily budget is spent (see Retry-After)", body = ErrorBody),
     ),
 )]
@@ -304,6 +305,7 @@ fn seed(value: f64) -> Result<u32, ApiError> {
         (status = 404, description = "An input names a reference image or video that does not exist", body = ErrorBody),
         (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
         (status = 422, description = "Invalid count, prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
+        (status = 402, description = "The takes together would take this month's spending past a cap", body = OverBudgetBody),
         (status = 429, description = "The takes would pass the active-job limits or the provider's daily budget (see Retry-After)", body = ErrorBody),
     ),
 )]

@@ -6,6 +6,7 @@ mod app;
 mod archive;
 mod assets;
 mod auth;
+mod budget;
 pub mod error;
 mod events;
 mod extract;
@@ -20,6 +21,7 @@ mod openapi;
 mod references;
 mod review;
 mod shares;
+mod spend;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -137,6 +139,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
         .route(&format!("{API}/{{*rest}}"), any(api_not_found));
     let media = Router::new()
         .route("/shares/{*rest}", any(media::private))
+        .route("/budgets/{*rest}", any(media::private))
         // 256 KiB reads: 1.4 -> 2.0 GB/s for Range requests here (64 KiB is the default; 1 MiB
         // adds 5% for four times the memory per connection).
         .fallback_service(

@@ -11,7 +11,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::jobs::SECONDS_PATTERN;
-use super::{archive, assets, events, jobs, models, references, review, shares, AppState, API};
+use super::{
+    archive, assets, budget, events, jobs, models, references, review, shares, spend, AppState, API,
+};
 use crate::jobs::MAX_TAKES;
 
 #[derive(OpenApi)]
@@ -19,7 +21,7 @@ use crate::jobs::MAX_TAKES;
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "spend"))
 )]
 struct ApiDoc;
 
@@ -59,6 +61,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(review::show))
         .routes(routes!(review::comment))
         .routes(routes!(review::decide))
+        .routes(routes!(budget::get, budget::set, budget::remove))
+        .routes(routes!(spend::project))
+        .routes(routes!(spend::studio))
 }
 
 /// The form of each path parameter.

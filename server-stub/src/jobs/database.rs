@@ -14,7 +14,11 @@ use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{Postgres, Row, Transaction};
 
+use super::budget::OverBudget;
 use super::record::JobRecord;
+
+/// What decides, from the jobs that count, whether new ones stay within the budgets.
+pub type Check = dyn Fn(&[JobRecord]) -> Result<(), OverBudget> + Send + Sync;
 
 /// The channel each commit notifies.
 const CHANNEL: &str = "studio_jobs";
@@ -22,6 +26,8 @@ const CHANNEL: &str = "studio_jobs";
 const PROJECT_CHANNEL: &str = "studio_projects";
 /// The advisory lock taken while an event is numbered.
 const EVENTS_LOCK: i64 = 0x5354_5544_494f;
+/// The advisory lock taken while a job is admitted within a budget.
+const BUDGET_LOCK: i64 = 0x5354_5544_4255;
 /// Events kept for listeners and subscribers that catch up.
 const EVENTS_KEPT: i64 = 100_000;
 /// How long a replica waits for the database at start.
@@ -198,23 +204,50 @@ impl Database {
         Ok(())
     }
 
-    /// Adds a new job (version 1).
-    pub async fn insert(&self, record: &JobRecord, local: bool) -> Result<(), DbError> {
+    /// Adds new jobs (version 1) in one transaction. With `within`, the jobs that count
+    /// towards this `month`'s budgets (made in it, or still active) are read first under a lock
+    /// every replica's admissions take, and `within` may refuse: nothing is added then.
+    pub async fn insert_all(
+        &self,
+        records: &[JobRecord],
+        local: bool,
+        month: &str,
+        within: Option<&Check>,
+    ) -> Result<Result<(), OverBudget>, DbError> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO jobs (id, project_id, status, local, record, version) \
-             VALUES ($1, $2, $3, $4, $5, 1)",
-        )
-        .bind(&record.sora_job_id)
-        .bind(&record.project_id)
-        .bind(record.status.name())
-        .bind(local)
-        .bind(Json(record))
-        .execute(&mut *tx)
-        .await?;
-        Self::event(&mut tx, record, 1, false).await?;
+        if let Some(check) = within {
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(BUDGET_LOCK)
+                .execute(&mut *tx)
+                .await?;
+            let counted: Vec<Json<JobRecord>> = sqlx::query_scalar(
+                "SELECT record FROM jobs \
+                 WHERE status IN ('queued', 'running') OR record->>'created_at' LIKE $1",
+            )
+            .bind(format!("{month}%"))
+            .fetch_all(&mut *tx)
+            .await?;
+            let counted: Vec<JobRecord> = counted.into_iter().map(|j| j.0).collect();
+            if let Err(over) = check(&counted) {
+                return Ok(Err(over));
+            }
+        }
+        for record in records {
+            sqlx::query(
+                "INSERT INTO jobs (id, project_id, status, local, record, version) \
+                 VALUES ($1, $2, $3, $4, $5, 1)",
+            )
+            .bind(&record.sora_job_id)
+            .bind(&record.project_id)
+            .bind(record.status.name())
+            .bind(local)
+            .bind(Json(record))
+            .execute(&mut *tx)
+            .await?;
+            Self::event(&mut tx, record, 1, false).await?;
+        }
         tx.commit().await?;
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// Writes `record` over version `version`, by the worker of claim `attempt` when given (the

@@ -4,8 +4,10 @@
 //! shared by several replicas), saves finished videos to a project's library, and removes
 //! finished records and previews once they are old.
 
+pub mod budget;
 mod cancel;
 pub mod cost;
+
 pub mod database;
 pub mod events;
 mod hosted;
@@ -14,6 +16,7 @@ mod persist;
 pub mod record;
 mod replica;
 mod sources;
+pub mod spend;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -60,6 +63,8 @@ pub struct Limits {
     /// Finished jobs (records and previews) are removed this long after their last change;
     /// `None` keeps them.
     pub retention: Option<Duration>,
+    /// The most the whole studio may spend in a calendar month (UTC), in USD.
+    pub monthly_usd: Option<f64>,
 }
 
 impl Default for Limits {
@@ -71,6 +76,7 @@ impl Default for Limits {
             hosted_submissions: 4,
             daily_seconds: HashMap::new(),
             retention: Some(Duration::from_secs(30 * 86_400)),
+            monthly_usd: None,
         }
     }
 }
@@ -94,6 +100,9 @@ pub enum JobError {
     /// Over a limit: the message says which; try again after `retry_after` seconds.
     #[error("{message}")]
     Busy { message: String, retry_after: u64 },
+    /// It would take spending past a monthly cap.
+    #[error("{0}")]
+    OverBudget(budget::OverBudget),
     #[error(transparent)]
     Storage(#[from] StorageError),
     #[error("i/o: {0}")]
@@ -356,6 +365,18 @@ impl JobService {
             .catalog
             .price(&model)
             .and_then(|price| cost::Estimate::of(price, &spec));
+        let caps = budget::Caps {
+            project: budget::get(self.inner.storage.as_ref(), &new.project_id)
+                .await?
+                .map(|b| b.monthly_usd),
+            studio: self.inner.limits.monthly_usd,
+        };
+        if caps.any() && estimate.is_none() {
+            return Err(JobError::Invalid(format!(
+                "The model {model} has no known price and a monthly budget applies: \
+                 give it a price in STUDIO_PRICES"
+            )));
+        }
         let template = JobRecord {
             sora_job_id: String::new(),
             project_id: new.project_id,
@@ -403,15 +424,13 @@ impl JobService {
             }
         }
         if let Backend::Shared(replica) = &self.inner.backend {
-            self.admit(&self.inner.records.lock().unwrap(), &template, count)?;
-            for record in &takes {
-                self.insert_shared(replica, record, local).await?;
-            }
+            self.admit(&self.inner.records.lock().unwrap(), &template, count, caps)?;
+            self.insert_shared(replica, &takes, local, caps).await?;
             return Ok(takes);
         }
         {
             let mut records = self.inner.records.lock().unwrap();
-            self.admit(&records, &template, count)?;
+            self.admit(&records, &template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -434,14 +453,23 @@ impl JobService {
         Ok(takes)
     }
 
-    /// Refuses `count` new jobs like `new` over the active-job limits or their provider's
-    /// daily budget.
+    /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
+    /// budget or a monthly cap.
     fn admit(
         &self,
         records: &HashMap<String, JobRecord>,
         new: &JobRecord,
         count: u32,
+        caps: budget::Caps,
     ) -> Result<(), JobError> {
+        budget::check(
+            caps,
+            &new.project_id,
+            budget::month_of(&new.created_at),
+            new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count),
+            records.values(),
+        )
+        .map_err(JobError::OverBudget)?;
         let count = count as usize;
         let limits = &self.inner.limits;
         let active: Vec<&JobRecord> = records
@@ -503,6 +531,33 @@ impl JobService {
             .map(|r| (r.status, r.provider.clone()))
             .collect();
         crate::metrics::get().render(&jobs)
+    }
+
+    /// The jobs (of `project`, or all) made from `from` to `to`, as spend lines.
+    pub fn spend_lines(
+        &self,
+        project: Option<&str>,
+        from: time::Date,
+        to: time::Date,
+    ) -> Vec<spend::Line> {
+        spend::lines(
+            self.inner.records.lock().unwrap().values(),
+            project,
+            from,
+            to,
+        )
+    }
+
+    /// What counts against this month's budgets now: of `project`, and of the whole studio.
+    pub fn committed(&self, project: &str) -> (f64, f64) {
+        let now = now();
+        let records = self.inner.records.lock().unwrap();
+        budget::totals(project, budget::month_of(&now), records.values())
+    }
+
+    /// The studio's monthly cap, if any.
+    pub fn studio_cap(&self) -> Option<f64> {
+        self.inner.limits.monthly_usd
     }
 
     pub fn get(&self, id: &str) -> Option<JobRecord> {
@@ -851,6 +906,7 @@ impl JobService {
     }
 
     async fn sweep(&self, retention: Duration) {
+        let now = now();
         let expired: Vec<JobRecord> = self
             .inner
             .records
@@ -859,6 +915,8 @@ impl JobService {
             .values()
             .filter(|r| matches!(r.status, Status::Done | Status::Error))
             .filter(|r| age(&r.updated_at) > retention)
+            // What a job cost counts against this month's budgets until the month is over.
+            .filter(|r| budget::month_of(&r.created_at) != budget::month_of(&now))
             .cloned()
             .collect();
         for record in expired {

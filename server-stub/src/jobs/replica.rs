@@ -18,7 +18,8 @@ use std::time::Duration;
 use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::DropGuard;
 
-use super::database::{Claim, Database, Event, Versioned, Written};
+use super::budget;
+use super::database::{self, Claim, Database, Event, Versioned, Written};
 use super::events::{Change, Start};
 use super::record::{JobRecord, Status};
 use super::{interrupted, now, Backend, JobError, JobService, Limits};
@@ -195,18 +196,38 @@ impl JobService {
         true
     }
 
-    /// Adds a new job to the database, then to memory (unless its events got there first).
+    /// Adds new jobs to the database in one transaction, then to memory (unless their events
+    /// got there first). With a cap, the database counts what is committed under a lock every
+    /// replica takes, so replicas admitting at the same moment never pass it together.
     pub(super) async fn insert_shared(
         &self,
         replica: &Replica,
-        record: &JobRecord,
+        records: &[JobRecord],
         local: bool,
+        caps: budget::Caps,
     ) -> Result<(), JobError> {
-        replica.db.insert(record, local).await?;
-        self.keep(Versioned {
-            record: record.clone(),
-            version: 1,
-        });
+        let Some(first) = records.first() else {
+            return Ok(());
+        };
+        let month = budget::month_of(&first.created_at).to_owned();
+        let estimate: f64 = records
+            .iter()
+            .map(|r| r.estimate.as_ref().map_or(0.0, |e| e.usd))
+            .sum();
+        let project = first.project_id.clone();
+        let check = move |jobs: &[JobRecord]| budget::check(caps, &project, &month, estimate, jobs);
+        let within = caps.any().then_some(&check as &database::Check);
+        replica
+            .db
+            .insert_all(records, local, budget::month_of(&first.created_at), within)
+            .await?
+            .map_err(JobError::OverBudget)?;
+        for record in records {
+            self.keep(Versioned {
+                record: record.clone(),
+                version: 1,
+            });
+        }
         Ok(())
     }
 

@@ -38,6 +38,10 @@ pub fn start_in(dir: tempfile::TempDir) -> Harness {
 }
 
 pub fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
+    start_with_catalog(dir, Catalog::default(), limits)
+}
+
+pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limits) -> Harness {
     let data = dir.path().join("data");
     let dist = dir.path().join("dist");
     std::fs::create_dir_all(dist.join("assets")).unwrap();
@@ -53,7 +57,7 @@ pub fn start_with(dir: tempfile::TempDir, limits: Limits) -> Harness {
     .unwrap();
     let media = data.join("media");
     let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
-    let jobs = JobService::start(data, storage, Catalog::default(), limits).unwrap();
+    let jobs = JobService::start(data, storage, catalog, limits).unwrap();
     let state = Shared {
         jobs: jobs.clone(),
         token: TOKEN.into(),
