@@ -85,6 +85,54 @@ pub enum ApiError {
     SendNote(String),
     #[error("Failed to download videos: {0}")]
     Download(String),
+    #[error("Failed to get spend: {0}")]
+    GetSpend(String),
+    /// A create refused (402) because it would pass a monthly budget.
+    #[error("{0}")]
+    OverBudget(OverBudget),
+}
+
+/// The figures of a create refused for a monthly budget, in cents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverBudget {
+    pub cap: u64,
+    pub committed: u64,
+    pub estimate: u64,
+}
+
+impl OverBudget {
+    /// The figures of a 402 answer, when it has them.
+    fn from_body(body: &str) -> Option<OverBudget> {
+        let answer: Value = serde_json::from_str(body).ok()?;
+        let cents =
+            |name: &str| Some((answer.get(name)?.as_f64()?.max(0.0) * 100.0).round() as u64);
+        Some(OverBudget {
+            cap: cents("cap_usd")?,
+            committed: cents("committed_usd")?,
+            estimate: cents("estimate_usd")?,
+        })
+    }
+}
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let usd = |cents: u64| crate::price::label(cents as f64 / 100.0);
+        write!(
+            f,
+            "Over budget: {} of the monthly {} is committed, and this would cost {}",
+            usd(self.committed),
+            usd(self.cap),
+            usd(self.estimate)
+        )
+    }
+}
+
+/// What a failed create was: over a budget (402 with its figures), or its words.
+fn create_failure((text, body): (String, String)) -> ApiError {
+    match OverBudget::from_body(&body) {
+        Some(over) => ApiError::OverBudget(over),
+        None => ApiError::CreateJob(text),
+    }
 }
 
 /// One answer of the asset list.
@@ -278,7 +326,7 @@ impl<'a, P: Platform> Api<'a, P> {
                 Some(body),
             )
             .await
-            .map_err(|(text, _)| ApiError::CreateJob(text))?;
+            .map_err(create_failure)?;
         let jobs = match answer.get("takes") {
             Some(Value::Array(takes)) if route == "takes" => takes.clone(),
             _ => vec![answer],
@@ -486,6 +534,13 @@ impl<'a, P: Platform> Api<'a, P> {
     }
 
     /// The project's review links with their notes, newest first.
+    /// What the project spent in the last 30 days, by day and by model.
+    pub async fn get_spend(&self, project_id: &str) -> Result<Value, ApiError> {
+        self.call("GET", self.url(&["projects", project_id, "spend"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetSpend(text))
+    }
+
     pub async fn list_shares(&self, project_id: &str) -> Result<Vec<Share>, ApiError> {
         let answer = self
             .call("GET", self.url(&["projects", project_id, "shares"]), None)
@@ -643,5 +698,19 @@ mod tests {
             body: String::new(),
         };
         assert_eq!(failure_text(&r), "HTTP 502");
+    }
+
+    #[test]
+    fn a_create_over_budget_carries_its_figures() {
+        let body = r#"{"error":{"code":"over_budget","message":"m"},"cap_usd":5,"committed_usd":4.6,"estimate_usd":0.8}"#;
+        let refused = create_failure(("Payment Required".into(), body.into()));
+        assert_eq!(
+            refused.to_string(),
+            "Over budget: $4.60 of the monthly $5.00 is committed, and this would cost $0.80"
+        );
+        assert_eq!(
+            create_failure(("Bad Gateway".into(), "<html>".into())),
+            ApiError::CreateJob("Bad Gateway".into())
+        );
     }
 }

@@ -58,6 +58,7 @@ impl CoreError {
             CoreError::BadMoment(_) => "bad-moment",
             CoreError::UnknownName { .. } => "unknown-name",
             CoreError::Refused(_) => "refused",
+            CoreError::Api(crate::api::ApiError::OverBudget(_)) => "over-budget",
             CoreError::Api(_) => "api",
             CoreError::Store(_) => "storage",
             CoreError::Config { .. } => "config",

@@ -16,11 +16,12 @@ pub enum Part {
     Shot,
     Compare,
     Shares,
+    Spend,
     Review,
 }
 
 impl Part {
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 11] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
@@ -30,6 +31,7 @@ impl Part {
         Part::Shot,
         Part::Compare,
         Part::Shares,
+        Part::Spend,
         Part::Review,
     ];
 
@@ -45,6 +47,7 @@ impl Part {
             Part::Shot => "shot",
             Part::Compare => "compare",
             Part::Shares => "shares",
+            Part::Spend => "spend",
             Part::Review => "review",
         }
     }

@@ -128,11 +128,15 @@ pub struct Offer {
 }
 
 impl Offer {
-    /// USD for `takes` takes of the model's default job; `None` when it has no price.
-    pub fn estimate(&self, takes: u32) -> Option<f64> {
-        self.price
-            .as_ref()?
-            .estimate(self.seconds, self.width, self.height, takes)
+    /// USD for `takes` takes of the model's default job, or of `seconds` long; `None` when it
+    /// has no price.
+    pub fn estimate(&self, seconds: Option<f64>, takes: u32) -> Option<f64> {
+        self.price.as_ref()?.estimate(
+            seconds.unwrap_or(self.seconds),
+            self.width,
+            self.height,
+            takes,
+        )
     }
 }
 
@@ -322,10 +326,10 @@ mod tests {
         ]});
         let offers = parse_offers(&answer);
         assert_eq!(offers.len(), 3);
-        assert_eq!(offers[0].estimate(2), Some(1.80));
+        assert_eq!(offers[0].estimate(None, 2), Some(1.80));
         assert_eq!(offers[0].price.as_ref().unwrap().seen, "2026-07-10");
-        assert_eq!(offers[1].estimate(4), Some(3.20));
-        assert_eq!(offers[2].estimate(1), None);
+        assert_eq!(offers[1].estimate(None, 4), Some(3.20));
+        assert_eq!(offers[2].estimate(None, 1), None);
     }
 
     #[test]

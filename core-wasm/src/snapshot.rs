@@ -237,10 +237,14 @@ pub struct ConsoleView {
     pub model: String,
     /// How many takes Generate makes (1 to 8).
     pub takes: u32,
+    /// How long new jobs are, in seconds; null for the model's default.
+    pub seconds: Option<u32>,
+    /// The chosen model's default length, when the server said it.
+    pub default_seconds: Option<u32>,
     pub can_generate: bool,
     pub creating: bool,
-    /// What Generate will cost (`$3.20`) by the chosen model's price, its default length and
-    /// size, and the takes; null when free or unknown.
+    /// What Generate will cost (`$3.20`) by the chosen model's price, the length chosen (else
+    /// its default), its default size, and the takes; null when free or unknown.
     pub estimate: Option<String>,
     /// Whether the estimate is above the threshold at which Generate asks first.
     pub confirm: bool,
@@ -426,6 +430,7 @@ pub struct Snapshot {
     pub shot: ShotView,
     pub compare: CompareView,
     pub shares: SharesView,
+    pub spend: SpendView,
     pub review: ReviewView,
 }
 
@@ -615,6 +620,52 @@ pub struct CompareItem {
     pub url: String,
 }
 
+/// The Spend panel: this month against the cap, the last 30 days, and by model.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpendView {
+    pub open: bool,
+    pub loading: bool,
+    /// Whether an answer has been read.
+    pub loaded: bool,
+    /// Why it could not be read.
+    pub error: Option<String>,
+    /// Spent in the 30 days (`$3.20`).
+    pub total_label: String,
+    /// Spent this month plus the estimates of queued and running jobs.
+    pub committed_label: String,
+    /// The project's monthly cap; null when it has none.
+    pub cap_label: Option<String>,
+    /// How much of the cap is committed, 0 to 1; null without a cap.
+    pub used: Option<f64>,
+    /// The last 30 days, oldest first.
+    pub days: Vec<SpendDayView>,
+    /// Most spent first.
+    pub models: Vec<SpendModelView>,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpendDayView {
+    /// `YYYY-MM-DD` (UTC).
+    pub date: String,
+    pub label: String,
+    /// The day's bar, 0 to 1 of the highest day.
+    pub height: f64,
+}
+
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpendModelView {
+    pub model: String,
+    pub label: String,
+    pub seconds: u32,
+    pub jobs: u32,
+}
+
 #[cfg(test)]
 mod typescript {
     use super::*;
@@ -656,6 +707,9 @@ mod typescript {
             ShareView::decl(),
             CreatedView::decl(),
             SharesView::decl(),
+            SpendDayView::decl(),
+            SpendModelView::decl(),
+            SpendView::decl(),
             ReviewState::decl(),
             ReviewVideoView::decl(),
             ReviewView::decl(),

@@ -1611,4 +1611,81 @@ fn generate_shows_its_price_and_asks_above_the_threshold() {
     core.set_confirm_above(10.0).unwrap();
     assert!(!core.console_view().confirm);
     assert_eq!(core.set_confirm_above(-1.0).unwrap_err().code(), "refused");
+    core.set_takes(1).unwrap();
+    assert_eq!(core.console_view().default_seconds, Some(8));
+    core.set_seconds(Some(4)).unwrap();
+    let view = core.console_view();
+    assert_eq!(
+        (view.seconds, view.estimate.as_deref()),
+        (Some(4), Some("$0.48"))
+    );
+    assert_eq!(core.set_seconds(Some(21)).unwrap_err().code(), "refused");
+    core.set_seconds(None).unwrap();
+    assert_eq!(core.console_view().estimate.as_deref(), Some("$0.96"));
+}
+
+#[test]
+fn a_create_over_budget_shows_the_figures_in_the_banner() {
+    let core = studio();
+    core.enter_project("p1");
+    core.set_draft("a kite");
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 402,
+            status_text: "Payment Required".into(),
+            body: json!({"error": {"code": "over_budget", "message": "m"},
+                "cap_usd": 1.0, "committed_usd": 0.9, "estimate_usd": 0.2})
+            .to_string(),
+        }),
+    );
+    let error = block_on(core.create_job(None)).unwrap_err();
+    assert_eq!(error.code(), "over-budget");
+    let banner = core.snapshot().banner.unwrap();
+    assert_eq!(banner.message, "Failed to create generation job");
+    assert_eq!(
+        banner.detail.as_deref(),
+        Some("Over budget: $0.90 of the monthly $1.00 is committed, and this would cost $0.20")
+    );
+    assert_eq!(core.console_view().draft, "a kite", "the prompt is kept");
+}
+
+#[test]
+fn the_spend_panel_reads_the_month_against_the_cap() {
+    let core = studio();
+    core.enter_project("p1");
+    script(
+        &core,
+        ok(
+            json!({"total_usd": 1.5, "cap_usd": 4.0, "committed_usd": 2.0,
+            "by_day": [{"date": "2026-11-24", "usd": 0.5}, {"date": "2026-11-25", "usd": 1.0}],
+            "by_model": [{"model": "veo", "usd": 1.5, "seconds": 16, "jobs": 2}]}),
+        ),
+    );
+    block_on(core.open_spend()).unwrap();
+    let view = core.spend_view();
+    assert!(view.open && view.loaded && !view.loading);
+    assert_eq!(
+        (view.total_label.as_str(), view.committed_label.as_str()),
+        ("$1.50", "$2.00")
+    );
+    assert_eq!(
+        (view.cap_label.as_deref(), view.used),
+        (Some("$4.00"), Some(0.5))
+    );
+    assert_eq!(view.days[0].height, 0.5);
+    assert_eq!(view.days[1].label, "$1.00");
+    assert_eq!(
+        (view.models[0].model.as_str(), view.models[0].jobs),
+        ("veo", 2)
+    );
+    script(&core, status(500, "Internal Server Error"));
+    assert!(block_on(core.open_spend()).is_err());
+    assert_eq!(
+        core.spend_view().error.as_deref(),
+        Some("Failed to get spend: Internal Server Error")
+    );
+    assert!(core.spend_view().loaded, "what was shown stays");
+    core.close_spend();
+    assert!(!core.spend_view().open);
 }

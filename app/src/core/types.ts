@@ -120,10 +120,18 @@ model: string,
 /**
  * How many takes Generate makes (1 to 8).
  */
-takes: number, canGenerate: boolean, creating: boolean, 
+takes: number, 
 /**
- * What Generate will cost (`$3.20`) by the chosen model's price, its default length and
- * size, and the takes; null when free or unknown.
+ * How long new jobs are, in seconds; null for the model's default.
+ */
+seconds: number | null, 
+/**
+ * The chosen model's default length, when the server said it.
+ */
+defaultSeconds: number | null, canGenerate: boolean, creating: boolean, 
+/**
+ * What Generate will cost (`$3.20`) by the chosen model's price, the length chosen (else
+ * its default), its default size, and the takes; null when free or unknown.
  */
 estimate: string | null, 
 /**
@@ -259,6 +267,52 @@ byVideo: { [key in string]?: NotesView },
  */
 created: CreatedView | null, };
 
+export type SpendDayView = { 
+/**
+ * `YYYY-MM-DD` (UTC).
+ */
+date: string, label: string, 
+/**
+ * The day's bar, 0 to 1 of the highest day.
+ */
+height: number, };
+
+export type SpendModelView = { model: string, label: string, seconds: number, jobs: number, };
+
+export type SpendView = { open: boolean, loading: boolean, 
+/**
+ * Whether an answer has been read.
+ */
+loaded: boolean, 
+/**
+ * Why it could not be read.
+ */
+error: string | null, 
+/**
+ * Spent in the 30 days (`$3.20`).
+ */
+totalLabel: string, 
+/**
+ * Spent this month plus the estimates of queued and running jobs.
+ */
+committedLabel: string, 
+/**
+ * The project's monthly cap; null when it has none.
+ */
+capLabel: string | null, 
+/**
+ * How much of the cap is committed, 0 to 1; null without a cap.
+ */
+used: number | null, 
+/**
+ * The last 30 days, oldest first.
+ */
+days: Array<SpendDayView>, 
+/**
+ * Most spent first.
+ */
+models: Array<SpendModelView>, };
+
 export type ReviewState = "closed" | "loading" | "ready" | "gone";
 
 export type ReviewVideoView = { fileName: string, title: string, url: string, posterUrl: string, notes: NotesView, };
@@ -277,4 +331,4 @@ sending: boolean,
  */
 error: string | null, };
 
-export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, review: ReviewView, };
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, spend: SpendView, review: ReviewView, };

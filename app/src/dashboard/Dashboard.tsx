@@ -2,6 +2,7 @@ import { useEffect, type MouseEvent } from "react";
 import { CompareBar } from "../compare/CompareBar";
 import { Reviews } from "../review/Reviews";
 import { SelectionBar } from "../review/SelectionBar";
+import { Spend, SpendButton } from "../spend/Spend";
 import { useStudio } from "../core/useStudio";
 import { navigate } from "../router";
 import { AssetLibrary } from "./AssetLibrary";
@@ -30,6 +31,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           Studio
         </a>
         {projectId !== null && <p className="project-line">Project: {projectId}</p>}
+        {projectId !== null && <SpendButton />}
       </header>
       {projectId === null ? (
         <main className="invalid">
@@ -40,6 +42,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <ErrorBanner />
           <GenerationConsole />
           <AssetLibrary />
+          <Spend />
           <Reviews />
           <MetadataModal />
           <div className="bars">

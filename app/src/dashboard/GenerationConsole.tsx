@@ -8,12 +8,24 @@ import { useWindowList } from "./useWindowList";
 const GAP = 12;
 /** Takes one Generate can make (the core refuses more). */
 const TAKES = [1, 2, 3, 4, 5, 6, 7, 8];
+/** Lengths a job can ask for, in seconds (the core refuses others). */
+const SECONDS = Array.from({ length: 20 }, (_, i) => i + 1);
 
 /** The prompt, the model and Generate: renders again only when the console part changes. */
 function PromptForm() {
   const studio = useStudio();
-  const { draft, models, model, takes, canGenerate, creating, estimate, confirm } =
-    useView("console");
+  const {
+    draft,
+    models,
+    model,
+    takes,
+    seconds,
+    defaultSeconds,
+    canGenerate,
+    creating,
+    estimate,
+    confirm,
+  } = useView("console");
 
   const generate = (event?: FormEvent) => {
     event?.preventDefault();
@@ -51,6 +63,24 @@ function PromptForm() {
             </select>
           </label>
         )}
+        <label className="seconds">
+          Seconds
+          <select
+            value={seconds ?? ""}
+            onChange={(e) =>
+              studio.setSeconds(e.target.value === "" ? undefined : Number(e.target.value))
+            }
+          >
+            <option value="">
+              {defaultSeconds === null ? "Default" : `Default (${defaultSeconds})`}
+            </option>
+            {SECONDS.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
         <label className="takes">
           Takes
           <select value={takes} onChange={(e) => studio.setTakes(Number(e.target.value))}>

@@ -26,6 +26,8 @@ pub struct Console {
     model: Option<String>,
     /// How many takes Generate makes (1 to [`MAX_TAKES`]).
     takes: u32,
+    /// How long new jobs are (the model's default when unset).
+    seconds: Option<u32>,
     creating: Creating,
     /// What each model makes by default, and at what price (from GET /models).
     offers: Vec<Offer>,
@@ -36,6 +38,9 @@ pub const CONFIRM_ABOVE_USD: f64 = 5.0;
 
 /// The most takes one Generate makes.
 pub const MAX_TAKES: u32 = 8;
+
+/// The longest job, in seconds (the server's limit).
+pub const MAX_SECONDS: u32 = 20;
 
 impl Console {
     pub fn new(project: &str) -> Self {
@@ -66,12 +71,10 @@ impl<P: Platform> Core<P> {
                 .or_else(|| models.first().cloned())
                 .unwrap_or_default();
             let takes = c.takes.max(1);
+            let offer = c.offers.iter().find(|o| o.model == model);
             // A free model (the local engine, by default) shows no price.
-            let estimate = c
-                .offers
-                .iter()
-                .find(|o| o.model == model)
-                .and_then(|o| o.estimate(takes))
+            let estimate = offer
+                .and_then(|o| o.estimate(c.seconds.map(f64::from), takes))
                 .filter(|usd| *usd > 0.0);
             ConsoleView {
                 project_id: c.project.clone(),
@@ -79,6 +82,8 @@ impl<P: Platform> Core<P> {
                 model,
                 models,
                 takes,
+                seconds: c.seconds,
+                default_seconds: offer.map(|o| o.seconds.round() as u32),
                 can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
                 creating: c.creating == Creating::Sending,
                 estimate: estimate.map(price::label),
@@ -132,6 +137,18 @@ impl<P: Platform> Core<P> {
         Ok(())
     }
 
+    /// How long new jobs are: 1 to 20 seconds, or `None` for the model's default.
+    pub fn set_seconds(&self, seconds: Option<u32>) -> Result<(), CoreError> {
+        if seconds.is_some_and(|s| !(1..=MAX_SECONDS).contains(&s)) {
+            return Err(CoreError::Refused(format!(
+                "Seconds must be 1 to {MAX_SECONDS}, not {}",
+                seconds.unwrap_or_default()
+            )));
+        }
+        self.write(&self.console, |c| c.seconds = seconds);
+        Ok(())
+    }
+
     /// Starts a generation job from `prompt`, or from the draft when `None`, made from the
     /// shot's attached pictures and video (which are then cleared).
     pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, CoreError> {
@@ -144,6 +161,7 @@ impl<P: Platform> Core<P> {
         let job = NewJob {
             prompt: text.trim().to_owned(),
             model: self.console.read(|c| c.model.clone()),
+            seconds: self.console.read(|c| c.seconds).map(Value::from),
             inputs,
             fit,
             ..NewJob::default()

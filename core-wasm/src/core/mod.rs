@@ -15,6 +15,7 @@ mod review;
 mod shares;
 mod shot;
 mod slice;
+mod spend;
 
 use std::cell::{Cell, RefCell};
 
@@ -56,6 +57,7 @@ pub struct Core<P: Platform> {
     shot: Slice<shot::Shot>,
     compare: Slice<compare::Compare>,
     shares: Slice<shares::Shares>,
+    spend: Slice<spend::Spend>,
     review: Slice<review::Review>,
 }
 
@@ -77,6 +79,7 @@ impl<P: Platform> Core<P> {
             shot: Slice::new(Part::Shot),
             compare: Slice::new(Part::Compare),
             shares: Slice::new(Part::Shares),
+            spend: Slice::new(Part::Spend),
             review: Slice::new(Part::Review),
         };
         core.load_recent();
@@ -104,6 +107,7 @@ impl<P: Platform> Core<P> {
             Part::Shot => self.shot.version(),
             Part::Compare => self.compare.version(),
             Part::Shares => self.shares.version(),
+            Part::Spend => self.spend.version(),
             Part::Review => self.review.version(),
         }
     }
@@ -202,6 +206,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();
         self.reset_shares();
+        self.reset_spend();
         self.write(&self.console, |c| *c = console::Console::new(project));
     }
 
@@ -214,6 +219,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();
         self.reset_shares();
+        self.reset_spend();
         self.write(&self.console, |c| *c = console::Console::default());
     }
 
@@ -237,6 +243,7 @@ impl<P: Platform> Core<P> {
             shot: self.shot_view(),
             compare: self.compare_view(),
             shares: self.shares_view(),
+            spend: self.spend_view(),
             review: self.review_view(),
         }
     }
@@ -257,6 +264,7 @@ impl<P: Platform> Core<P> {
             Part::Shot => serde_json::to_string(&self.shot_view()),
             Part::Compare => serde_json::to_string(&self.compare_view()),
             Part::Shares => serde_json::to_string(&self.shares_view()),
+            Part::Spend => serde_json::to_string(&self.spend_view()),
             Part::Review => serde_json::to_string(&self.review_view()),
         };
         text.unwrap_or_else(|_| "null".to_owned())

@@ -249,6 +249,24 @@ impl Studio {
         self.core.set_takes(takes).map_err(js_error)
     }
 
+    /// Opens the Spend panel and reads the project's spend (`view("spend")`).
+    #[wasm_bindgen(js_name = openSpend)]
+    pub fn open_spend(&self) -> js_sys::Promise {
+        promise(&self.core, |core| async move { core.open_spend().await })
+    }
+
+    #[wasm_bindgen(js_name = closeSpend)]
+    pub fn close_spend(&self) {
+        self.core.close_spend();
+    }
+
+    /// How long new jobs are: 1 to 20 seconds, or omitted for the model's default
+    /// (`view("console").seconds`).
+    #[wasm_bindgen(js_name = setSeconds)]
+    pub fn set_seconds(&self, seconds: Option<u32>) -> Result<(), JsValue> {
+        self.core.set_seconds(seconds).map_err(js_error)
+    }
+
     /// Starts a job from `prompt`, or from the draft when omitted (several takes of it when
     /// `setTakes` chose more than one); resolves with the job, or the first take.
     #[wasm_bindgen(js_name = createJob)]

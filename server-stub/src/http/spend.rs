@@ -15,7 +15,7 @@ use super::extract::{ApiPath, ApiQuery};
 use super::{valid_project, AppState};
 use crate::jobs::{budget, spend};
 
-/// The longest range one answer covers.
+/// The longest range one answer covers: a longer one is answered for its last 366 days.
 const MAX_DAYS: i64 = 366;
 /// The range when none is given: the last 30 days, today included.
 const DEFAULT_DAYS: i64 = 30;
@@ -23,11 +23,12 @@ const DEFAULT_DAYS: i64 = 30;
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Range {
-    /// The first day (UTC), `YYYY-MM-DD`; 29 days before `to` when left out.
-    #[param(pattern = r"^\d{4}-\d{2}-\d{2}$")]
+    /// The first day (UTC), `YYYY-MM-DD`; 29 days before `to` when left out. At most 365
+    /// days before `to`: an earlier one is answered from then.
+    #[param(value_type = Option<String>, format = Date, pattern = r"^\d{4}-\d{2}-\d{2}$")]
     from: Option<String>,
-    /// The last day (UTC), included; today when left out. At most 366 days after `from`.
-    #[param(pattern = r"^\d{4}-\d{2}-\d{2}$")]
+    /// The last day (UTC), included; today when left out.
+    #[param(value_type = Option<String>, format = Date, pattern = r"^\d{4}-\d{2}-\d{2}$")]
     to: Option<String>,
     /// `csv` for one row per job (`text/csv`); JSON when left out.
     format: Option<Format>,
@@ -43,6 +44,10 @@ pub enum Format {
 /// The spend between the dates, with where this month stands against the cap.
 #[derive(Serialize, ToSchema)]
 pub struct SpendView {
+    /// The first day answered (`YYYY-MM-DD`).
+    from: String,
+    /// The last day answered (`YYYY-MM-DD`).
+    to: String,
     #[serde(flatten)]
     report: spend::Report,
     /// The cap that applies (the project's, or for the studio `STUDIO_MONTHLY_BUDGET_USD`), or null.
@@ -78,12 +83,11 @@ impl Range {
             Some(text) => date("from", text)?,
             None => to.saturating_sub(Duration::days(DEFAULT_DAYS - 1)),
         };
-        if from > to || (to - from).whole_days() >= MAX_DAYS {
-            return Err(ApiError::Unprocessable(format!(
-                "from must be on or before to, and at most {MAX_DAYS} days before it"
-            )));
-        }
-        Ok((from, to))
+        // A `from` after `to` answers an empty range.
+        Ok((
+            from.max(to.saturating_sub(Duration::days(MAX_DAYS - 1))),
+            to,
+        ))
     }
 }
 
@@ -111,6 +115,8 @@ fn answer(
     }
     let (in_project, in_studio) = state.jobs.committed(project.unwrap_or_default());
     Ok(Json(SpendView {
+        from: from.to_string(),
+        to: to.to_string(),
         report: spend::report(&lines, from, to),
         cap_usd,
         committed_usd: if project.is_some() {
@@ -131,7 +137,6 @@ fn answer(
     responses(
         (status = 200, description = "The project's spend by day and by model (JSON), or one row per job (format=csv): created_at, job_id, model, seconds, size, estimate_usd, actual_usd, source", content((SpendView = "application/json"), (String = "text/csv"))),
         (status = 400, description = "Invalid project id or date", body = ErrorBody),
-        (status = 422, description = "from is after to, or the range is over 366 days", body = ErrorBody),
     ),
 )]
 pub async fn project(
@@ -156,7 +161,6 @@ pub async fn project(
     responses(
         (status = 200, description = "The whole studio's spend, as for a project", content((SpendView = "application/json"), (String = "text/csv"))),
         (status = 400, description = "Invalid date", body = ErrorBody),
-        (status = 422, description = "from is after to, or the range is over 366 days", body = ErrorBody),
     ),
 )]
 pub async fn studio(

@@ -167,26 +167,10 @@ pub fn check<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::cost::Estimate;
     use crate::jobs::record::Status;
 
     fn job(project: &str, status: Status, created: &str, usd: f64) -> JobRecord {
-        let mut record: JobRecord = serde_json::from_value(serde_json::json!({
-            "sora_job_id": "local-1:task_1", "project_id": project, "prompt": "x",
-            "model": "local-1", "provider": "local",
-            "spec": {"width": 1280, "height": 720, "fps": 24, "seconds": 5},
-            "status": "queued", "progress": 0, "preview_key": null, "provider_job_id": null,
-            "progress_estimated": false, "error": null, "attempts": 0,
-            "created_at": created, "updated_at": created
-        }))
-        .unwrap();
-        record.status = status;
-        record.estimate = Some(Estimate {
-            usd,
-            seen: "2026-11-01".into(),
-            usd_per_1000_tokens: None,
-        });
-        record
+        crate::jobs::record::fixture(project, status, created, usd)
     }
 
     #[test]

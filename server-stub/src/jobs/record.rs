@@ -146,6 +146,28 @@ pub fn project_folder(id: &str) -> String {
     format!("_{hex}")
 }
 
+/// A 1280x720, 5 s job of `local-1` in `project`, made at `created`, estimated at `usd`: for
+/// the tests of what jobs cost.
+#[cfg(test)]
+pub fn fixture(project: &str, status: Status, created: &str, usd: f64) -> JobRecord {
+    let mut record: JobRecord = serde_json::from_value(serde_json::json!({
+        "sora_job_id": "local-1:task_1", "project_id": project, "prompt": "x",
+        "model": "local-1", "provider": "local",
+        "spec": {"width": 1280, "height": 720, "fps": 24, "seconds": 5},
+        "status": "queued", "progress": 0, "preview_key": null, "provider_job_id": null,
+        "progress_estimated": false, "error": null, "attempts": 0,
+        "created_at": created, "updated_at": created
+    }))
+    .expect("a valid record");
+    record.status = status;
+    record.estimate = Some(super::cost::Estimate {
+        usd,
+        seen: "2026-11-01".into(),
+        usd_per_1000_tokens: None,
+    });
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

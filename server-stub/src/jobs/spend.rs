@@ -138,6 +138,18 @@ pub fn report(lines: &[Line], from: Date, to: Date) -> Report {
     }
 }
 
+/// The CSV's columns.
+pub const CSV_HEADER: [&str; 8] = [
+    "created_at",
+    "job_id",
+    "model",
+    "seconds",
+    "size",
+    "estimate_usd",
+    "actual_usd",
+    "source",
+];
+
 /// The lines as CSV with a header row.
 pub fn csv(lines: &[Line]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -146,16 +158,7 @@ pub fn csv(lines: &[Line]) -> Vec<u8> {
         let _ = writer.serialize(line);
     }
     if lines.is_empty() {
-        let _ = writer.write_record([
-            "created_at",
-            "job_id",
-            "model",
-            "seconds",
-            "size",
-            "estimate_usd",
-            "actual_usd",
-            "source",
-        ]);
+        let _ = writer.write_record(CSV_HEADER);
     }
     writer.into_inner().unwrap_or_default()
 }
@@ -163,26 +166,15 @@ pub fn csv(lines: &[Line]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::cost::Estimate;
     use crate::jobs::record::Status;
     use time::macros::date;
 
     fn job(id: &str, model: &str, status: Status, created: &str, usd: f64) -> JobRecord {
-        let mut record: JobRecord = serde_json::from_value(serde_json::json!({
-            "sora_job_id": id, "project_id": "p", "prompt": "x", "model": model,
-            "provider": "local", "spec": {"width": 1280, "height": 720, "fps": 24, "seconds": 4},
-            "status": "queued", "progress": 0, "preview_key": null, "provider_job_id": null,
-            "progress_estimated": false, "error": null, "attempts": 0,
-            "created_at": created, "updated_at": created
-        }))
-        .unwrap();
-        record.status = status;
-        record.estimate = Some(Estimate {
-            usd,
-            seen: "2026-11-01".into(),
-            usd_per_1000_tokens: None,
-        });
-        record
+        JobRecord {
+            sora_job_id: id.into(),
+            model: model.into(),
+            ..crate::jobs::record::fixture("p", status, created, usd)
+        }
     }
 
     #[test]
@@ -225,7 +217,7 @@ mod tests {
                 report.by_model[0].jobs,
                 report.by_model[0].seconds
             ),
-            ("b", 2, 8)
+            ("b", 2, 10)
         );
     }
 
@@ -248,7 +240,7 @@ mod tests {
         );
         assert_eq!(
             rows.next(),
-            Some("2026-11-02T10:00:00Z,m:task_1,\"a,\"\"b\"\"\",4,1280x720,0.1,0.1,price table")
+            Some("2026-11-02T10:00:00Z,m:task_1,\"a,\"\"b\"\"\",5,1280x720,0.1,0.1,price table")
         );
         let empty = String::from_utf8(csv(&[])).unwrap();
         assert_eq!(empty.lines().count(), 1, "the header alone");
