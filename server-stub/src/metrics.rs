@@ -1,8 +1,9 @@
 //! What an operator scrapes at `GET /metrics` (Prometheus text format): jobs by status and
 //! provider and the queue depth (counted from the records at each scrape), job durations,
-//! provider latency, errors and retries by HTTP status, bytes copied from providers, and the
-//! event streams open. One registry per process, as Prometheus clients keep it.
+//! provider latency, errors and retries by HTTP status, bytes copied from providers, the
+//! event streams open, and this month's committed spend by provider. One registry per process, as Prometheus clients keep it.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
@@ -20,6 +21,19 @@ use crate::jobs::record::Status;
 pub struct JobLabels {
     pub status: &'static str,
     pub provider: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SpendLabels {
+    pub provider: String,
+}
+
+/// One job as a scrape counts it.
+pub struct JobCount {
+    pub status: Status,
+    pub provider: String,
+    /// What it commits of this month's budgets, in USD (`crate::jobs::budget::committed`).
+    pub committed_usd: f64,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -52,6 +66,7 @@ pub struct Metrics {
     bytes_copied: Counter,
     storage_errors: Counter,
     streams_open: Gauge,
+    spend: Family<SpendLabels, Gauge<f64, AtomicU64>>,
     /// Encoding reads every metric: one scrape at a time.
     scrape: Mutex<()>,
 }
@@ -126,7 +141,14 @@ impl Metrics {
             "Event streams open now",
             streams_open.clone(),
         );
+        let spend = Family::<SpendLabels, Gauge<f64, AtomicU64>>::default();
+        registry.register(
+            "spend_committed_usd",
+            "This calendar month's spend (UTC) plus the estimates of active jobs, by provider",
+            spend.clone(),
+        );
         Metrics {
+            spend,
             registry,
             jobs,
             queue_depth,
@@ -143,17 +165,22 @@ impl Metrics {
 
     /// The text exposition, with the job gauges counted from `jobs` (status and provider of
     /// each job kept) now.
-    pub fn render(&self, jobs: &[(Status, String)]) -> String {
+    pub fn render(&self, jobs: &[JobCount]) -> String {
         let _one = self.scrape.lock().unwrap_or_else(|e| e.into_inner());
         self.jobs.clear();
+        self.spend.clear();
         let mut queued = 0;
-        for (status, provider) in jobs {
-            queued += i64::from(*status == Status::Queued);
+        for job in jobs {
+            queued += i64::from(job.status == Status::Queued);
             let labels = JobLabels {
-                status: status.name(),
-                provider: provider.clone(),
+                status: job.status.name(),
+                provider: job.provider.clone(),
             };
             self.jobs.get_or_create(&labels).inc();
+            let spend = SpendLabels {
+                provider: job.provider.clone(),
+            };
+            self.spend.get_or_create(&spend).inc_by(job.committed_usd);
         }
         self.queue_depth.set(queued);
         let mut out = String::new();

@@ -191,6 +191,19 @@ async fn the_spend_is_answered_by_day_by_model_and_as_csv() {
     .await
     .json();
     assert_eq!(job["cost"]["actual_usd"], json!(0.1));
+    let metrics = send(
+        &h.app,
+        request("GET", "/metrics")
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let metrics = String::from_utf8(metrics.body).unwrap();
+    assert!(
+        metrics.contains("studio_spend_committed_usd{provider=\"local\"} 0.1"),
+        "{metrics}"
+    );
     let today = time::OffsetDateTime::now_utc().date().to_string();
     let spend = api(&h.app, "GET", "/api/projects/p/spend", None).await;
     assert_eq!(spend.status, StatusCode::OK);

@@ -522,13 +522,19 @@ impl JobService {
 
     /// The Prometheus exposition, with the job gauges counted from the records now.
     pub fn metrics_text(&self) -> String {
-        let jobs: Vec<(Status, String)> = self
+        let now = now();
+        let month = budget::month_of(&now);
+        let jobs: Vec<crate::metrics::JobCount> = self
             .inner
             .records
             .lock()
             .unwrap()
             .values()
-            .map(|r| (r.status, r.provider.clone()))
+            .map(|r| crate::metrics::JobCount {
+                status: r.status,
+                provider: r.provider.clone(),
+                committed_usd: budget::committed(r, month),
+            })
             .collect();
         crate::metrics::get().render(&jobs)
     }
