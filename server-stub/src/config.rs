@@ -19,6 +19,15 @@ use crate::prices::Prices;
 use crate::providers::Catalog;
 use crate::storage::{Freshness, ListingCache, LocalStorage, S3Settings, S3Storage, Storage};
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// For people: one readable line each.
+    Text,
+    /// For log collectors: one JSON object a line, with the job and project of a job's lines.
+    Json,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StorageKind {
     /// A folder inside the data folder, served at /media.
@@ -98,6 +107,9 @@ pub struct Config {
     /// get 402. No cap when unset.
     #[arg(long, env = "STUDIO_MONTHLY_BUDGET_USD")]
     pub monthly_budget_usd: Option<f64>,
+    /// How log lines are written: `text`, or `json` (one object a line).
+    #[arg(long, env = "STUDIO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// The model used when a job names none.
     #[arg(long, env = "STUDIO_DEFAULT_MODEL", default_value = "local-1")]
     pub default_model: String,

@@ -1029,26 +1029,45 @@ async fn active_jobs_are_capped_per_project_and_in_all() {
 async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let (old, recent) = (
+    let (old, recent, this_month) = (
         "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa7",
         "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa8",
+        "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa9",
     );
+    // Made at the start of this month: past a short retention, but its cost still counts
+    // against this month's budgets, so it is kept until the month is over.
+    let month_start = {
+        let today = time::OffsetDateTime::now_utc().date();
+        format!(
+            "{}-{:02}-01T00:00:00Z",
+            today.year(),
+            u8::from(today.month())
+        )
+    };
     std::fs::create_dir_all(data.join("jobs")).unwrap();
     std::fs::create_dir_all(data.join("media/previews")).unwrap();
     std::fs::create_dir_all(data.join("media/projects/p1")).unwrap();
-    for (id, updated) in [
+    for (id, at) in [
         (old, "2020-01-01T00:00:00Z"),
         (recent, "2999-01-01T00:00:00Z"),
+        (this_month, month_start.as_str()),
     ] {
         let mut record = record(id, "done", 1);
         record["preview_key"] = json!(format!("previews/{id}.mp4"));
-        record["updated_at"] = json!(updated);
+        record["created_at"] = json!(at);
+        record["updated_at"] = json!(at);
         std::fs::write(data.join(format!("jobs/{id}.json")), record.to_string()).unwrap();
         std::fs::write(data.join(format!("media/previews/{id}.mp4")), b"video").unwrap();
     }
     let saved = data.join(format!("media/projects/p1/{old}.mp4"));
     std::fs::write(&saved, b"video").unwrap();
-    let h = start_with(dir, Limits::default());
+    let h = start_with(
+        dir,
+        Limits {
+            retention: Some(Duration::from_secs(1)),
+            ..Limits::default()
+        },
+    );
     for _ in 0..200 {
         if h.jobs.get(old).is_none() {
             break;
@@ -1061,6 +1080,7 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
     assert!(saved.exists(), "a saved video is never expired");
     assert!(h.jobs.get(recent).is_some());
     assert!(data.join(format!("media/previews/{recent}.mp4")).exists());
+    assert!(h.jobs.get(this_month).is_some(), "this month's job is kept");
 }
 
 #[tokio::test]

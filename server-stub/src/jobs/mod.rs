@@ -29,6 +29,7 @@ use thiserror::Error;
 use tokio::sync::Semaphore;
 
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::engine::{self, EngineError, VideoSpec};
 use crate::poster::{poster_key, Posters};
@@ -207,6 +208,12 @@ fn seconds_to_utc_midnight() -> u64 {
     let passed =
         u64::from(now.hour()) * 3600 + u64::from(now.minute()) * 60 + u64::from(now.second());
     86_400 - passed
+}
+
+/// The span a job's work runs in: every line logged while it runs names the job and its
+/// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
+fn job_span(record: &JobRecord) -> tracing::Span {
+    tracing::info_span!("job", job = %record.sora_job_id, project = %record.project_id)
 }
 
 pub fn preview_key(id: &str) -> String {
@@ -670,30 +677,35 @@ impl JobService {
 
     fn spawn(&self, id: String) {
         let service = self.clone();
-        let Some(model) = self.get(&id).map(|r| r.model) else {
+        let Some((model, span)) = self.read(&id, |r| (r.model.clone(), job_span(r))) else {
             return;
         };
         match self.inner.catalog.get(&model).cloned() {
             None => {
                 let message = format!("The model {model} is no longer offered by this server");
-                self.background(async move { service.fail(&id, message).await });
+                self.background(async move { service.fail(&id, message).await }.instrument(span));
                 return;
             }
             Some(maker @ Maker::Hosted { .. }) => {
-                self.background(async move { service.run_hosted(&id, maker).await });
+                self.background(
+                    async move { service.run_hosted(&id, maker).await }.instrument(span),
+                );
                 return;
             }
             Some(Maker::Local) => {}
         }
-        self.background(async move {
-            let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
-                return;
-            };
-            if service.stopping() {
-                return;
+        self.background(
+            async move {
+                let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
+                    return;
+                };
+                if service.stopping() {
+                    return;
+                }
+                service.run(&id).await;
             }
-            service.run(&id).await;
-        });
+            .instrument(span),
+        );
     }
 
     async fn run(&self, id: &str) {

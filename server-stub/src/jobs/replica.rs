@@ -22,9 +22,10 @@ use super::budget;
 use super::database::{self, Claim, Database, Event, Versioned, Written};
 use super::events::{Change, Start};
 use super::record::{JobRecord, Status};
-use super::{interrupted, now, Backend, JobError, JobService, Limits};
+use super::{interrupted, job_span, now, Backend, JobError, JobService, Limits};
 use crate::providers::{Catalog, Maker};
 use crate::storage::Storage;
+use tracing::Instrument;
 
 /// How often the events are read even without a notification.
 const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
@@ -500,8 +501,11 @@ impl JobService {
             match claimed {
                 Ok(Some((job, attempt))) => {
                     let (id, record) = (job.record.sora_job_id.clone(), job.record.clone());
+                    let span = job_span(&record);
                     let held = self.hold(replica, job, attempt);
-                    self.render(&id, record, held.switch.clone()).await;
+                    self.render(&id, record, held.switch.clone())
+                        .instrument(span)
+                        .await;
                 }
                 Ok(_) => {
                     drop(permit);
@@ -527,21 +531,25 @@ impl JobService {
                 Ok(Some((job, attempt))) => {
                     let id = job.record.sora_job_id.clone();
                     let maker = self.inner.catalog.get(&job.record.model).cloned();
+                    let span = job_span(&job.record);
                     let held = self.hold(replica, job, attempt);
                     let service = self.clone();
-                    self.background(async move {
-                        match maker {
-                            Some(maker @ Maker::Hosted { .. }) => {
-                                service.run_hosted(&id, maker).await
+                    self.background(
+                        async move {
+                            match maker {
+                                Some(maker @ Maker::Hosted { .. }) => {
+                                    service.run_hosted(&id, maker).await
+                                }
+                                _ => {
+                                    let message = "The model is no longer offered by this server";
+                                    service.fail(&id, message.into()).await;
+                                    service.inner.switches.disarm(&id);
+                                }
                             }
-                            _ => {
-                                let message = "The model is no longer offered by this server";
-                                service.fail(&id, message.into()).await;
-                                service.inner.switches.disarm(&id);
-                            }
+                            drop(held);
                         }
-                        drop(held);
-                    });
+                        .instrument(span),
+                    );
                 }
                 Ok(None) => self.idle(replica).await,
                 Err(e) => {
