@@ -128,16 +128,30 @@ pub struct Offer {
 }
 
 impl Offer {
-    /// USD for `takes` takes of the model's default job, or of `seconds` long; `None` when it
-    /// has no price.
-    pub fn estimate(&self, seconds: Option<f64>, takes: u32) -> Option<f64> {
-        self.price.as_ref()?.estimate(
-            seconds.unwrap_or(self.seconds),
-            self.width,
-            self.height,
-            takes,
-        )
+    /// USD for `takes` takes of the model's default job, or of `seconds` long at `size`
+    /// (width, height) where given; `None` when it has no price.
+    pub fn estimate(
+        &self,
+        seconds: Option<f64>,
+        size: Option<(u32, u32)>,
+        takes: u32,
+    ) -> Option<f64> {
+        let (width, height) = size.unwrap_or((self.width, self.height));
+        self.price
+            .as_ref()?
+            .estimate(seconds.unwrap_or(self.seconds), width, height, takes)
     }
+}
+
+/// A size as `WxH` (both even, 128 to 1920, as the server takes them): width and height.
+pub fn parse_size(text: &str) -> Option<(u32, u32)> {
+    let (w, h) = text.split_once('x')?;
+    let side = |s: &str| {
+        s.parse::<u32>()
+            .ok()
+            .filter(|n| (128..=1920).contains(n) && n % 2 == 0)
+    };
+    Some((side(w)?, side(h)?))
 }
 
 // Read field by field from GET /models, as the rest of the core reads answers: a derived
@@ -326,10 +340,10 @@ mod tests {
         ]});
         let offers = parse_offers(&answer);
         assert_eq!(offers.len(), 3);
-        assert_eq!(offers[0].estimate(None, 2), Some(1.80));
+        assert_eq!(offers[0].estimate(None, None, 2), Some(1.80));
         assert_eq!(offers[0].price.as_ref().unwrap().seen, "2026-07-10");
-        assert_eq!(offers[1].estimate(None, 4), Some(3.20));
-        assert_eq!(offers[2].estimate(None, 1), None);
+        assert_eq!(offers[1].estimate(None, None, 4), Some(3.20));
+        assert_eq!(offers[2].estimate(None, None, 1), None);
     }
 
     #[test]

@@ -241,10 +241,14 @@ pub struct ConsoleView {
     pub seconds: Option<u32>,
     /// The chosen model's default length, when the server said it.
     pub default_seconds: Option<u32>,
+    /// The size of new jobs (`WxH`); null for the model's default.
+    pub size: Option<String>,
+    /// The chosen model's default size, when the server said it.
+    pub default_size: Option<String>,
     pub can_generate: bool,
     pub creating: bool,
-    /// What Generate will cost (`$3.20`) by the chosen model's price, the length chosen (else
-    /// its default), its default size, and the takes; null when free or unknown.
+    /// What Generate will cost (`$3.20`) by the chosen model's price, the length and size
+    /// chosen (else its defaults), and the takes; null when free or unknown.
     pub estimate: Option<String>,
     /// Whether the estimate is above the threshold at which Generate asks first.
     pub confirm: bool,

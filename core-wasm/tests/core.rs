@@ -1622,6 +1622,15 @@ fn generate_shows_its_price_and_asks_above_the_threshold() {
     assert_eq!(core.set_seconds(Some(21)).unwrap_err().code(), "refused");
     core.set_seconds(None).unwrap();
     assert_eq!(core.console_view().estimate.as_deref(), Some("$0.96"));
+    assert_eq!(
+        core.console_view().default_size.as_deref(),
+        Some("1920x1080")
+    );
+    core.set_size(Some("1280x720")).unwrap();
+    assert_eq!(core.console_view().estimate.as_deref(), Some("$0.80"));
+    for bad in ["1280", "1281x720", "4096x2160", "axb"] {
+        assert_eq!(core.set_size(Some(bad)).unwrap_err().code(), "refused");
+    }
 }
 
 #[test]

@@ -1,5 +1,5 @@
 // The price before Generate: a team prices its own engine with STUDIO_PRICES; the Generate
-// button shows what the shot will cost as the seconds and takes change, asks first above $5,
+// button shows what the shot will cost as the size, seconds and takes change, asks first above $5,
 // and the job the server makes carries the same estimate. A project's budget stops a job past
 // it with a banner of the figures, and the Spend panel shows what the day cost.
 import assert from "node:assert/strict";
@@ -12,7 +12,11 @@ import { launch, startServer, TOKEN, waitForDone, waitUntil } from "./harness.mj
 const t = {};
 before(async () => {
   const prices = join(mkdtempSync(join(tmpdir(), "studio-prices-")), "prices.toml");
-  writeFileSync(prices, '[models."local-1"]\nusd_per_second = 0.10\nseen = "2026-11-01"\n');
+  writeFileSync(
+    prices,
+    '[models."local-1"]\nseen = "2026-11-01"\n' +
+      '[models."local-1".by_resolution]\n"480p" = 0.05\n"720p" = 0.10\n"1080p" = 0.12\n',
+  );
   t.server = await startServer({ args: ["--prices", prices] });
   t.browser = await launch();
   t.page = await (await t.browser.newContext()).newPage();
@@ -78,6 +82,13 @@ test("A budget stops a job past it with the figures, and the Spend panel shows t
   const seconds = page.getByRole("combobox", { name: "Seconds" });
   assert.equal(await seconds.locator("option").first().textContent(), "Default (10)");
   await seconds.selectOption("2");
+  await waitUntil(async () => (await generate.textContent()) === "Generate · $0.20");
+  // The size's resolution tier prices it: 480p at $0.05 a second.
+  const size = page.getByRole("combobox", { name: "Size" });
+  assert.equal(await size.locator("option").first().textContent(), "Default (1280x720)");
+  await size.selectOption("854x480");
+  await waitUntil(async () => (await generate.textContent()) === "Generate · $0.10");
+  await size.selectOption("");
   await waitUntil(async () => (await generate.textContent()) === "Generate · $0.20");
   const takes = page.getByRole("combobox", { name: "Takes" });
   await takes.selectOption("3");

@@ -128,10 +128,18 @@ seconds: number | null,
 /**
  * The chosen model's default length, when the server said it.
  */
-defaultSeconds: number | null, canGenerate: boolean, creating: boolean, 
+defaultSeconds: number | null, 
 /**
- * What Generate will cost (`$3.20`) by the chosen model's price, the length chosen (else
- * its default), its default size, and the takes; null when free or unknown.
+ * The size of new jobs (`WxH`); null for the model's default.
+ */
+size: string | null, 
+/**
+ * The chosen model's default size, when the server said it.
+ */
+defaultSize: string | null, canGenerate: boolean, creating: boolean, 
+/**
+ * What Generate will cost (`$3.20`) by the chosen model's price, the length and size
+ * chosen (else its defaults), and the takes; null when free or unknown.
  */
 estimate: string | null, 
 /**

@@ -8,6 +8,9 @@ import { useWindowList } from "./useWindowList";
 const GAP = 12;
 /** Takes one Generate can make (the core refuses more). */
 const TAKES = [1, 2, 3, 4, 5, 6, 7, 8];
+/** Sizes offered: landscape and portrait at 480p, 720p and 1080p (the server fits each to
+ * what the model makes). */
+const SIZES = ["854x480", "480x854", "1280x720", "720x1280", "1920x1080", "1080x1920"];
 /** Lengths a job can ask for, in seconds (the core refuses others). */
 const SECONDS = Array.from({ length: 20 }, (_, i) => i + 1);
 
@@ -21,6 +24,8 @@ function PromptForm() {
     takes,
     seconds,
     defaultSeconds,
+    size,
+    defaultSize,
     canGenerate,
     creating,
     estimate,
@@ -63,6 +68,22 @@ function PromptForm() {
             </select>
           </label>
         )}
+        <label className="size">
+          Size
+          <select
+            value={size ?? ""}
+            onChange={(e) => studio.setSize(e.target.value === "" ? undefined : e.target.value)}
+          >
+            <option value="">
+              {defaultSize === null ? "Default" : `Default (${defaultSize})`}
+            </option>
+            {SIZES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
         <label className="seconds">
           Seconds
           <select

@@ -28,6 +28,8 @@ pub struct Console {
     takes: u32,
     /// How long new jobs are (the model's default when unset).
     seconds: Option<u32>,
+    /// The size of new jobs, `WxH` (the model's default when unset).
+    size: Option<String>,
     creating: Creating,
     /// What each model makes by default, and at what price (from GET /models).
     offers: Vec<Offer>,
@@ -73,8 +75,9 @@ impl<P: Platform> Core<P> {
             let takes = c.takes.max(1);
             let offer = c.offers.iter().find(|o| o.model == model);
             // A free model (the local engine, by default) shows no price.
+            let size = c.size.as_deref().and_then(price::parse_size);
             let estimate = offer
-                .and_then(|o| o.estimate(c.seconds.map(f64::from), takes))
+                .and_then(|o| o.estimate(c.seconds.map(f64::from), size, takes))
                 .filter(|usd| *usd > 0.0);
             ConsoleView {
                 project_id: c.project.clone(),
@@ -84,6 +87,8 @@ impl<P: Platform> Core<P> {
                 takes,
                 seconds: c.seconds,
                 default_seconds: offer.map(|o| o.seconds.round() as u32),
+                size: c.size.clone(),
+                default_size: offer.map(|o| format!("{}x{}", o.width, o.height)),
                 can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
                 creating: c.creating == Creating::Sending,
                 estimate: estimate.map(price::label),
@@ -149,6 +154,18 @@ impl<P: Platform> Core<P> {
         Ok(())
     }
 
+    /// The size of new jobs, `WxH` (even, 128 to 1920 a side), or `None` for the model's
+    /// default.
+    pub fn set_size(&self, size: Option<&str>) -> Result<(), CoreError> {
+        if let Some(text) = size.filter(|s| price::parse_size(s).is_none()) {
+            return Err(CoreError::Refused(format!(
+                "A size is WxH, each side even and 128 to 1920, not {text}"
+            )));
+        }
+        self.write(&self.console, |c| c.size = size.map(str::to_owned));
+        Ok(())
+    }
+
     /// Starts a generation job from `prompt`, or from the draft when `None`, made from the
     /// shot's attached pictures and video (which are then cleared).
     pub async fn create_job(&self, prompt: Option<&str>) -> Result<Job, CoreError> {
@@ -162,6 +179,7 @@ impl<P: Platform> Core<P> {
             prompt: text.trim().to_owned(),
             model: self.console.read(|c| c.model.clone()),
             seconds: self.console.read(|c| c.seconds).map(Value::from),
+            size: self.console.read(|c| c.size.clone()),
             inputs,
             fit,
             ..NewJob::default()

@@ -260,6 +260,13 @@ impl Studio {
         self.core.close_spend();
     }
 
+    /// The size of new jobs, `"1920x1080"` say, or omitted for the model's default
+    /// (`view("console").size`).
+    #[wasm_bindgen(js_name = setSize)]
+    pub fn set_size(&self, size: Option<String>) -> Result<(), JsValue> {
+        self.core.set_size(size.as_deref()).map_err(js_error)
+    }
+
     /// How long new jobs are: 1 to 20 seconds, or omitted for the model's default
     /// (`view("console").seconds`).
     #[wasm_bindgen(js_name = setSeconds)]
