@@ -182,7 +182,6 @@ impl<P: Platform> Core<P> {
             size: self.console.read(|c| c.size.clone()),
             inputs,
             fit,
-            ..NewJob::default()
         };
         let takes = self.console.read(|c| c.takes.max(1));
         let created = self.start(job, takes).await?;

@@ -1,0 +1,220 @@
+//! Admission: a job (or the takes of one shot) checked against its model's inputs, the
+//! active-job limits, its provider's daily seconds and the monthly budgets, then recorded and
+//! started, all or none.
+
+use std::collections::HashMap;
+
+use super::budget;
+use super::record::{self, JobRecord, Status};
+use super::{cost, inputs, now, Backend, JobError, JobService, NewJob};
+use crate::providers::Maker;
+
+/// Seconds until the next 00:00 UTC, when daily budgets renew.
+fn seconds_to_utc_midnight() -> u64 {
+    let now = time::OffsetDateTime::now_utc();
+    let passed =
+        u64::from(now.hour()) * 3600 + u64::from(now.minute()) * 60 + u64::from(now.second());
+    86_400 - passed
+}
+
+/// What a client refused for too many active jobs is told to wait (one poll interval).
+const BUSY_RETRY_SECONDS: u64 = 20;
+
+impl JobService {
+    /// Admits a job within the limits, records it durably, and starts it.
+    pub async fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
+        let mut takes = self.create_takes(new, 1).await?;
+        Ok(takes.remove(0))
+    }
+
+    /// Admits `count` takes of one shot together (each counted against every limit, all or
+    /// none), each with its own seed: the asked seed and the ones after it, or for the
+    /// embedded engine's takes without one, a random start. A single job without a seed is
+    /// the prompt's own scene (seed 0) on the engine, and the provider's choice elsewhere.
+    pub async fn create_takes(&self, new: NewJob, count: u32) -> Result<Vec<JobRecord>, JobError> {
+        let model = new
+            .model
+            .clone()
+            .unwrap_or_else(|| self.inner.catalog.default_model().to_owned());
+        let maker = self
+            .inner
+            .catalog
+            .get(&model)
+            .ok_or_else(|| JobError::UnknownModel(model.clone()))?;
+        // What the inputs name must exist (404) before the model's rules are applied (422).
+        let lineage = self.lineage(&new).await?;
+        inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
+        lineage
+            .check_source(&model, maker.provider_name(), &new.inputs)
+            .map_err(JobError::Invalid)?;
+        let at = now();
+        let local = matches!(maker, Maker::Local);
+        // A seed is kept only where it is used: the engine, or a provider whose contract takes one.
+        let first_seed = match (new.seed, count, local) {
+            _ if !maker.seeds() => None,
+            (Some(seed), _, _) => Some(seed),
+            (None, 1, true) => Some(0),
+            (None, 1, false) => None,
+            (None, _, _) => Some(rand::random()),
+        };
+        let spec = maker.fit(&lineage.spec);
+        let estimate = self
+            .inner
+            .catalog
+            .price(&model)
+            .and_then(|price| cost::Estimate::of(price, &spec));
+        let caps = budget::Caps {
+            project: budget::get(self.inner.storage.as_ref(), &new.project_id)
+                .await?
+                .map(|b| b.monthly_usd),
+            studio: self.inner.limits.monthly_usd,
+        };
+        if caps.any() && estimate.is_none() {
+            return Err(JobError::Invalid(format!(
+                "The model {model} has no known price and a monthly budget applies: \
+                 give it a price in STUDIO_PRICES"
+            )));
+        }
+        let template = JobRecord {
+            sora_job_id: String::new(),
+            project_id: new.project_id,
+            prompt: new.prompt,
+            provider: maker.provider_name().into(),
+            spec,
+            estimate,
+            inputs: new.inputs,
+            fit: new.fit,
+            parent: lineage.parent,
+            parent_key: lineage.parent_key,
+            parent_prompt: lineage.parent_prompt,
+            parent_remote: lineage.parent_remote,
+            seed: None,
+            take: None,
+            provider_usage: None,
+            last_frame_reference: None,
+            progress_estimated: maker.estimates_progress(),
+            model,
+            status: Status::Queued,
+            progress: 0,
+            preview_key: None,
+            provider_job_id: None,
+            submit_started_at: None,
+            error: None,
+            attempts: 0,
+            created_at: at.clone(),
+            updated_at: at,
+        };
+        let mut takes: Vec<JobRecord> = (0..count)
+            .map(|take| JobRecord {
+                sora_job_id: record::new_id(&template.model),
+                seed: first_seed.map(|seed| seed.wrapping_add(take)),
+                ..template.clone()
+            })
+            .collect();
+        if count > 1 {
+            let shot = takes[0].sora_job_id.clone();
+            for (index, record) in (1..).zip(takes.iter_mut()) {
+                record.take = Some(record::Take {
+                    shot: shot.clone(),
+                    index,
+                    count,
+                });
+            }
+        }
+        if let Backend::Shared(replica) = &self.inner.backend {
+            self.admit(&self.inner.records.lock().unwrap(), &template, count, caps)?;
+            self.insert_shared(replica, &takes, local, caps).await?;
+            return Ok(takes);
+        }
+        {
+            let mut records = self.inner.records.lock().unwrap();
+            self.admit(&records, &template, count, caps)?;
+            for record in &takes {
+                records.insert(record.sora_job_id.clone(), record.clone());
+                self.inner.events.publish(record, false);
+            }
+        }
+        // All are kept before any starts, so a failure leaves none behind.
+        for record in &takes {
+            if let Err(e) = self.persist(&record.sora_job_id).await {
+                for unkept in &takes {
+                    if let Err(e) = self.forget(unkept).await {
+                        tracing::warn!(job = %unkept.sora_job_id, error = %e, "an unkept take could not be removed");
+                    }
+                }
+                return Err(e);
+            }
+        }
+        for record in &takes {
+            self.spawn(record.sora_job_id.clone());
+        }
+        Ok(takes)
+    }
+
+    /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
+    /// budget or a monthly cap.
+    pub(super) fn admit(
+        &self,
+        records: &HashMap<String, JobRecord>,
+        new: &JobRecord,
+        count: u32,
+        caps: budget::Caps,
+    ) -> Result<(), JobError> {
+        budget::check(
+            caps,
+            &new.project_id,
+            budget::month_of(&new.created_at),
+            new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count),
+            records.values(),
+        )
+        .map_err(JobError::OverBudget)?;
+        let count = count as usize;
+        let limits = &self.inner.limits;
+        let active: Vec<&JobRecord> = records
+            .values()
+            .filter(|r| matches!(r.status, Status::Queued | Status::Running))
+            .collect();
+        let in_project = active
+            .iter()
+            .filter(|r| r.project_id == new.project_id)
+            .count();
+        if in_project + count > limits.active_per_project {
+            return Err(JobError::Busy {
+                message: format!(
+                    "This project already has {in_project} jobs queued or running; \
+                     start more when some have finished"
+                ),
+                retry_after: BUSY_RETRY_SECONDS,
+            });
+        }
+        if active.len() + count > limits.active {
+            return Err(JobError::Busy {
+                message: format!(
+                    "The server already has {} jobs queued or running; try again shortly",
+                    active.len()
+                ),
+                retry_after: BUSY_RETRY_SECONDS,
+            });
+        }
+        if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
+            let today = &new.created_at[..new.created_at.len().min(10)];
+            let spent: u64 = records
+                .values()
+                .filter(|r| r.provider == new.provider && r.created_at.starts_with(today))
+                .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
+                .map(|r| u64::from(r.spec.seconds))
+                .sum();
+            if spent + u64::from(new.spec.seconds) * count as u64 > budget {
+                return Err(JobError::Busy {
+                    message: format!(
+                        "Today's budget of {budget} s of video at {} is spent ({spent} s); \
+                         it renews at 00:00 UTC",
+                        new.provider
+                    ),
+                    retry_after: seconds_to_utc_midnight(),
+                });
+            }
+        }
+        Ok(())
+    }
+}

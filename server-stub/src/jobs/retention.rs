@@ -1,0 +1,76 @@
+//! Retention: finished jobs and their previews removed once older than the retention (and
+//! past the month whose budgets they count in), hourly until the stop.
+
+use std::time::Duration;
+
+use super::record::{JobRecord, Status};
+use super::{age, budget, now, Backend, JobError, JobService};
+use crate::poster::poster_key;
+
+/// How often old finished jobs are looked for.
+const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+
+impl JobService {
+    pub(super) fn sweep_in_background(&self) {
+        if let Some(retention) = self.inner.limits.retention {
+            let sweeper = self.clone();
+            self.background(async move { sweeper.sweep_every(retention).await });
+        }
+    }
+
+    /// Removes finished jobs whose last change is older than `retention`, with their previews
+    /// (a saved video is in the library and stays), now and every hour until the stop.
+    pub(super) async fn sweep_every(&self, retention: Duration) {
+        loop {
+            self.sweep(retention).await;
+            tokio::select! {
+                () = tokio::time::sleep(SWEEP_EVERY) => {}
+                () = self.inner.stop.cancelled() => return,
+            }
+        }
+    }
+
+    pub(super) async fn sweep(&self, retention: Duration) {
+        let now = now();
+        let expired: Vec<JobRecord> = self
+            .inner
+            .records
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|r| matches!(r.status, Status::Done | Status::Error))
+            .filter(|r| age(&r.updated_at) > retention)
+            // What a job cost counts against this month's budgets until the month is over.
+            .filter(|r| budget::month_of(&r.created_at) != budget::month_of(&now))
+            .cloned()
+            .collect();
+        for record in expired {
+            if let Err(e) = self.forget(&record).await {
+                tracing::warn!(job = %record.sora_job_id, error = %e, "an expired job could not be removed");
+            }
+        }
+    }
+
+    /// Removes a finished job's preview and record, in memory and on disk.
+    pub(super) async fn forget(&self, record: &JobRecord) -> Result<(), JobError> {
+        if let Some(key) = &record.preview_key {
+            if let Some(poster) = poster_key(key) {
+                self.inner.storage.delete(&poster).await?;
+            }
+            self.inner.storage.delete(key).await?;
+        }
+        let id = record.sora_job_id.clone();
+        if let Backend::Shared(replica) = &self.inner.backend {
+            replica.remove(record).await?;
+            self.inner.records.lock().unwrap().remove(&id);
+            return Ok(());
+        }
+        {
+            let mut records = self.inner.records.lock().unwrap();
+            if let Some(removed) = records.remove(&id) {
+                self.inner.events.publish(&removed, true);
+            }
+        }
+        self.on_disk(move |_, disk| disk.remove(&id)).await
+    }
+}

@@ -1,0 +1,176 @@
+//! Running jobs: each in a span naming the job and its project, hosted ones at their provider
+//! (`hosted.rs`), local ones on the engine's bounded workers, and how a run ends (done, failed).
+
+use std::sync::Arc;
+
+use tracing::Instrument;
+
+use super::record::{JobRecord, Status};
+use super::{age, cancel, preview_key, JobService};
+use crate::engine::{self, EngineError};
+use crate::providers::Maker;
+
+/// The span a job's work runs in: every line logged while it runs names the job and its
+/// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
+pub(super) fn job_span(record: &JobRecord) -> tracing::Span {
+    tracing::info_span!("job", job = %record.sora_job_id, project = %record.project_id)
+}
+
+impl JobService {
+    pub(super) fn spawn(&self, id: String) {
+        let service = self.clone();
+        let Some((model, span)) = self.read(&id, |r| (r.model.clone(), job_span(r))) else {
+            return;
+        };
+        match self.inner.catalog.get(&model).cloned() {
+            None => {
+                let message = format!("The model {model} is no longer offered by this server");
+                self.background(async move { service.fail(&id, message).await }.instrument(span));
+                return;
+            }
+            Some(maker @ Maker::Hosted { .. }) => {
+                self.background(
+                    async move { service.run_hosted(&id, maker).await }.instrument(span),
+                );
+                return;
+            }
+            Some(Maker::Local) => {}
+        }
+        self.background(
+            async move {
+                let Ok(_permit) = service.inner.workers.clone().acquire_owned().await else {
+                    return;
+                };
+                if service.stopping() {
+                    return;
+                }
+                service.run(&id).await;
+            }
+            .instrument(span),
+        );
+    }
+
+    pub(super) async fn run(&self, id: &str) {
+        let switch = self.inner.switches.arm(id, &self.inner.stop);
+        let mut queued = false;
+        let Some(record) = self
+            .change(id, |r| {
+                queued = r.status == Status::Queued;
+                if queued {
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                    r.progress = 0;
+                }
+            })
+            .await
+            .filter(|_| queued)
+        else {
+            // Cancelled while it waited for a worker.
+            self.inner.switches.disarm(id);
+            return;
+        };
+        self.render(id, record, switch).await;
+    }
+
+    /// Renders a job this server has claimed, into the holding area.
+    pub(super) async fn render(&self, id: &str, record: JobRecord, switch: Arc<cancel::Switch>) {
+        tracing::info!(job = %id, prompt = %record.prompt, "rendering");
+        let out = self
+            .inner
+            .scratch
+            .join(format!("{}.mp4", ulid::Ulid::new()));
+        let service = self.clone();
+        let job_id = id.to_owned();
+        let target = out.clone();
+        let shot = self.shot(&record).await;
+        let rendered = tokio::task::spawn_blocking(move || {
+            let shot = shot?;
+            let mut last = 0;
+            engine::render_video(
+                &record.prompt,
+                &record.spec,
+                &shot,
+                &target,
+                &switch.flag,
+                |done, total| {
+                    let percent = (u64::from(done) * 100 / u64::from(total)) as u8;
+                    if percent != last {
+                        last = percent;
+                        service.update(&job_id, |r| r.progress = percent.min(99));
+                    }
+                },
+            )
+        })
+        .await
+        .unwrap_or_else(|e| Err(EngineError::Encode(format!("worker panicked: {e}"))));
+        let outcome = match rendered {
+            Ok(()) => self
+                .inner
+                .storage
+                .put_file(&preview_key(id), &out)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = tokio::fs::remove_file(&out).await;
+        self.inner.switches.disarm(id);
+        match outcome {
+            Ok(object) => {
+                tracing::info!(job = %id, bytes = object.size_bytes, "done");
+                self.done(id, object.key).await;
+            }
+            Err(_) if self.stopping() => {
+                tracing::info!(job = %id, "stopped; will resume at next start");
+                self.change(id, |r| {
+                    if r.status.is_active() {
+                        r.status = Status::Queued;
+                        r.progress = 0;
+                    }
+                })
+                .await;
+            }
+            Err(e) => self.fail(id, e).await,
+        }
+    }
+
+    /// Marks a job done with its preview (and the preview's poster), unless it has finished
+    /// already (a cancel).
+    pub(super) async fn done(&self, id: &str, preview_key: String) {
+        self.done_with(id, preview_key, |_| {}).await;
+    }
+
+    /// [`Self::done`], with `also` changing the record in the same write.
+    pub(super) async fn done_with(
+        &self,
+        id: &str,
+        preview_key: String,
+        also: impl Fn(&mut JobRecord),
+    ) {
+        if let Err(e) = self.inner.posters.ensure(&preview_key).await {
+            tracing::warn!(job = %id, error = %e, "the preview has no poster");
+        }
+        self.change(id, |r| {
+            if r.status.is_active() {
+                r.status = Status::Done;
+                r.progress = 100;
+                r.preview_key = Some(preview_key.clone());
+                also(r);
+                crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
+            }
+        })
+        .await;
+    }
+
+    /// Marks a job failed with `message`, unless it has finished already (a cancel).
+    pub(super) async fn fail(&self, id: &str, message: String) {
+        self.change(id, |r| {
+            if r.status.is_active() {
+                tracing::error!(job = %id, error = %message, "failed");
+                r.status = Status::Error;
+                r.error = Some(message.clone());
+                crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
+            }
+        })
+        .await;
+    }
+}
