@@ -7,12 +7,48 @@ import { useWindowList } from "./useWindowList";
 /** The gap between job rows (`.jobs` in styles.css: 0.75rem). */
 const GAP = 12;
 /** Takes one Generate can make (the core refuses more). */
-const TAKES = [1, 2, 3, 4, 5, 6, 7, 8];
+const TAKES = ["1", "2", "3", "4", "5", "6", "7", "8"];
 /** Sizes offered: landscape and portrait at 480p, 720p and 1080p (the server fits each to
  * what the model makes). */
 const SIZES = ["854x480", "480x854", "1280x720", "720x1280", "1920x1080", "1080x1920"];
 /** Lengths a job can ask for, in seconds (the core refuses others). */
-const SECONDS = Array.from({ length: 20 }, (_, i) => i + 1);
+const SECONDS = Array.from({ length: 20 }, (_, i) => String(i + 1));
+
+/** One of the console's choices as a labelled select. With `fallback`, a first option
+ * "Default (…)" stands for the model's own choice, and choosing it gives `undefined`. */
+function Choice({
+  name,
+  value,
+  options,
+  fallback,
+  onChoose,
+}: {
+  name: string;
+  value: string | null;
+  options: string[];
+  fallback?: string | null;
+  onChoose: (value: string | undefined) => void;
+}) {
+  const defaults = fallback !== undefined;
+  return (
+    <label className={name.toLowerCase()}>
+      {name}
+      <select
+        value={value ?? ""}
+        onChange={(e) => onChoose(defaults && e.target.value === "" ? undefined : e.target.value)}
+      >
+        {defaults && (
+          <option value="">{fallback === null ? "Default" : `Default (${fallback})`}</option>
+        )}
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 /** The prompt, the model and Generate: renders again only when the console part changes. */
 function PromptForm() {
@@ -57,61 +93,33 @@ function PromptForm() {
       <div className="console-actions">
         <span className="hint">Ctrl+Enter to generate</span>
         {models.length > 1 && (
-          <label className="model">
-            Model
-            <select value={model} onChange={(e) => studio.setModel(e.target.value)}>
-              {models.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            name="Model"
+            value={model}
+            options={models}
+            onChoose={(value) => value !== undefined && studio.setModel(value)}
+          />
         )}
-        <label className="size">
-          Size
-          <select
-            value={size ?? ""}
-            onChange={(e) => studio.setSize(e.target.value === "" ? undefined : e.target.value)}
-          >
-            <option value="">
-              {defaultSize === null ? "Default" : `Default (${defaultSize})`}
-            </option>
-            {SIZES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="seconds">
-          Seconds
-          <select
-            value={seconds ?? ""}
-            onChange={(e) =>
-              studio.setSeconds(e.target.value === "" ? undefined : Number(e.target.value))
-            }
-          >
-            <option value="">
-              {defaultSeconds === null ? "Default" : `Default (${defaultSeconds})`}
-            </option>
-            {SECONDS.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="takes">
-          Takes
-          <select value={takes} onChange={(e) => studio.setTakes(Number(e.target.value))}>
-            {TAKES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          name="Size"
+          value={size}
+          options={SIZES}
+          fallback={defaultSize}
+          onChoose={(value) => studio.setSize(value)}
+        />
+        <Choice
+          name="Seconds"
+          value={seconds === null ? null : String(seconds)}
+          options={SECONDS}
+          fallback={defaultSeconds === null ? null : String(defaultSeconds)}
+          onChoose={(value) => studio.setSeconds(value === undefined ? undefined : Number(value))}
+        />
+        <Choice
+          name="Takes"
+          value={String(takes)}
+          options={TAKES}
+          onChoose={(value) => value !== undefined && studio.setTakes(Number(value))}
+        />
         <button type="submit" className="primary" disabled={!canGenerate}>
           {creating ? "Creating..." : "Generate"}
           {!creating && estimate && <span className="estimate"> · {estimate}</span>}
