@@ -43,13 +43,22 @@ struct Embedded;
 impl<'s> MigrationSource<'s> for Embedded {
     fn resolve(self) -> BoxFuture<'s, Result<Vec<Migration>, BoxDynError>> {
         Box::pin(async {
-            Ok(vec![Migration::new(
-                1,
-                "jobs".into(),
-                MigrationType::Simple,
-                include_str!("../../migrations/0001_jobs.sql").into(),
-                false,
-            )])
+            Ok(vec![
+                Migration::new(
+                    1,
+                    "jobs".into(),
+                    MigrationType::Simple,
+                    include_str!("../../migrations/0001_jobs.sql").into(),
+                    false,
+                ),
+                Migration::new(
+                    2,
+                    "jobs by month".into(),
+                    MigrationType::Simple,
+                    include_str!("../../migrations/0002_jobs_by_month.sql").into(),
+                    false,
+                ),
+            ])
         })
     }
 }
@@ -222,9 +231,9 @@ impl Database {
                 .await?;
             let counted: Vec<Json<JobRecord>> = sqlx::query_scalar(
                 "SELECT record FROM jobs \
-                 WHERE status IN ('queued', 'running') OR record->>'created_at' LIKE $1",
+                 WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
             )
-            .bind(format!("{month}%"))
+            .bind(month)
             .fetch_all(&mut *tx)
             .await?;
             let counted: Vec<JobRecord> = counted.into_iter().map(|j| j.0).collect();
