@@ -18,6 +18,7 @@ pub mod snapshot;
 pub mod sse;
 pub mod store;
 pub mod time;
+pub mod video_size;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

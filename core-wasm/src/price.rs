@@ -143,17 +143,6 @@ impl Offer {
     }
 }
 
-/// A size as `WxH` (both even, 128 to 1920, as the server takes them): width and height.
-pub fn parse_size(text: &str) -> Option<(u32, u32)> {
-    let (w, h) = text.split_once('x')?;
-    let side = |s: &str| {
-        s.parse::<u32>()
-            .ok()
-            .filter(|n| (128..=1920).contains(n) && n % 2 == 0)
-    };
-    Some((side(w)?, side(h)?))
-}
-
 // Read field by field from GET /models, as the rest of the core reads answers: a derived
 // deserializer costs the wasm its visitor code.
 

@@ -10,6 +10,7 @@ use crate::job::{upsert, Job, JobStatus};
 use crate::platform::{LogLevel, Platform};
 use crate::price::{self, Offer};
 use crate::snapshot::ConsoleView;
+use crate::video_size;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Creating {
@@ -75,7 +76,7 @@ impl<P: Platform> Core<P> {
             let takes = c.takes.max(1);
             let offer = c.offers.iter().find(|o| o.model == model);
             // A free model (the local engine, by default) shows no price.
-            let size = c.size.as_deref().and_then(price::parse_size);
+            let size = c.size.as_deref().and_then(video_size::parse);
             let estimate = offer
                 .and_then(|o| o.estimate(c.seconds.map(f64::from), size, takes))
                 .filter(|usd| *usd > 0.0);
@@ -157,7 +158,7 @@ impl<P: Platform> Core<P> {
     /// The size of new jobs, `WxH` (even, 128 to 1920 a side), or `None` for the model's
     /// default.
     pub fn set_size(&self, size: Option<&str>) -> Result<(), CoreError> {
-        if let Some(text) = size.filter(|s| price::parse_size(s).is_none()) {
+        if let Some(text) = size.filter(|s| video_size::parse(s).is_none()) {
             return Err(CoreError::Refused(format!(
                 "A size is WxH, each side even and 128 to 1920, not {text}"
             )));

@@ -63,21 +63,10 @@ impl VideoSpec {
         format!("{}x{}", self.width, self.height)
     }
 
-    /// Parses `WxH`: both even, 128 to 1920.
+    /// Parses `WxH`: both even, 128 to 1920 (the rule the app shares, in `studio-core`).
     pub fn parse_size(size: &str) -> Option<(u32, u32)> {
-        let (w, h) = size.split_once('x')?;
-        let (w, h) = (strict_number(w)?, strict_number(h)?);
-        let ok = |v: u32| (128..=1920).contains(&v) && v.is_multiple_of(2);
-        (ok(w) && ok(h)).then_some((w, h))
+        studio_core::video_size::parse(size)
     }
-}
-
-/// A number written plainly: digits only, no sign, no leading zero, at most 9 digits.
-pub fn strict_number(text: &str) -> Option<u32> {
-    let plain = (1..=9).contains(&text.len())
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && !text.starts_with('0');
-    plain.then(|| text.parse().ok()).flatten()
 }
 
 /// Renders the prompt's video from `shot` into `out` (an MP4), calling `progress(done, total)`

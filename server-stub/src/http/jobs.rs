@@ -214,7 +214,7 @@ fn spec(body: &CreateJob) -> Result<VideoSpec, ApiError> {
             Seconds::Number(n) => {
                 (n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX)).then_some(*n as u32)
             }
-            Seconds::Text(t) => crate::engine::strict_number(t),
+            Seconds::Text(t) => studio_core::video_size::strict_number(t),
         };
         spec.seconds = value.filter(|s| SECONDS_RANGE.contains(s)).ok_or_else(|| {
             ApiError::Unprocessable("seconds must be a whole number from 1 to 20".into())
