@@ -1,48 +1,48 @@
 //! Public media (no auth): saved videos, their `.json` metadata, their `.jpg` posters and
 //! finished previews, with Range requests (206) for seeking, Last-Modified and an ETag.
 
+mod file;
+
+use std::path::Path;
+use std::sync::Arc;
+
 use axum::extract::{Request, State};
-use axum::http::header::{
-    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED,
-};
-use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use crate::storage::check_key;
 
-/// Adds a weak ETag from the file's size and modification time.
-pub async fn etag(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
-    let headers = response.headers();
-    let size = headers
-        .get(CONTENT_RANGE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.rsplit('/').next())
-        .or_else(|| headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()))
-        .map(str::to_owned);
-    let modified = headers
-        .get(LAST_MODIFIED)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    if let (Some(size), Some(modified)) = (size, modified) {
-        let tag = format!("W/\"{size}-{:x}\"", crate::engine::fnv1a(&modified));
-        if let Ok(value) = HeaderValue::from_str(&tag) {
-            response.headers_mut().insert(ETAG, value);
-        }
-    }
-    response
-}
-
 /// Review links' records (`shares/`) are kept beside the media but are not media: 404.
 pub async fn private() -> StatusCode {
     StatusCode::NOT_FOUND
 }
 
+/// The media folder and the service that makes posters missing from it.
+#[derive(Clone)]
+pub struct Folder {
+    pub root: Arc<Path>,
+    pub app: AppState,
+}
+
+/// A file of the folder (GET and HEAD), or what [`missing`] makes of a path that names none.
+pub async fn serve(
+    State(folder): State<Folder>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    match file::MediaFile::open(&folder.root, uri.path()) {
+        Some(file) => file.answer(&method, &headers),
+        None => missing(&folder.app, &uri).await,
+    }
+}
+
 /// A poster that is not in the folder: made from its video on this first request (then kept in
 /// storage, so the next listing points at the stored file). Anything else missing is 404.
-pub async fn missing(State(state): State<AppState>, uri: Uri) -> Response {
+async fn missing(state: &AppState, uri: &Uri) -> Response {
     let key = uri.path().trim_start_matches('/');
     let Some(video) = key
         .strip_suffix(".jpg")
