@@ -12,7 +12,6 @@
 use std::fs::{File, Metadata};
 use std::io;
 use std::ops::RangeInclusive;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,8 +22,9 @@ use axum::http::header::{
 };
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::{stream, StreamExt};
+use rustix::buffer::spare_capacity;
 
 use crate::storage::check_key;
 
@@ -155,11 +155,19 @@ impl MediaFile {
     }
 }
 
-/// Bytes `start..end` of the file.
+/// Bytes `start..end` of the file, read into the buffer's spare capacity as it is: zeroing it
+/// first, as a read into a `&mut [u8]` needs, or growing reads (`read_to_end`) each cost about
+/// a tenth of the range reads' throughput.
 fn read(file: &File, start: u64, end: u64) -> io::Result<Bytes> {
-    let mut buffer = BytesMut::zeroed((end - start) as usize);
-    file.read_exact_at(&mut buffer, start)?;
-    Ok(buffer.freeze())
+    let len = (end - start) as usize;
+    let mut buffer = Vec::with_capacity(len);
+    while buffer.len() < len {
+        let at = start + buffer.len() as u64;
+        if rustix::io::pread(file, spare_capacity(&mut buffer), at)? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+    }
+    Ok(Bytes::from(buffer))
 }
 
 /// The one range a Range header asks for within `len` bytes; `None` when it cannot be met
