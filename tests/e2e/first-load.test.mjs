@@ -1,0 +1,92 @@
+// The bytes a first visit moves over the wire, counted by Chromium itself, against the budget in
+// first-load-budget.json. A route past its budget fails the run and the table shows what grew
+// against the sizes recorded there. The API's and the media's answers are data, not the app:
+// they are listed apart and not counted. `FIRST_LOAD_RECORD=1` writes the sizes of this run
+// into the file as the new record (the budgets stay as they are: raising one is a decision).
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { launch, startServer } from "./harness.mjs";
+
+const BUDGET_FILE = join(import.meta.dirname, "first-load-budget.json");
+const BUDGET = JSON.parse(readFileSync(BUDGET_FILE, "utf8"));
+
+let server, browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (process.env.FIRST_LOAD_RECORD) {
+    writeFileSync(BUDGET_FILE, `${JSON.stringify(BUDGET, null, 2)}\n`);
+  }
+});
+
+/** A file's name without Vite's content hash: `index-BGdf_P0L.js` -> `index.js`. */
+const named = (url) => {
+  const { pathname } = new URL(url);
+  if (pathname === "/" || !pathname.includes(".")) return "page (HTML)";
+  return pathname
+    .split("/")
+    .pop()
+    .replace(/-[\w-]{8}(\.\w+)$/, "$1");
+};
+
+/** Every finished response of a fresh visit to `path` (empty cache) with its bytes on the wire,
+ * once the page has loaded and `ready` is on the screen (an open project keeps its event stream
+ * open, so the network never goes quiet). */
+async function visit(path, ready) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  const urls = new Map();
+  const bytes = new Map();
+  cdp.on("Network.responseReceived", (e) => urls.set(e.requestId, e.response.url));
+  cdp.on("Network.loadingFinished", (e) => bytes.set(e.requestId, e.encodedDataLength));
+  await page.goto(`${server.url}${path}`);
+  await page.waitForLoadState("load");
+  await ready(page).waitFor();
+  await context.close();
+  return [...bytes].map(([id, size]) => ({ url: urls.get(id), size })).filter((r) => r.url);
+}
+
+function report(route, responses) {
+  const app = responses.filter((r) => !/\/(api|media)\//.test(new URL(r.url).pathname));
+  const data = responses.filter((r) => !app.includes(r));
+  const total = app.reduce((sum, r) => sum + r.size, 0);
+  const recorded = BUDGET.recorded[route] ?? {};
+  console.log(`\nfirst load of ${route}: ${total} bytes (budget ${BUDGET.budget_bytes[route]})`);
+  for (const { url, size } of app.sort((a, b) => b.size - a.size)) {
+    const name = named(url);
+    const before = recorded[name];
+    const change =
+      before === undefined ? "new" : `${size - before >= 0 ? "+" : ""}${size - before}`;
+    console.log(`  ${String(size).padStart(8)}  ${name.padEnd(28)} ${change}`);
+  }
+  for (const name of Object.keys(recorded)) {
+    if (!app.some((r) => named(r.url) === name)) console.log(`  ${"gone".padStart(8)}  ${name}`);
+  }
+  console.log(`  not counted (data): ${data.map((r) => new URL(r.url).pathname).join(", ")}`);
+  BUDGET.recorded[route] = Object.fromEntries(app.map((r) => [named(r.url), r.size]));
+  return total;
+}
+
+for (const [route, ready] of [
+  ["/", (page) => page.getByRole("button", { name: "Open Project" })],
+  ["/first-load", (page) => page.getByText("No videos saved yet.", { exact: false })],
+]) {
+  test(`the first load of ${route} stays within its budget on the wire`, async () => {
+    const total = report(route, await visit(route, ready));
+    assert.ok(total > 0, "something was counted");
+    assert.ok(
+      total <= BUDGET.budget_bytes[route],
+      `${route} moved ${total} bytes, past its budget of ${BUDGET.budget_bytes[route]}: see what grew above`,
+    );
+  });
+}
