@@ -1,29 +1,27 @@
 //! The server's doors: which Host names it answers to (DNS rebinding), who gets the app and
 //! its token (the server's own page only; other machines only after opening the invitation
 //! link; review pages, which carry no token, to anyone), which other origins may call /api from
-//! a browser, and the headers every page carries.
+//! a browser, and the headers every page carries. The rules live here; the Host check layer in
+//! `host_check.rs`, the page door and headers in `pages.rs`, the invitation link in
+//! `invitation.rs`.
 
-use std::convert::Infallible;
-use std::future::{ready, Ready};
+mod host_check;
+mod invitation;
+mod pages;
+
+pub use host_check::HostCheckLayer;
+pub use invitation::join;
+pub use pages::{nosniff, site_door};
+
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::extract::connect_info::MockConnectInfo;
-use axum::extract::{ConnectInfo, Query, Request, State};
-use axum::http::header::{
-    CONTENT_SECURITY_POLICY, COOKIE, HOST, LOCATION, ORIGIN, REFERRER_POLICY, SET_COOKIE,
-    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
-};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
-use axum::response::{Html, IntoResponse, Response};
-use futures_util::future::Either;
+use axum::extract::ConnectInfo;
+use axum::http::header::{COOKIE, HOST, ORIGIN};
+use axum::http::{HeaderMap, HeaderValue, Method};
 use subtle::ConstantTimeEq;
-use tower::{Layer, Service};
 use tower_http::cors::{AllowOrigin, CorsLayer};
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The cookie the invitation link sets.
 pub const ACCESS_COOKIE: &str = "studio_access";
@@ -232,145 +230,6 @@ fn peer(extensions: &axum::http::Extensions) -> Option<IpAddr> {
                 .get::<MockConnectInfo<SocketAddr>>()
                 .map(|MockConnectInfo(addr)| addr.ip())
         })
-}
-
-/// The Host check as a layer: a request whose Host is not a name of this server gets 421 and
-/// nothing else. A plain service (no boxing, no allocation): it sits on every request.
-#[derive(Clone)]
-pub struct HostCheckLayer(pub Arc<Guard>);
-
-impl<S> Layer<S> for HostCheckLayer {
-    type Service = HostCheck<S>;
-
-    fn layer(&self, inner: S) -> HostCheck<S> {
-        HostCheck {
-            inner,
-            guard: self.0.clone(),
-        }
-    }
-}
-
-#[derive(Clone)]
-pub struct HostCheck<S> {
-    inner: S,
-    guard: Arc<Guard>,
-}
-
-impl<S> Service<Request> for HostCheck<S>
-where
-    S: Service<Request, Response = Response, Error = Infallible>,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = Either<S::Future, Ready<Result<Response, Infallible>>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let host = match request.uri().authority() {
-            Some(authority) => Some(authority.as_str()),
-            None => request.headers().get(HOST).and_then(|h| h.to_str().ok()),
-        };
-        if host.is_some_and(|h| self.guard.answers_to(h)) {
-            return Either::Left(self.inner.call(request));
-        }
-        tracing::warn!(host = ?host, "refused a request for a host name that is not ours");
-        Either::Right(ready(Ok(
-            super::error::ApiError::MisdirectedHost.into_response()
-        )))
-    }
-}
-
-/// The app's pages and /config.json go only to the server's own page, on this machine or in a
-/// browser that opened the invitation link; each carries the security headers. A review page
-/// and the app's hashed files go to anyone: they hold no token (the review link's own token is
-/// in its address), and a review link is opened from mail or chat, another site.
-pub async fn site_door(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let path = request.uri().path();
-    let public = path.starts_with("/review/") || path.starts_with("/assets/");
-    let admission = if public {
-        Admission::Welcome
-    } else {
-        guard.admits(request.headers(), peer(request.extensions()))
-    };
-    let mut response = match admission {
-        Admission::Welcome => next.run(request).await,
-        Admission::ForeignPage => {
-            tracing::warn!(path = %request.uri().path(), "refused the app to a page of another site");
-            refusal(
-                StatusCode::FORBIDDEN,
-                "This server gives its app and token to its own page only.",
-            )
-        }
-        Admission::NeedsInvitation => refusal(
-            StatusCode::FORBIDDEN,
-            "Studio is open to other machines by invitation only: open the link printed by \
-             the server (it ends in /join?code=...) in this browser.",
-        ),
-    };
-    security_headers(&guard, response.headers_mut());
-    response
-}
-
-/// Every page's security headers.
-fn security_headers(guard: &Guard, headers: &mut HeaderMap) {
-    headers.insert(CONTENT_SECURITY_POLICY, guard.csp.clone());
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-}
-
-/// `nosniff` on every answer, the API's and media's too.
-pub fn nosniff() -> SetResponseHeaderLayer<HeaderValue> {
-    SetResponseHeaderLayer::overriding(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"))
-}
-
-fn refusal(status: StatusCode, message: &str) -> Response {
-    let page = format!(
-        "<!doctype html><meta charset=\"utf-8\"><title>Studio</title>\
-         <p style=\"font-family:sans-serif\">{message}</p>"
-    );
-    (status, Html(page)).into_response()
-}
-
-#[derive(serde::Deserialize)]
-pub struct Invitation {
-    code: String,
-}
-
-/// `GET /join?code=...`: the invitation link. A right code sets the HttpOnly, SameSite=Strict
-/// access cookie and sends the browser to the app, out of the address bar's history.
-pub async fn join(
-    State(guard): State<Arc<Guard>>,
-    parts: Parts,
-    Query(invitation): Query<Invitation>,
-) -> Response {
-    if !guard.is_code(&invitation.code) {
-        tracing::warn!(peer = ?peer(&parts.extensions), "a wrong invitation code");
-        let mut response = refusal(StatusCode::FORBIDDEN, "This invitation link is not valid.");
-        security_headers(&guard, response.headers_mut());
-        return response;
-    }
-    let secure = parts
-        .headers
-        .get("x-forwarded-proto")
-        .is_some_and(|v| v == "https")
-        || parts.uri.scheme_str() == Some("https");
-    let cookie = format!(
-        "{ACCESS_COOKIE}={}; Path=/; Max-Age={ACCESS_MAX_AGE}; HttpOnly; SameSite=Strict{}",
-        invitation.code,
-        if secure { "; Secure" } else { "" }
-    );
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    let headers = response.headers_mut();
-    headers.insert(LOCATION, HeaderValue::from_static("/"));
-    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
-        headers.insert(SET_COOKIE, cookie);
-    }
-    security_headers(&guard, headers);
-    response
 }
 
 #[cfg(test)]
