@@ -1,0 +1,165 @@
+//! Claiming work from the database: engine workers take the oldest queued local job, one
+//! claimer takes hosted jobs to follow, each under a lease renewed while it is worked on; a
+//! graceful stop hands the leases back.
+
+use super::{Replica, CATCH_UP_EVERY};
+use crate::jobs::database::{Claim, Versioned};
+use crate::jobs::record::Status;
+use crate::jobs::running::job_span;
+use crate::jobs::{interrupted, JobService};
+use crate::providers::Maker;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio_util::sync::DropGuard;
+use tracing::Instrument;
+
+impl JobService {
+    /// Waits for work: a queued job, a lease that runs out, or the stop.
+    async fn idle(&self, replica: &Replica) {
+        tokio::select! {
+            () = replica.work.notified() => {}
+            () = tokio::time::sleep(CATCH_UP_EVERY) => {}
+            () = self.inner.stop.cancelled() => {}
+        }
+    }
+
+    /// One engine worker: claims and renders local jobs, one at a time.
+    pub(super) async fn claim_local(&self) {
+        let Some(replica) = self.replica() else {
+            return;
+        };
+        while !self.stopping() {
+            let Ok(permit) = self.inner.workers.clone().acquire_owned().await else {
+                return;
+            };
+            let claimed = replica
+                .db
+                .claim(true, |r| {
+                    if r.status == Status::Running && !interrupted(r) {
+                        return Claim::GiveUp;
+                    }
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                    r.progress = 0;
+                    Claim::Take
+                })
+                .await;
+            match claimed {
+                Ok(Some((job, attempt))) => {
+                    let (id, record) = (job.record.sora_job_id.clone(), job.record.clone());
+                    let span = job_span(&record);
+                    let held = self.hold(replica, job, attempt);
+                    self.render(&id, record, held.switch.clone())
+                        .instrument(span)
+                        .await;
+                }
+                Ok(_) => {
+                    drop(permit);
+                    self.idle(replica).await;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "no work could be claimed");
+                    drop(permit);
+                    self.idle(replica).await;
+                }
+            }
+        }
+    }
+
+    /// Claims hosted jobs and follows each until it ends or this replica stops.
+    pub(super) async fn claim_hosted(&self) {
+        let Some(replica) = self.replica() else {
+            return;
+        };
+        while !self.stopping() {
+            let claimed = replica.db.claim(false, |_| Claim::Take).await;
+            match claimed {
+                Ok(Some((job, attempt))) => {
+                    let id = job.record.sora_job_id.clone();
+                    let maker = self.inner.catalog.get(&job.record.model).cloned();
+                    let span = job_span(&job.record);
+                    let held = self.hold(replica, job, attempt);
+                    let service = self.clone();
+                    self.background(
+                        async move {
+                            match maker {
+                                Some(maker @ Maker::Hosted { .. }) => {
+                                    service.run_hosted(&id, maker).await
+                                }
+                                _ => {
+                                    let message = "The model is no longer offered by this server";
+                                    service.fail(&id, message.into()).await;
+                                    service.inner.switches.disarm(&id);
+                                }
+                            }
+                            drop(held);
+                        }
+                        .instrument(span),
+                    );
+                }
+                Ok(None) => self.idle(replica).await,
+                Err(e) => {
+                    tracing::warn!(error = %e, "no hosted job could be claimed");
+                    self.idle(replica).await;
+                }
+            }
+        }
+    }
+
+    /// Holds a claimed job: in memory, with its switch fenced by the attempt and its lease
+    /// renewed until the switch is dropped by the work.
+    fn hold(&self, replica: &Replica, job: Versioned, attempt: u32) -> Held {
+        let id = job.record.sora_job_id.clone();
+        self.keep(job);
+        let switch = self.inner.switches.arm(&id, &self.inner.stop);
+        switch.attempt.store(attempt, Ordering::SeqCst);
+        let renewing = tokio_util::sync::CancellationToken::new();
+        let service = self.clone();
+        let every = replica.db.lease() / 3;
+        let until = renewing.clone();
+        self.background(async move {
+            let Some(replica) = service.replica() else {
+                return;
+            };
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(every) => {}
+                    () = until.cancelled() => return,
+                }
+                match replica.db.renew(&id, attempt).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(job = %id, "the lease was lost; stopping work on it");
+                        service.inner.switches.trip(&id);
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!(job = %id, error = %e, "the lease could not be renewed")
+                    }
+                }
+            }
+        });
+        Held {
+            switch,
+            _renewing: renewing.drop_guard(),
+        }
+    }
+
+    /// Writes what is still only in memory and hands this replica's leases back (a graceful
+    /// stop): other replicas take the jobs over at once.
+    pub(in crate::jobs) async fn hand_back(&self, replica: &Replica) {
+        let ids: Vec<String> = replica.dirty.lock().unwrap().drain().collect();
+        for id in ids {
+            let _ = self.write_shared(replica, &id).await;
+        }
+        if let Err(e) = replica.db.release_all().await {
+            tracing::warn!(error = %e, "leases not handed back; they run out by themselves");
+        }
+    }
+}
+
+/// A claimed job's switch, and its lease, renewed until this is dropped.
+struct Held {
+    switch: Arc<crate::jobs::cancel::Switch>,
+    _renewing: DropGuard,
+}

@@ -1,0 +1,153 @@
+//! Writing jobs to the shared database: new jobs in one transaction (under the budget lock),
+//! changes over the version held (read again and redone when another replica wrote first), and
+//! progress kept in memory written soon after.
+
+use super::Replica;
+use crate::jobs::budget;
+use crate::jobs::database::{self, Versioned, Written};
+use crate::jobs::record::JobRecord;
+use crate::jobs::{now, JobError, JobService};
+
+/// How often a change is made again when another replica's write came first.
+const WRITE_TRIES: usize = 5;
+
+impl JobService {
+    /// Adds new jobs to the database in one transaction, then to memory (unless their events
+    /// got there first). With a cap, the database counts what is committed under a lock every
+    /// replica takes, so replicas admitting at the same moment never pass it together.
+    pub(in crate::jobs) async fn insert_shared(
+        &self,
+        replica: &Replica,
+        records: &[JobRecord],
+        local: bool,
+        caps: budget::Caps,
+    ) -> Result<(), JobError> {
+        let Some(first) = records.first() else {
+            return Ok(());
+        };
+        let month = budget::month_of(&first.created_at).to_owned();
+        let estimate: f64 = records
+            .iter()
+            .map(|r| r.estimate.as_ref().map_or(0.0, |e| e.usd))
+            .sum();
+        let project = first.project_id.clone();
+        let check = move |jobs: &[JobRecord]| budget::check(caps, &project, &month, estimate, jobs);
+        let within = caps.any().then_some(&check as &database::Check);
+        replica
+            .db
+            .insert_all(records, local, budget::month_of(&first.created_at), within)
+            .await?
+            .map_err(JobError::OverBudget)?;
+        for record in records {
+            self.keep(Versioned {
+                record: record.clone(),
+                version: 1,
+            });
+        }
+        Ok(())
+    }
+
+    /// Changes a record: `f` is applied to a copy of the record held, which is written over its
+    /// version and only then held in memory, so no one is told of a change the database does
+    /// not have. When another replica wrote first, the record is read again and `f` applied
+    /// again; a worker's change after its lease passed to another replica is discarded.
+    pub(in crate::jobs) async fn change_shared(
+        &self,
+        replica: &Replica,
+        id: &str,
+        mut f: impl FnMut(&mut JobRecord),
+    ) -> Option<JobRecord> {
+        self.refresh_if_missing(id).await;
+        for _ in 0..WRITE_TRIES {
+            let _one_at_a_time = replica.writing.lock().await;
+            let (mut record, version) = self.held(replica, id)?;
+            let before = record.clone();
+            f(&mut record);
+            if record == before {
+                return Some(record);
+            }
+            record.updated_at = now();
+            let fence = self.inner.switches.fence(id);
+            let written = match replica.db.write(&record, version, fence).await {
+                Ok(written) => written,
+                Err(e) => {
+                    tracing::error!(job = %id, error = %e, "a job change could not be written");
+                    return None;
+                }
+            };
+            match written {
+                Written::As(version) => {
+                    replica.dirty.lock().unwrap().remove(id);
+                    self.keep(Versioned {
+                        record: record.clone(),
+                        version,
+                    });
+                    return Some(record);
+                }
+                Written::Changed => {}
+                Written::Fenced => {
+                    tracing::warn!(job = %id, "a change from a lost lease was discarded");
+                    let _ = self.reload(replica, id).await;
+                    return None;
+                }
+            }
+            if let Err(e) = self.reload(replica, id).await {
+                tracing::error!(job = %id, error = %e, "a job could not be read again");
+                return None;
+            }
+        }
+        tracing::error!(job = %id, "the job kept changing elsewhere; this change was dropped");
+        None
+    }
+
+    /// Writes the record as it stands in memory (a change made in memory only, such as
+    /// progress) over the version held. When another replica wrote first, memory is put back
+    /// to the database's record and `Conflict` returned; a worker's write after its lease
+    /// passed to another replica is discarded (`Fenced`).
+    pub(in crate::jobs) async fn write_shared(
+        &self,
+        replica: &Replica,
+        id: &str,
+    ) -> Result<(), JobError> {
+        let _one_at_a_time = replica.writing.lock().await;
+        replica.dirty.lock().unwrap().remove(id);
+        let Some((record, version)) = self.held(replica, id) else {
+            return Ok(());
+        };
+        let fence = self.inner.switches.fence(id);
+        let written = replica.db.write(&record, version, fence).await?;
+        if let Written::As(version) = written {
+            let mut versions = replica.versions.lock().unwrap();
+            let held = versions.entry(id.to_owned()).or_insert(version);
+            *held = (*held).max(version);
+            return Ok(());
+        }
+        self.reload(replica, id).await?;
+        Err(if let Written::Fenced = written {
+            tracing::warn!(job = %id, "a write from a lost lease was discarded");
+            JobError::Fenced
+        } else {
+            JobError::Conflict
+        })
+    }
+
+    /// Writes records changed in memory only (progress), the newest state of each.
+    pub(super) async fn flush_changes(&self) {
+        let Some(replica) = self.replica() else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                () = replica.flush.notified() => {}
+                () = self.inner.stop.cancelled() => return,
+            }
+            let ids: Vec<String> = replica.dirty.lock().unwrap().drain().collect();
+            for id in ids {
+                match self.write_shared(replica, &id).await {
+                    Ok(()) | Err(JobError::Conflict | JobError::Fenced) => {}
+                    Err(e) => tracing::warn!(job = %id, error = %e, "progress not written"),
+                }
+            }
+        }
+    }
+}
