@@ -1,0 +1,99 @@
+// Jobs per minute through one server and through two replicas on PostgreSQL.
+import { join } from "node:path";
+import {
+  TOKEN,
+  RUNS,
+  work,
+  rows,
+  median,
+  row,
+  startServer,
+  api,
+  until,
+  wrk,
+  startPostgres,
+} from "./lib.mjs";
+
+/** Status polls with the database beside file mode, and a queue drained by one and two replicas. */
+export async function replicas() {
+  console.log("\nseveral servers on one PostgreSQL database");
+  const pg = await startPostgres();
+  const shared = ["--database-url", pg.url, "--shared-media"];
+  // Both servers run side by side and are measured in turns, first one then the other, so
+  // that neither gets the machine's quieter moments.
+  const targets = {};
+  for (const [mode, extra] of [
+    ["files", []],
+    ["database", shared],
+  ]) {
+    const server = await startServer(join(work, `polls-${mode}`), extra);
+    const job = await api(server.url, "/projects/polls/jobs", {
+      prompt: "polls",
+      seconds: 1,
+      size: "320x180",
+    });
+    const path = `/jobs/sora/${encodeURIComponent(job.sora_job_id)}`;
+    await until(async () => (await api(server.url, path)).status === "done");
+    targets[mode] = { server, url: `${server.url}/api${path}`, runs: [] };
+  }
+  for (let i = 0; i < Math.max(RUNS, 4); i++) {
+    const turns = Object.values(targets);
+    for (const target of i % 2 ? turns.reverse() : turns)
+      target.runs.push(wrk(target.url, [`Authorization: Bearer ${TOKEN}`]).rps);
+  }
+  const polls = {};
+  for (const [mode, target] of Object.entries(targets)) {
+    polls[mode] = median(target.runs);
+    await target.server.stop();
+  }
+  row(
+    "status polls with the database (requests/s)",
+    polls.database.toFixed(0),
+    `file mode ${polls.files.toFixed(0)}`,
+    ">= 0.9x file mode",
+    polls.database >= 0.9 * polls.files,
+  );
+  rows.at(-1).ratio = Number((polls.database / polls.files).toFixed(3));
+
+  const JOBS = 20;
+  const drained = {};
+  for (const count of [1, 2]) {
+    const media = join(work, `drain-${count}`);
+    const servers = [];
+    const limits = [`--max-active-per-project=${JOBS}`];
+    for (let i = 0; i < count; i++) servers.push(await startServer(media, [...shared, ...limits]));
+    const project = `drain${count}`;
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < JOBS; i++) {
+      const job = await api(servers[i % count].url, `/projects/${project}/jobs`, {
+        prompt: `a field of wheat ${i}`,
+        seconds: 8,
+        size: "1280x720",
+      });
+      if (!job.sora_job_id) throw new Error(`create refused: ${JSON.stringify(job)}`);
+    }
+    await until(async () => {
+      const { jobs } = await api(servers[0].url, `/projects/${project}/jobs`);
+      return jobs.filter((j) => j.status === "done").length === JOBS;
+    });
+    const minutes = Number(process.hrtime.bigint() - started) / 6e10;
+    drained[count] = JOBS / minutes;
+    for (const server of servers) await server.stop();
+  }
+  row(
+    "jobs drained per minute, one replica (8 s 1280x720 renders)",
+    drained[1].toFixed(1),
+    "-",
+    "report",
+    true,
+  );
+  row(
+    "jobs drained per minute, two replicas",
+    drained[2].toFixed(1),
+    `one replica ${drained[1].toFixed(1)}`,
+    "report (2 cores: each render already uses two threads)",
+    true,
+  );
+  rows.at(-1).ratio = Number((drained[2] / drained[1]).toFixed(3));
+  await pg.stop();
+}
