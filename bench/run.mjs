@@ -11,6 +11,7 @@ import { firstLoad, idle } from "./page.mjs";
 import { bigSave, bigCopy, bigList } from "./storage.mjs";
 import { replicas } from "./replicas.mjs";
 import { library } from "./library.mjs";
+import { scale } from "./scale.mjs";
 
 const wasm = readFileSync(join(ROOT, "pkg/studio_core_bg.wasm"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
@@ -39,6 +40,7 @@ if (wanted("copy")) await bigCopy("s3");
 if (wanted("list")) await bigList();
 if (wanted("replicas")) await replicas();
 if (wanted("library")) await library();
+if (wanted("scale")) await scale();
 rmSync(work, { recursive: true, force: true });
 
 const machine = {
