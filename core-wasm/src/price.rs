@@ -59,16 +59,16 @@ fn lines(name: &str) -> Option<u32> {
 
 /// The rate of the smallest listed resolution that holds `short_side` lines (else the largest).
 fn at_resolution(rates: &BTreeMap<String, f64>, short_side: u32) -> Option<f64> {
-    let mut listed: Vec<(u32, f64)> = rates
-        .iter()
-        .filter_map(|(name, rate)| Some((lines(name)?, *rate)))
-        .collect();
-    listed.sort_by_key(|(l, _)| *l);
-    listed
-        .iter()
-        .find(|(l, _)| *l >= short_side)
-        .or(listed.last())
-        .map(|(_, rate)| *rate)
+    let listed = || {
+        rates
+            .iter()
+            .filter_map(|(name, rate)| Some((lines(name)?, *rate)))
+    };
+    listed()
+        .filter(|(l, _)| *l >= short_side)
+        .min_by_key(|(l, _)| *l)
+        .or_else(|| listed().max_by_key(|(l, _)| *l))
+        .map(|(_, rate)| rate)
 }
 
 impl Price {
@@ -91,12 +91,10 @@ impl Price {
             return Some(count / 1000.0 * per_1000);
         }
         if !self.blocks.is_empty() {
-            let mut blocks: Vec<&Block> = self.blocks.iter().collect();
-            blocks.sort_by_key(|b| b.seconds);
-            let block = blocks
-                .iter()
-                .find(|b| f64::from(b.seconds) >= seconds)
-                .or(blocks.last())?;
+            let block = (self.blocks.iter())
+                .filter(|b| f64::from(b.seconds) >= seconds)
+                .min_by_key(|b| b.seconds)
+                .or_else(|| self.blocks.iter().max_by_key(|b| b.seconds))?;
             let rate = at_resolution(&block.by_resolution, short)?;
             return Some(rate * f64::from(block.seconds));
         }
