@@ -1,6 +1,5 @@
 // Scale: 1,000 open event streams (the memory each takes, and how long a change takes to reach
-// all of them) and 1,000 jobs created one after another (the server's memory growth per job,
-// after a first render; its one worker renders them meanwhile).
+// all of them) and 1,000 queued jobs (the memory each takes).
 import { request } from "node:http";
 import { join } from "node:path";
 import { TOKEN, work, row, startServer, api, until, rssKb } from "./lib.mjs";
@@ -87,29 +86,30 @@ async function streams(server) {
 }
 
 async function queued(server) {
-  // A first render takes the engine's working set (about 80 MB here, kept by the allocator
-  // afterwards): done before the baseline, so that the row counts what each further job adds.
-  const warm = await api(server.url, "/projects/warm/jobs", {
-    prompt: "warm",
-    seconds: 1,
-    size: "320x180",
-  });
-  const path = `/jobs/sora/${encodeURIComponent(warm.sora_job_id)}`;
-  await until(async () => (await api(server.url, path)).status === "done");
+  // A first render takes the engine's working set (kept by the allocator afterwards); then a
+  // long render holds the one worker, so that the jobs created meanwhile stay queued and the
+  // row counts what a queued job costs.
+  const done = async (job, status) => {
+    const path = `/jobs/sora/${encodeURIComponent(job.sora_job_id)}`;
+    return (await api(server.url, path)).status === status;
+  };
+  const make = (project, prompt, seconds, size) =>
+    api(server.url, `/projects/${project}/jobs`, { prompt, seconds, size });
+  const warm = await make("warm", "warm", 1, "320x180");
+  await until(() => done(warm, "done"));
+  const long = await make("long", "a long render that holds the worker", 20, "1920x1080");
+  await until(() => done(long, "running"));
   const before = rssKb(server.pid, "VmRSS");
   for (let i = 0; i < QUEUED; i++) {
-    const job = await api(server.url, `/projects/queue-${i % 50}/jobs`, {
-      prompt: `queued job ${i}`,
-      seconds: 1,
-      size: "320x180",
-    });
+    const job = await make(`queue-${i % 50}`, `queued job ${i}`, 1, "320x180");
     if (!job.sora_job_id) throw new Error(`job ${i} not made: ${JSON.stringify(job)}`);
   }
   const after = rssKb(server.pid, "VmRSS");
+  if (!(await done(long, "running"))) throw new Error("the long render ended before the queue");
   row(
-    `memory growth per job, ${QUEUED} created after a first render (KB)`,
+    `memory per queued job, ${QUEUED} queued (KB)`,
     ((after - before) / QUEUED).toFixed(1),
-    `${((after - before) / 1024).toFixed(1)} MB in all, renders running meanwhile`,
+    `${((after - before) / 1024).toFixed(1)} MB in all, the worker busy meanwhile`,
     "report",
     true,
   );
