@@ -6,8 +6,9 @@
 //! buffer; a longer one is streamed in [`CHUNK`] reads. The reads run on the serving thread, as
 //! nginx's do without `aio`: from the page cache a 1 MiB read takes tens of microseconds, less
 //! than a trip through the blocking pool. tower-http's `ServeDir` read 256 KiB at a time, each
-//! read a trip through that pool, and reached 0.6x of nginx's range reads; this reaches about
-//! 1.05x (the README's figures).
+//! read a trip through that pool, and reached 0.6x of nginx's range reads; this measured about
+//! 1.0x in turns and 0.85x in the bench's own run (the README's figures): nginx's `sendfile`
+//! still saves the copy into memory that a hyper body needs.
 
 use std::fs::{File, Metadata};
 use std::io;
@@ -28,7 +29,7 @@ use rustix::buffer::spare_capacity;
 
 use crate::storage::check_key;
 
-/// Answers up to this size are read in one go (one buffer, one trip through the blocking pool).
+/// Answers up to this size are read in one go, into one buffer.
 const AT_ONCE: u64 = 4 << 20;
 /// Longer answers are streamed in reads of this size.
 const CHUNK: u64 = 1 << 20;
