@@ -107,7 +107,7 @@ async function queued(server) {
   const after = rssKb(server.pid, "VmRSS");
   if (!(await done(long, "running"))) throw new Error("the long render ended before the queue");
   row(
-    `memory per queued job, ${QUEUED} queued (KB)`,
+    `RSS growth per queued job, ${QUEUED} queued (KB)`,
     ((after - before) / QUEUED).toFixed(1),
     `${((after - before) / 1024).toFixed(1)} MB in all, the worker busy meanwhile`,
     "report",
