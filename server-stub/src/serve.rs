@@ -37,12 +37,20 @@ impl Listeners {
     /// Listens on `address` with `count` sockets (port 0: one free port for all of them), so
     /// connections are taken from the moment this returns. Call it inside a Tokio runtime.
     pub fn bind(address: SocketAddr, count: usize) -> io::Result<Listeners> {
-        // A plain bind first: it fails, as a single socket's always did, when anything holds
-        // the port, so a second server cannot quietly join this one's sockets either.
-        let address = std::net::TcpListener::bind(address)?.local_addr()?;
-        let sockets = (0..count.max(1))
-            .map(|_| listening(address))
-            .collect::<io::Result<_>>()?;
+        // A given port gets a plain bind first: it fails, as a single socket's always did, when
+        // anything holds the port, so a second server cannot quietly join this one's sockets.
+        // Port 0 skips it: the first socket takes the free port the kernel picks and holds it
+        // from then on (a plain bind dropped before the others bound left the port open to
+        // anyone for that moment, and a test once lost it so).
+        if address.port() != 0 {
+            drop(std::net::TcpListener::bind(address)?);
+        }
+        let first = listening(address)?;
+        let address = first.local_addr()?;
+        let mut sockets = vec![first];
+        for _ in 1..count.max(1) {
+            sockets.push(listening(address)?);
+        }
         Ok(Listeners { sockets, address })
     }
 
