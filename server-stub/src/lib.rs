@@ -18,4 +18,5 @@ pub mod references;
 pub mod reviews;
 pub mod serve;
 pub mod storage;
+pub mod tls;
 pub mod zip;

@@ -549,6 +549,7 @@ async fn content_that_expires_at_the_provider_is_still_saved() {
         setup.base,
         done.provider_job_id.as_deref().unwrap()
     );
+    server_stub::tls::use_ring();
     let http = reqwest::Client::new();
     while http
         .get(&url)
@@ -1070,6 +1071,7 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
 #[tokio::test]
 async fn the_fakes_refuse_what_their_services_refuse() {
     let setup = Setup::new(Settings::default()).await;
+    server_stub::tls::use_ring();
     let http = reqwest::Client::new();
     let jpeg = server_stub::providers::Picture::encode(&image::RgbImage::from_pixel(
         640,

@@ -98,6 +98,7 @@ impl Replica {
         .expect("the replica stopped before it listened");
         // The rest of its output is read (and dropped), so that it never blocks on a full pipe.
         std::thread::spawn(move || output.for_each(drop));
+        server_stub::tls::use_ring();
         Replica {
             child,
             url,

@@ -117,6 +117,7 @@ async fn json_log_lines_name_the_job_and_its_project() {
             break url.trim_end_matches('/').to_owned();
         }
     };
+    server_stub::tls::use_ring();
     let job: serde_json::Value = reqwest::Client::new()
         .post(format!("{url}/api/projects/logged/jobs"))
         .bearer_auth("log-token")

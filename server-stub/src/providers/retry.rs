@@ -64,6 +64,7 @@ pub struct Client {
 
 impl Client {
     pub fn new(settings: ClientSettings) -> Client {
+        crate::tls::use_ring();
         let builder = || {
             reqwest::Client::builder()
                 .connect_timeout(settings.connect_timeout)

@@ -46,6 +46,7 @@ pub struct S3Storage {
 
 impl S3Storage {
     pub fn new(settings: &S3Settings) -> Result<S3Storage, StorageError> {
+        crate::tls::use_ring();
         let mut builder = AmazonS3Builder::new()
             .with_bucket_name(&settings.bucket)
             .with_region(&settings.region);

@@ -38,6 +38,7 @@ impl Moto {
             child,
             url: format!("http://127.0.0.1:{port}"),
         };
+        server_stub::tls::use_ring();
         let http = reqwest::Client::new();
         let bucket = format!("{}/{BUCKET}", moto.url);
         // Wait until it answers, then make the bucket.
