@@ -12,6 +12,7 @@ import { bigSave, bigCopy, bigList } from "./storage.mjs";
 import { replicas } from "./replicas.mjs";
 import { library } from "./library.mjs";
 import { scale } from "./scale.mjs";
+import { library100k } from "./library-100k.mjs";
 
 const wasm = readFileSync(join(ROOT, "pkg/studio_core_bg.wasm"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
@@ -41,6 +42,7 @@ if (wanted("list")) await bigList();
 if (wanted("replicas")) await replicas();
 if (wanted("library")) await library();
 if (wanted("scale")) await scale();
+if (wanted("library100k")) await library100k();
 rmSync(work, { recursive: true, force: true });
 
 const machine = {

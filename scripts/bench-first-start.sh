@@ -2,7 +2,7 @@
 # The first start as a new user meets it: a fresh clone, with a fresh CARGO_HOME (no registry,
 # no installed wasm-pack or wasm-bindgen-cli), target folder and npm cache. Times the first
 # `npm start` until it serves, a second one with nothing changed, then `npm test`. Takes half an
-# hour or more on two cores; prints the three figures. Debian's packages (Chromium, ffmpeg,
+# hour or more on two cores; prints each figure as it has it. `--starts` stops after the starts. Debian's packages (Chromium, ffmpeg,
 # PostgreSQL, nasm) are not removed first: on a machine without them, apt adds its own time.
 source "$(dirname "$0")/lib.sh"
 
@@ -34,17 +34,20 @@ timed_start() {
   echo "$took"
 }
 
+minutes() { awk -v s="$1" 'BEGIN { printf "%.1f", s / 60 }'; }
 step "First npm start (fresh CARGO_HOME, target folder and npm cache)"
 first=$(timed_start first)
+note "first npm start: $first s ($(minutes "$first") min); log in $work/start-first.log"
 step "Second npm start (nothing changed)"
 second=$(timed_start second)
+note "second npm start, nothing changed: $second s"
+[ "${1:-}" = "--starts" ] && exit 0
 step "npm test after the starts"
 began=$SECONDS
 if (cd "$work/repo" && CI=true npm test >"$work/test.log" 2>&1); then outcome="passed"; else outcome="FAILED"; fi
 tested=$((SECONDS - began))
 
 step "First start"
-minutes() { awk -v s="$1" 'BEGIN { printf "%.1f", s / 60 }'; }
 echo "  first npm start: $first s ($(minutes "$first") min)"
 echo "  second npm start, nothing changed: $second s"
 echo "  npm test after it: $tested s ($(minutes "$tested") min), $outcome; log in $work/test.log"

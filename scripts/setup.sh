@@ -21,10 +21,11 @@ toolchain() {
 }
 
 # wasm-bindgen-cli at the pinned version and wasm-pack, side by side. They are tools, not the
-# product, so they build with light optimisation: opt-level 1 built wasm-bindgen-cli in 114 s
-# against 136 s at the default 3, and it still processes our wasm in 0.2 s. wasm-bindgen-cli
-# without its default TLS feature (it downloads nothing here; the test runner talks plain HTTP
-# to the local chromedriver) skips ring and rustls, and wasm2es6js is not built.
+# product, so they build unoptimised: at opt-level 0 wasm-bindgen-cli built in 39 s against
+# 114 s at 1 (136 s at the default 3) and wasm-pack in 42 s, and wasm-bindgen still processes
+# our wasm in 0.4 s (0.1 s at 1). wasm-bindgen-cli without its default TLS feature (it
+# downloads nothing here; the test runner talks plain HTTP to the local chromedriver) skips
+# ring and rustls, and wasm2es6js is not built.
 tools() {
   local version pids=()
   version="$(wasm_bindgen_version)"
@@ -32,7 +33,7 @@ tools() {
     note "wasm-bindgen-cli $version: present"
   else
     note "installing wasm-bindgen-cli $version (a few minutes, once)"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install --quiet wasm-bindgen-cli --version "$version" \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install --quiet wasm-bindgen-cli --version "$version" \
       --force --no-default-features --bin wasm-bindgen --bin wasm-bindgen-test-runner &
     pids+=($!)
   fi
@@ -40,7 +41,7 @@ tools() {
     note "wasm-pack: present"
   else
     note "installing wasm-pack (once)"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install --quiet wasm-pack --version 0.15.1 &
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install --quiet wasm-pack --version 0.15.1 &
     pids+=($!)
   fi
   for pid in "${pids[@]}"; do wait "$pid"; done
