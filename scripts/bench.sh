@@ -8,7 +8,7 @@ missing=()
 have nginx || missing+=(nginx)
 have wrk || missing+=(wrk)
 if [ ${#missing[@]} -eq 0 ]; then note "nginx, wrk: present"; else apt_install "${missing[@]}"; fi
-(cd "$ROOT" && cargo build --release -p provider-fakes)
+(cd "$ROOT" && cargo build --release -p provider-fakes && cargo build --release -p server-stub --bin studio-render)
 step "Benchmarks"
 cd "$ROOT"
 node bench/run.mjs "$@"

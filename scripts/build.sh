@@ -1,23 +1,8 @@
 #!/usr/bin/env bash
-# Builds everything: core-wasm into pkg/, the app into app/dist, server-stub in release mode.
-# The server needs only the toolchain, so it builds alongside the rest (the wasm tools, npm
-# packages, core-wasm and the app): on two cores the one build fills the other's quiet spells.
+# Builds everything: core-wasm into pkg/, the app into app/dist, server-stub in release mode
+# (its server; the bench builds the engine's command-line renderer itself).
 source "$(dirname "$0")/lib.sh"
-bash "$ROOT/scripts/setup.sh" toolchain
-
-mkdir -p "$ROOT/target"
-server_log="$ROOT/target/server-stub-build.log"
-step "server-stub (release): building alongside the rest, log in target/server-stub-build.log"
-# In a process group of its own (job control on for this one job), so that a failure
-# elsewhere stops the whole build: cargo and its rustcs.
-set -m
-(cd "$ROOT" && exec cargo build --release -p server-stub) >"$server_log" 2>&1 &
-server_build=$!
-set +m
-trap 'kill -- -$server_build 2>/dev/null || true' EXIT
-
-bash "$ROOT/scripts/setup.sh" tools
-bash "$ROOT/scripts/setup.sh" npm
+bash "$ROOT/scripts/setup.sh"
 
 # Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
 # paths is newer: wasm-pack and Vite redo all their work every time (a few seconds each), so an
@@ -28,6 +13,7 @@ up_to_date() {
   [ -e "$made" ] && [ -z "$(find "$@" -newer "$made" -print -quit)" ]
 }
 
+mkdir -p "$ROOT/target"
 step "core-wasm -> pkg/ (wasm-pack)"
 if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
@@ -53,12 +39,4 @@ else
 fi
 
 step "server-stub (release)"
-if wait "$server_build"; then
-  trap - EXIT
-  grep -E "^ *Finished" "$server_log" | sed 's/^ */    /'
-else
-  trap - EXIT
-  cat "$server_log"
-  echo "server-stub did not build" >&2
-  exit 1
-fi
+(cd "$ROOT" && cargo build --release -p server-stub --bin server-stub)

@@ -1,66 +1,48 @@
 #!/usr/bin/env bash
-# Installs what building needs, idempotently. `setup.sh` does it all; `setup.sh toolchain`,
-# `tools` or `npm` one part, so that `build.sh` can build the server (which needs only the
-# toolchain) while the wasm tools and npm packages install beside it.
+# Installs what building needs, idempotently: the wasm target, wasm-bindgen-cli at the pinned
+# version, wasm-pack, nasm (for OpenH264's SIMD) and the npm packages.
 source "$(dirname "$0")/lib.sh"
 
-# The wasm target and nasm (for OpenH264's SIMD).
-toolchain() {
-  if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    note "wasm32-unknown-unknown target: present"
-  else
-    note "adding the wasm32-unknown-unknown target"
-    rustup target add wasm32-unknown-unknown
-  fi
-  if have nasm; then
-    note "nasm: present"
-  else
-    note "installing nasm through apt (OpenH264 builds 2x faster code with it)"
-    apt_install nasm
-  fi
-}
+step "Toolchain"
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  note "wasm32-unknown-unknown target: present"
+else
+  note "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
 
-# wasm-bindgen-cli at the pinned version and wasm-pack, side by side. They are tools, not the
-# product, so they build unoptimised: at opt-level 0 wasm-bindgen-cli built in 39 s against
-# 114 s at 1 (136 s at the default 3) and wasm-pack in 42 s, and wasm-bindgen still processes
-# our wasm in 0.4 s (0.1 s at 1). wasm-bindgen-cli without its default TLS feature (it
-# downloads nothing here; the test runner talks plain HTTP to the local chromedriver) skips
-# ring and rustls, and wasm2es6js is not built.
-tools() {
-  local version pids=()
-  version="$(wasm_bindgen_version)"
-  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$version" ]; then
-    note "wasm-bindgen-cli $version: present"
-  else
-    note "installing wasm-bindgen-cli $version (a few minutes, once)"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install --quiet wasm-bindgen-cli --version "$version" \
-      --force --no-default-features --bin wasm-bindgen --bin wasm-bindgen-test-runner &
-    pids+=($!)
-  fi
-  if have wasm-pack; then
-    note "wasm-pack: present"
-  else
-    note "installing wasm-pack (once)"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install --quiet wasm-pack --version 0.15.1 &
-    pids+=($!)
-  fi
-  for pid in "${pids[@]}"; do wait "$pid"; done
-}
+if have nasm; then
+  note "nasm: present"
+else
+  note "installing nasm through apt (OpenH264 builds 2x faster code with it)"
+  apt_install nasm
+fi
 
-npm_packages() {
-  local stamp="$ROOT/node_modules/.studio-lock"
-  if [ -f "$stamp" ] && cmp -s "$ROOT/package-lock.json" "$stamp"; then
-    note "node_modules matches package-lock.json"
-  else
-    (cd "$ROOT" && npm ci --no-audit --no-fund)
-    cp "$ROOT/package-lock.json" "$stamp"
-  fi
-}
+# The two build tools are installed unoptimised (they are tools, not the product): at
+# opt-level 0 wasm-bindgen-cli built in 39 s against 114 s at 1 (136 s at the default 3), and
+# wasm-pack in 42 s; wasm-bindgen still processes our wasm in 0.4 s (0.1 s at 1).
+# wasm-bindgen-cli without its default TLS feature (it downloads nothing here; the test runner
+# talks plain HTTP to the local chromedriver) skips ring and rustls, and wasm2es6js is not built.
+version="$(wasm_bindgen_version)"
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$version" ]; then
+  note "wasm-bindgen-cli $version: present"
+else
+  note "installing wasm-bindgen-cli $version (a few minutes, once)"
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install wasm-bindgen-cli --version "$version" --force \
+    --no-default-features --bin wasm-bindgen --bin wasm-bindgen-test-runner
+fi
+if have wasm-pack; then
+  note "wasm-pack: present"
+else
+  note "installing wasm-pack (once)"
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install wasm-pack --version 0.15.1
+fi
 
-case "${1:-all}" in
-  toolchain) step "Toolchain" && toolchain ;;
-  tools) step "wasm tools" && tools ;;
-  npm) step "npm packages" && npm_packages ;;
-  all) step "Toolchain" && toolchain && step "wasm tools" && tools && step "npm packages" && npm_packages ;;
-  *) echo "usage: setup.sh [toolchain|tools|npm|all]" >&2 && exit 2 ;;
-esac
+step "npm packages"
+stamp="$ROOT/node_modules/.studio-lock"
+if [ -f "$stamp" ] && cmp -s "$ROOT/package-lock.json" "$stamp"; then
+  note "node_modules matches package-lock.json"
+else
+  (cd "$ROOT" && npm ci --no-audit --no-fund)
+  cp "$ROOT/package-lock.json" "$stamp"
+fi
