@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
@@ -11,11 +12,13 @@ use futures_util::StreamExt;
 use tokio::fs;
 use tokio::io::AsyncWriteExt;
 
+use super::local_listings::LocalListings;
 use super::{check_key, ByteStream, Object, Storage, StorageError};
 
 pub struct LocalStorage {
     root: PathBuf,
     tmp: PathBuf,
+    listings: Arc<LocalListings>,
 }
 
 impl LocalStorage {
@@ -29,7 +32,11 @@ impl LocalStorage {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
-        Ok(LocalStorage { root, tmp })
+        Ok(LocalStorage {
+            root,
+            tmp,
+            listings: Arc::default(),
+        })
     }
 
     fn path(&self, key: &str) -> Result<PathBuf, StorageError> {
@@ -181,9 +188,12 @@ impl Storage for LocalStorage {
         let dir = self.path(&folder)?;
         // One blocking task for the whole folder: a tokio::fs call per entry would cost a
         // thread-pool round trip each (10,000 videos took 390 ms that way, 20 ms this way).
-        tokio::task::spawn_blocking(move || list_folder(&dir, &folder))
-            .await
-            .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
+        let listings = self.listings.clone();
+        tokio::task::spawn_blocking(move || {
+            listings.list(&dir, &folder, || list_folder(&dir, &folder))
+        })
+        .await
+        .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
     }
 
     fn public_url(&self, _key: &str) -> Option<String> {
@@ -200,7 +210,12 @@ fn list_folder(dir: &Path, folder: &str) -> Result<Vec<Object>, StorageError> {
     let mut out = Vec::new();
     for entry in entries {
         let entry = entry?;
-        let meta = entry.metadata()?;
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            // Removed since the folder was read: not there.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
         if meta.is_file() {
             let name = entry.file_name().to_string_lossy().into_owned();
             out.push(object(&format!("{folder}/{name}"), &meta)?);

@@ -3,6 +3,7 @@
 
 mod listing_cache;
 mod local;
+mod local_listings;
 mod s3;
 
 use std::ops::Range;
