@@ -145,8 +145,9 @@ export function rssKb(pid, field) {
   return Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
 }
 
-/** A moto S3 server with a bucket, for the copy into S3-compatible storage. */
-export async function startMoto() {
+/** A moto S3 server with a bucket, for the copy into S3-compatible storage. A random port may
+ * be taken (moto then exits): another is tried. */
+export async function startMoto(tries = 3) {
   const port = 40000 + Math.floor(Math.random() * 20000);
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
@@ -156,13 +157,20 @@ export async function startMoto() {
       stdio: "ignore",
     },
   );
+  let exited = false;
+  child.on("exit", () => (exited = true));
   await until(async () => {
+    if (exited) return true;
     try {
       return (await fetch(`${url}/bench-bucket`, { method: "PUT" })).ok;
     } catch {
       return false;
     }
   });
+  if (exited) {
+    if (tries <= 1) throw new Error("moto did not start");
+    return startMoto(tries - 1);
+  }
   return { url, stop: () => child.kill("SIGTERM") };
 }
 

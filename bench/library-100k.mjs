@@ -148,13 +148,19 @@ export async function library100k() {
     };
     const putStart = performance.now();
     await Promise.all(Array.from({ length: 16 }, put));
-    console.log(`  ${COUNT} objects put to moto in ${((performance.now() - putStart) / 1000).toFixed(0)} s`);
+    console.log(
+      `  ${COUNT} objects put to moto in ${((performance.now() - putStart) / 1000).toFixed(0)} s`,
+    );
     const s3 = await startServer(s3Data, [
       ...["--storage", "s3", "--s3-bucket", "bench-bucket", "--s3-endpoint", moto.url],
       ...["--s3-access-key-id", "k", "--s3-secret-access-key", "s", "--s3-public-url", moto.url],
     ]);
     try {
-      listingRows("S3 (moto, on this machine)", await timeListings(s3), " (100 LIST pages from moto)");
+      listingRows(
+        "S3 (moto, on this machine)",
+        await timeListings(s3),
+        " (100 LIST pages from moto)",
+      );
     } finally {
       await s3.stop();
     }
