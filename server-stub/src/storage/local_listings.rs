@@ -16,8 +16,9 @@ use super::{Object, StorageError};
 /// 100,000 videos.
 const FOLDERS_KEPT: usize = 32;
 /// A listing is remembered only when the folder had not changed for this long before it began:
-/// a change in the same clock tick as the one before would leave the folder's time as it was.
-const SETTLED: Duration = Duration::from_secs(1);
+/// a change in the same clock tick as the one before would leave the folder's time as it was
+/// (a tick of up to 2 s, on file systems that keep times that coarsely).
+const SETTLED: Duration = Duration::from_secs(2);
 
 struct Remembered {
     /// The folder's modification time when it was listed.
