@@ -3,7 +3,7 @@
 //! the library can be searched by prompt without reading 10,000 files on every listing.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -23,64 +23,131 @@ pub struct Summary {
     pub parent: Option<String>,
 }
 
-type Known = HashMap<String, (i64, u64, Summary)>;
+/// By metadata key, what by key the listings hand out.
+type Summaries = HashMap<String, Summary>;
+
+#[derive(Default)]
+struct Folder {
+    /// Metadata key to (modified, size, summary).
+    known: HashMap<String, (i64, u64, Summary)>,
+    /// `known` as listings hand it out; made again after a change.
+    shown: Option<Arc<Summaries>>,
+    /// The metadata of the last listing whose every summary is known: a listing of the same
+    /// metadata (most are) skips the bookkeeping, which at 100,000 videos was most of its time.
+    settled: Vec<Object>,
+    /// Counts forgettings, so that a listing that waited for reads while another forgot what
+    /// it had does not settle on them.
+    forgot: u64,
+}
+
+impl Folder {
+    fn shown(&mut self) -> Arc<Summaries> {
+        self.shown
+            .get_or_insert_with(|| {
+                Arc::new(
+                    self.known
+                        .iter()
+                        .map(|(key, (_, _, summary))| (key.clone(), summary.clone()))
+                        .collect(),
+                )
+            })
+            .clone()
+    }
+
+    fn learn(&mut self, object: &Object, summary: Summary) {
+        self.known.insert(
+            object.key.clone(),
+            (object.modified, object.size_bytes, summary),
+        );
+        self.shown = None;
+    }
+}
 
 #[derive(Default)]
 pub struct Prompts {
-    /// Per folder: metadata key to (modified, size, summary).
-    folders: Mutex<HashMap<String, Known>>,
+    folders: Mutex<HashMap<String, Folder>>,
 }
 
 impl Prompts {
-    /// The summaries of these metadata objects of `folder`, by metadata key. Those not known yet
-    /// are read for at most `budget`; what is read in that time is kept, the rest is read by
-    /// the next call.
+    /// The summaries of a listing's metadata objects of `folder`, by metadata key; what is no
+    /// longer listed is forgotten. Those not known yet are read for at most `budget`; what is
+    /// read in that time is kept, the rest is read by the next call.
     pub async fn of(
         &self,
         storage: &dyn Storage,
         folder: &str,
         metadata: &[Object],
         budget: Duration,
-    ) -> HashMap<String, Summary> {
-        let stale: Vec<Object> = {
+    ) -> Arc<Summaries> {
+        let (stale, forgot) = {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
-            // Forget what is no longer there.
+            if known.settled.as_slice() == metadata {
+                return known.shown();
+            }
+            known.settled.clear();
             let listed: HashMap<&str, &Object> =
                 metadata.iter().map(|o| (o.key.as_str(), o)).collect();
-            known.retain(|key, (modified, size, _)| {
+            let before = known.known.len();
+            known.known.retain(|key, (modified, size, _)| {
                 listed
                     .get(key.as_str())
                     .is_some_and(|o| o.modified == *modified && o.size_bytes == *size)
             });
-            metadata
+            if known.known.len() != before {
+                known.shown = None;
+                known.forgot += 1;
+            }
+            let stale: Vec<Object> = metadata
                 .iter()
-                .filter(|o| !known.contains_key(&o.key))
+                .filter(|o| !known.known.contains_key(&o.key))
                 .cloned()
-                .collect()
+                .collect();
+            (stale, known.forgot)
         };
         let reads = futures_util::stream::iter(stale)
             .map(|o: Object| async move {
                 let summary = read_summary(storage, &o.key).await;
                 if let Some(known) = self.folders.lock().unwrap().get_mut(folder) {
-                    known.insert(o.key.clone(), (o.modified, o.size_bytes, summary));
+                    known.learn(&o, summary);
                 }
             })
             .buffer_unordered(READS_IN_FLIGHT)
             .collect::<()>();
-        if tokio::time::timeout(budget, reads).await.is_err() {
+        let all_read = tokio::time::timeout(budget, reads).await.is_ok();
+        if !all_read {
             tracing::debug!(folder = %folder, "prompts still being read; the next listing has more");
         }
-        let folders = self.folders.lock().unwrap();
-        folders
-            .get(folder)
-            .map(|known| {
-                known
-                    .iter()
-                    .map(|(key, (_, _, summary))| (key.clone(), summary.clone()))
-                    .collect()
-            })
-            .unwrap_or_default()
+        let mut folders = self.folders.lock().unwrap();
+        let known = folders.entry(folder.to_owned()).or_default();
+        if all_read && known.forgot == forgot {
+            known.settled = metadata.to_vec();
+        }
+        known.shown()
+    }
+
+    /// The summary of one video's metadata, from memory when it is the same file, else read
+    /// (and remembered) now; nothing else of the folder is forgotten.
+    pub async fn one(&self, storage: &dyn Storage, folder: &str, object: &Object) -> Summary {
+        let known = self.folders.lock().unwrap().get(folder).and_then(|f| {
+            f.known
+                .get(&object.key)
+                .filter(|(modified, size, _)| {
+                    *modified == object.modified && *size == object.size_bytes
+                })
+                .map(|(_, _, summary)| summary.clone())
+        });
+        if let Some(summary) = known {
+            return summary;
+        }
+        let summary = read_summary(storage, &object.key).await;
+        self.folders
+            .lock()
+            .unwrap()
+            .entry(folder.to_owned())
+            .or_default()
+            .learn(object, summary.clone());
+        summary
     }
 }
 
@@ -99,5 +166,114 @@ async fn read_summary(storage: &dyn Storage, key: &str) -> Summary {
     Summary {
         prompt: text("prompt"),
         parent: text("parent"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::LocalStorage;
+
+    const FOLDER: &str = "projects/p/";
+
+    struct Library {
+        _dir: tempfile::TempDir,
+        storage: LocalStorage,
+        prompts: Prompts,
+    }
+
+    impl Library {
+        fn new() -> Library {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp"));
+            Library {
+                storage: storage.unwrap(),
+                _dir: dir,
+                prompts: Prompts::default(),
+            }
+        }
+
+        /// Writes the metadata file; the object names it as a listing would, by `version`.
+        async fn write(&self, name: &str, prompt: &str, version: i64) -> Object {
+            let key = format!("{FOLDER}{name}.json");
+            let body = format!(r#"{{"prompt": "{prompt}"}}"#).into_bytes();
+            self.storage.put_bytes(&key, body).await.unwrap();
+            Object {
+                key,
+                size_bytes: 1,
+                modified: version,
+            }
+        }
+
+        async fn list(&self, metadata: &[Object]) -> Vec<Option<String>> {
+            let shown = self
+                .prompts
+                .of(&self.storage, FOLDER, metadata, Duration::from_secs(5))
+                .await;
+            metadata
+                .iter()
+                .map(|o| shown.get(&o.key).and_then(|s| s.prompt.clone()))
+                .collect()
+        }
+    }
+
+    fn prompts(texts: &[&str]) -> Vec<Option<String>> {
+        texts.iter().map(|t| Some(t.to_string())).collect()
+    }
+
+    #[tokio::test]
+    async fn a_listing_reads_each_file_once_and_again_only_when_it_changes() {
+        let library = Library::new();
+        let a = library.write("a", "first a", 1).await;
+        let b = library.write("b", "first b", 1).await;
+        assert_eq!(
+            library.list(&[a.clone(), b.clone()]).await,
+            prompts(&["first a", "first b"])
+        );
+        // Rewritten behind the listing's back: the same listing answers from memory.
+        library.write("a", "second a", 1).await;
+        assert_eq!(
+            library.list(&[a.clone(), b.clone()]).await,
+            prompts(&["first a", "first b"])
+        );
+        // A listing that shows it changed reads it again.
+        let a2 = library.write("a", "second a", 2).await;
+        assert_eq!(
+            library.list(&[a2, b]).await,
+            prompts(&["second a", "first b"])
+        );
+    }
+
+    #[tokio::test]
+    async fn what_a_listing_no_longer_shows_is_forgotten() {
+        let library = Library::new();
+        let a = library.write("a", "first a", 1).await;
+        let b = library.write("b", "first b", 1).await;
+        library.list(&[a.clone(), b.clone()]).await;
+        library.list(std::slice::from_ref(&a)).await;
+        library.write("b", "second b", 1).await;
+        assert_eq!(
+            library.list(&[a, b]).await,
+            prompts(&["first a", "second b"])
+        );
+    }
+
+    #[tokio::test]
+    async fn one_video_read_alone_forgets_nothing_else() {
+        let library = Library::new();
+        let a = library.write("a", "first a", 1).await;
+        let b = library.write("b", "first b", 1).await;
+        library.list(&[a.clone(), b.clone()]).await;
+        let one = library.prompts.one(&library.storage, FOLDER, &a).await;
+        assert_eq!(one.prompt.as_deref(), Some("first a"));
+        let c = library.write("c", "first c", 1).await;
+        let one = library.prompts.one(&library.storage, FOLDER, &c).await;
+        assert_eq!(one.prompt.as_deref(), Some("first c"));
+        // b is still known: not read again.
+        library.write("b", "second b", 1).await;
+        assert_eq!(
+            library.list(&[a, b, c]).await,
+            prompts(&["first a", "first b", "first c"])
+        );
     }
 }

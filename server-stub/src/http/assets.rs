@@ -299,18 +299,14 @@ pub async fn pick(
     );
     let metadata = format!("projects/{folder}/{stem}.json");
     let summary = match storage.head(&metadata).await? {
-        Some(object) => state
-            .jobs
-            .prompts()
-            .of(
-                storage.as_ref(),
-                &format!("projects/{folder}/"),
-                &[object],
-                PROMPT_BUDGET,
-            )
-            .await
-            .remove(&metadata)
-            .unwrap_or_default(),
+        Some(object) => {
+            let folder = format!("projects/{folder}/");
+            state
+                .jobs
+                .prompts()
+                .one(storage.as_ref(), &folder, &object)
+                .await
+        }
         None => Default::default(),
     };
     let posters: HashSet<String> = match poster_key(&key) {
