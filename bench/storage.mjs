@@ -1,6 +1,14 @@
 // Saving, copying and listing many videos, local and S3 (moto), with the memory it takes.
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   FAKES,
@@ -138,10 +146,20 @@ export async function bigList() {
   const folder = join(data, "media/projects/many");
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < MANY; i++) writeFileSync(join(folder, manyName(i)), "x");
+  // A library that was there before the server started, as a user's is: the folder last
+  // changed a minute ago (the server keeps a listing once the folder has been still for 2 s).
+  const before = new Date(Date.now() - 60_000);
+  utimesSync(folder, before, before);
   const server = await startServer(data);
   const local = await timeListings(server);
   await server.stop();
-  row("asset list of 10,000 videos (ms)", local.warm.toFixed(1), "-", "< 100 ms", local.warm < 100);
+  row(
+    "asset list of 10,000 videos (ms)",
+    local.warm.toFixed(1),
+    `first listing after a start ${local.cold.toFixed(0)} ms`,
+    "< 100 ms",
+    local.warm < 100,
+  );
   rmSync(data, { recursive: true, force: true });
 
   console.log("\nasset list of 10,000 videos (S3: moto, on this machine)");

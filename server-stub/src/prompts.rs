@@ -2,7 +2,7 @@
 //! was extended or remixed from), read once and remembered by size and modification time, so
 //! the library can be searched by prompt without reading 10,000 files on every listing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,14 +30,13 @@ type Summaries = HashMap<String, Summary>;
 struct Folder {
     /// Metadata key to (modified, size, summary).
     known: HashMap<String, (i64, u64, Summary)>,
+    /// Keys being read now.
+    reading: HashSet<String>,
     /// `known` as listings hand it out; made again after a change.
     shown: Option<Arc<Summaries>>,
     /// The metadata of the last listing whose every summary is known: a listing of the same
     /// metadata (most are) skips the bookkeeping, which at 100,000 videos was most of its time.
     settled: Vec<Object>,
-    /// Counts forgettings, so that a listing that waited for reads while another forgot what
-    /// it had does not settle on them.
-    forgot: u64,
 }
 
 impl Folder {
@@ -54,6 +53,14 @@ impl Folder {
             .clone()
     }
 
+    fn knows(&self, object: &Object) -> bool {
+        self.known
+            .get(&object.key)
+            .is_some_and(|(modified, size, _)| {
+                *modified == object.modified && *size == object.size_bytes
+            })
+    }
+
     fn learn(&mut self, object: &Object, summary: Summary) {
         self.known.insert(
             object.key.clone(),
@@ -63,23 +70,26 @@ impl Folder {
     }
 }
 
+type Folders = Arc<Mutex<HashMap<String, Folder>>>;
+
 #[derive(Default)]
 pub struct Prompts {
-    folders: Mutex<HashMap<String, Folder>>,
+    folders: Folders,
 }
 
 impl Prompts {
     /// The summaries of a listing's metadata objects of `folder`, by metadata key; what is no
-    /// longer listed is forgotten. Those not known yet are read for at most `budget`; what is
-    /// read in that time is kept, the rest is read by the next call.
+    /// longer listed is forgotten. Those not known yet are read, and the listing waits for
+    /// them at most `budget`: what is read by then is in its answer, and the reading goes on
+    /// behind it, so that a library of 100,000 can be searched by prompt soon after a start.
     pub async fn of(
         &self,
-        storage: &dyn Storage,
+        storage: &Arc<dyn Storage>,
         folder: &str,
         metadata: &[Object],
         budget: Duration,
     ) -> Arc<Summaries> {
-        let (stale, forgot) = {
+        let stale = {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
             if known.settled.as_slice() == metadata {
@@ -96,31 +106,29 @@ impl Prompts {
             });
             if known.known.len() != before {
                 known.shown = None;
-                known.forgot += 1;
             }
             let stale: Vec<Object> = metadata
                 .iter()
-                .filter(|o| !known.known.contains_key(&o.key))
+                .filter(|o| !known.knows(o) && !known.reading.contains(&o.key))
                 .cloned()
                 .collect();
-            (stale, known.forgot)
+            known.reading.extend(stale.iter().map(|o| o.key.clone()));
+            stale
         };
-        let reads = futures_util::stream::iter(stale)
-            .map(|o: Object| async move {
-                let summary = read_summary(storage, &o.key).await;
-                if let Some(known) = self.folders.lock().unwrap().get_mut(folder) {
-                    known.learn(&o, summary);
-                }
-            })
-            .buffer_unordered(READS_IN_FLIGHT)
-            .collect::<()>();
-        let all_read = tokio::time::timeout(budget, reads).await.is_ok();
-        if !all_read {
-            tracing::debug!(folder = %folder, "prompts still being read; the next listing has more");
+        if !stale.is_empty() {
+            let reads = tokio::spawn(read(
+                storage.clone(),
+                self.folders.clone(),
+                folder.to_owned(),
+                stale,
+            ));
+            if tokio::time::timeout(budget, reads).await.is_err() {
+                tracing::debug!(folder = %folder, "prompts still being read behind the listing");
+            }
         }
         let mut folders = self.folders.lock().unwrap();
         let known = folders.entry(folder.to_owned()).or_default();
-        if all_read && known.forgot == forgot {
+        if metadata.iter().all(|o| known.knows(o)) {
             known.settled = metadata.to_vec();
         }
         known.shown()
@@ -129,14 +137,14 @@ impl Prompts {
     /// The summary of one video's metadata, from memory when it is the same file, else read
     /// (and remembered) now; nothing else of the folder is forgotten.
     pub async fn one(&self, storage: &dyn Storage, folder: &str, object: &Object) -> Summary {
-        let known = self.folders.lock().unwrap().get(folder).and_then(|f| {
-            f.known
-                .get(&object.key)
-                .filter(|(modified, size, _)| {
-                    *modified == object.modified && *size == object.size_bytes
-                })
-                .map(|(_, _, summary)| summary.clone())
-        });
+        let known = self
+            .folders
+            .lock()
+            .unwrap()
+            .get(folder)
+            .filter(|f| f.knows(object))
+            .and_then(|f| f.known.get(&object.key))
+            .map(|(_, _, summary)| summary.clone());
         if let Some(summary) = known {
             return summary;
         }
@@ -149,6 +157,22 @@ impl Prompts {
             .learn(object, summary.clone());
         summary
     }
+}
+
+/// Reads these metadata objects of `folder`, a few at a time, and learns each summary.
+async fn read(storage: Arc<dyn Storage>, folders: Folders, folder: String, stale: Vec<Object>) {
+    let (storage, folders, folder) = (&storage, &folders, &folder);
+    futures_util::stream::iter(stale)
+        .map(|o: Object| async move {
+            let summary = read_summary(storage.as_ref(), &o.key).await;
+            let mut folders = folders.lock().unwrap();
+            let known = folders.entry(folder.clone()).or_default();
+            known.reading.remove(&o.key);
+            known.learn(&o, summary);
+        })
+        .buffer_unordered(READS_IN_FLIGHT)
+        .collect::<()>()
+        .await;
 }
 
 async fn read_summary(storage: &dyn Storage, key: &str) -> Summary {
@@ -178,7 +202,7 @@ mod tests {
 
     struct Library {
         _dir: tempfile::TempDir,
-        storage: LocalStorage,
+        storage: Arc<dyn Storage>,
         prompts: Prompts,
     }
 
@@ -187,7 +211,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp"));
             Library {
-                storage: storage.unwrap(),
+                storage: Arc::new(storage.unwrap()),
                 _dir: dir,
                 prompts: Prompts::default(),
             }
@@ -245,6 +269,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn reading_goes_on_behind_a_listing_that_could_not_wait() {
+        let library = Library::new();
+        let mut metadata = Vec::new();
+        for i in 0..40 {
+            metadata.push(
+                library
+                    .write(&format!("v{i}"), &format!("prompt {i}"), 1)
+                    .await,
+            );
+        }
+        let list = || {
+            library
+                .prompts
+                .of(&library.storage, FOLDER, &metadata, Duration::ZERO)
+        };
+        assert!(list().await.len() < metadata.len());
+        // No listing waits for them, yet every prompt arrives.
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while list().await.len() < metadata.len() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("every prompt read behind the listings");
+        let shown = list().await;
+        assert_eq!(
+            shown[&metadata[39].key].prompt.as_deref(),
+            Some("prompt 39")
+        );
+    }
+
+    #[tokio::test]
     async fn what_a_listing_no_longer_shows_is_forgotten() {
         let library = Library::new();
         let a = library.write("a", "first a", 1).await;
@@ -264,10 +320,16 @@ mod tests {
         let a = library.write("a", "first a", 1).await;
         let b = library.write("b", "first b", 1).await;
         library.list(&[a.clone(), b.clone()]).await;
-        let one = library.prompts.one(&library.storage, FOLDER, &a).await;
+        let one = library
+            .prompts
+            .one(library.storage.as_ref(), FOLDER, &a)
+            .await;
         assert_eq!(one.prompt.as_deref(), Some("first a"));
         let c = library.write("c", "first c", 1).await;
-        let one = library.prompts.one(&library.storage, FOLDER, &c).await;
+        let one = library
+            .prompts
+            .one(library.storage.as_ref(), FOLDER, &c)
+            .await;
         assert_eq!(one.prompt.as_deref(), Some("first c"));
         // b is still known: not read again.
         library.write("b", "second b", 1).await;

@@ -163,7 +163,7 @@ pub async fn list(
     let prompts = state
         .jobs
         .prompts()
-        .of(storage.as_ref(), &folder, &metadata, PROMPT_BUDGET)
+        .of(storage, &folder, &metadata, PROMPT_BUDGET)
         .await;
     let posters: HashSet<String> = objects
         .iter()
