@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use super::{Object, StorageError};
@@ -23,7 +23,7 @@ const SETTLED: Duration = Duration::from_secs(2);
 struct Remembered {
     /// The folder's modification time when it was listed.
     changed: SystemTime,
-    objects: Arc<Vec<Object>>,
+    objects: Vec<Object>,
     last_used: SystemTime,
 }
 
@@ -33,11 +33,10 @@ pub struct LocalListings {
 }
 
 impl LocalListings {
-    /// The files of `dir` (whose key is `folder`), from memory while the folder is unchanged.
+    /// The files of `dir` as `read` lists them, from memory while the folder is unchanged.
     pub fn list(
         &self,
         dir: &Path,
-        folder: &str,
         read: impl FnOnce() -> Result<Vec<Object>, StorageError>,
     ) -> Result<Vec<Object>, StorageError> {
         let changed = match std::fs::metadata(dir) {
@@ -52,7 +51,7 @@ impl LocalListings {
         if let Some(known) = self.folders.lock().unwrap().get_mut(dir) {
             if known.changed == changed {
                 known.last_used = now;
-                return Ok(known.objects.as_ref().clone());
+                return Ok(known.objects.clone());
             }
         }
         let objects = read()?;
@@ -66,18 +65,19 @@ impl LocalListings {
                     .iter()
                     .min_by_key(|(_, r)| r.last_used)
                     .map(|(path, _)| path.clone());
-                oldest.map(|path| folders.remove(&path));
+                if let Some(path) = oldest {
+                    folders.remove(&path);
+                }
             }
             folders.insert(
                 dir.to_owned(),
                 Remembered {
                     changed,
-                    objects: Arc::new(objects.clone()),
+                    objects: objects.clone(),
                     last_used: now,
                 },
             );
         }
-        tracing::trace!(folder, "listed from the file system");
         Ok(objects)
     }
 }
@@ -112,7 +112,7 @@ mod tests {
         let reads = Cell::new(0);
         let list = |keys: &[&str]| {
             listings
-                .list(dir.path(), "f", || {
+                .list(dir.path(), || {
                     reads.set(reads.get() + 1);
                     Ok(keys.iter().map(|k| object(k)).collect())
                 })
@@ -142,7 +142,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let listings = LocalListings::default();
         let gone = dir.path().join("gone");
-        let listed = listings.list(&gone, "gone", || panic!("nothing to read"));
+        let listed = listings.list(&gone, || panic!("nothing to read"));
         assert!(listed.unwrap().is_empty());
     }
 }
