@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 bash "$ROOT/scripts/setup.sh"
 
 # Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
-# paths is newer: wasm-pack and Vite redo all their work every time (a few seconds each), so an
+# paths is newer: the wasm steps and Vite redo all their work every time (a few seconds each), so an
 # unchanged start skips them.
 up_to_date() {
   local made="$1"
@@ -14,7 +14,7 @@ up_to_date() {
 }
 
 mkdir -p "$ROOT/target"
-step "core-wasm -> pkg/ (wasm-pack)"
+step "core-wasm -> pkg/ (cargo, wasm-bindgen, wasm-opt)"
 if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
 else
@@ -24,7 +24,15 @@ else
   for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
     remap+=" --remap-path-prefix=$registry="
   done
-  (cd "$ROOT" && RUSTFLAGS="$remap" wasm-pack --quiet build core-wasm --target web --out-dir ../pkg --out-name studio_core --profile wasm-release)
+  (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown --profile wasm-release)
+  rm -rf "$ROOT/pkg"
+  wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name studio_core \
+    "$ROOT/target/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
+  # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
+  # enabled are those rustc's wasm32 target already emits.
+  wasm-opt -Oz --gufa -Oz --converge --strip-producers --strip-target-features --enable-bulk-memory \
+    --enable-nontrapping-float-to-int --enable-sign-ext --enable-reference-types --enable-mutable-globals \
+    --enable-multivalue "$ROOT/pkg/studio_core_bg.wasm" -o "$ROOT/pkg/studio_core_bg.wasm"
   touch "$ROOT/target/.built-pkg"
 fi
 note "studio_core_bg.wasm: $(wc -c < "$ROOT/pkg/studio_core_bg.wasm") bytes, $(gzip -9c "$ROOT/pkg/studio_core_bg.wasm" | wc -c) gzip"

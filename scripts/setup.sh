@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building needs, idempotently: the wasm target, wasm-bindgen-cli at the pinned
-# version, wasm-pack, nasm (for OpenH264's SIMD) and the npm packages.
+# version, nasm (for OpenH264's SIMD) and the npm packages.
 source "$(dirname "$0")/lib.sh"
 
 step "Toolchain"
@@ -18,9 +18,10 @@ else
   apt_install nasm
 fi
 
-# The two build tools are installed unoptimised (they are tools, not the product): at
-# opt-level 0 wasm-bindgen-cli built in 39 s against 114 s at 1 (136 s at the default 3), and
-# wasm-pack in 42 s; wasm-bindgen still processes our wasm in 0.4 s (0.1 s at 1).
+# wasm-bindgen-cli is installed unoptimised (a tool, not the product): at opt-level 0 it built
+# in 39 s against 114 s at 1 (136 s at the default 3), and still processes our wasm in 0.4 s
+# (0.1 s at 1). wasm-pack is not installed: scripts/build.sh runs the three steps it ran
+# (cargo, wasm-bindgen, wasm-opt), which saves its 42 s build on a first start.
 # wasm-bindgen-cli without its default TLS feature (it downloads nothing here; the test runner
 # talks plain HTTP to the local chromedriver) skips ring and rustls, and wasm2es6js is not built.
 version="$(wasm_bindgen_version)"
@@ -30,12 +31,6 @@ else
   note "installing wasm-bindgen-cli $version (a few minutes, once)"
   CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install wasm-bindgen-cli --version "$version" --force \
     --no-default-features --bin wasm-bindgen --bin wasm-bindgen-test-runner
-fi
-if have wasm-pack; then
-  note "wasm-pack: present"
-else
-  note "installing wasm-pack (once)"
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install wasm-pack --version 0.15.1
 fi
 
 step "npm packages"
