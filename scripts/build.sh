@@ -1,8 +1,27 @@
 #!/usr/bin/env bash
 # Builds everything: core-wasm into pkg/, the app into app/dist, server-stub in release mode
 # (its server; the bench builds the engine's command-line renderer itself).
+#
+# The server's release build needs only the toolchain, so it starts first and runs beside the
+# rest: its last two minutes (server-stub's own crate, then thin LTO) leave a core idle most of
+# the time, which the wasm tool, the wasm and the app fill. The wasm builds in a target folder
+# of its own (target/wasm), since cargo holds a target folder's lock for a whole build.
 source "$(dirname "$0")/lib.sh"
-bash "$ROOT/scripts/setup.sh"
+bash "$ROOT/scripts/setup.sh" toolchain
+
+mkdir -p "$ROOT/target"
+server_log="$ROOT/target/server-stub-build.log"
+step "server-stub (release): building beside the rest, log in target/server-stub-build.log"
+# In a process group of its own (job control on for this one job), so that a failure elsewhere
+# stops the whole build: cargo and its rustcs.
+set -m
+(cd "$ROOT" && exec cargo build --release -p server-stub --bin server-stub) >"$server_log" 2>&1 &
+server_build=$!
+set +m
+trap 'kill -- -$server_build 2>/dev/null || true' EXIT
+
+bash "$ROOT/scripts/setup.sh" tools
+bash "$ROOT/scripts/setup.sh" npm
 
 # Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
 # paths is newer: the wasm steps and Vite redo all their work every time (a few seconds each), so an
@@ -13,7 +32,6 @@ up_to_date() {
   [ -e "$made" ] && [ -z "$(find "$@" -newer "$made" -print -quit)" ]
 }
 
-mkdir -p "$ROOT/target"
 step "core-wasm -> pkg/ (cargo, wasm-bindgen, wasm-opt)"
 if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
@@ -24,10 +42,11 @@ else
   for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
     remap+=" --remap-path-prefix=$registry="
   done
-  (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown --profile wasm-release)
+  (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown \
+    --profile wasm-release --target-dir "$ROOT/target/wasm")
   rm -rf "$ROOT/pkg"
   wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name studio_core \
-    "$ROOT/target/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
+    "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
   # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
   # enabled are those rustc's wasm32 target already emits.
   wasm-opt -Oz --gufa -Oz --converge --strip-producers --strip-target-features --enable-bulk-memory \
@@ -47,4 +66,12 @@ else
 fi
 
 step "server-stub (release)"
-(cd "$ROOT" && cargo build --release -p server-stub --bin server-stub)
+if wait "$server_build"; then
+  trap - EXIT
+  grep -E "^ *Finished" "$server_log" | sed 's/^ */    /'
+else
+  trap - EXIT
+  cat "$server_log"
+  echo "server-stub did not build" >&2
+  exit 1
+fi
