@@ -488,6 +488,50 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit() {
+    let pg = Postgres::start().await;
+    // Every job stays active for the whole test: the provider takes ten minutes.
+    let fakes = Fakes::new(Settings {
+        job_time: Duration::from_secs(600),
+        ..Settings::default()
+    });
+    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        "--openai-api-key=fake-key".into(),
+        format!("--openai-base-url=http://{address}/openai/v1"),
+        "--max-active-per-project=5".into(),
+    ];
+    let replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    let body = json!({"prompt": "a heron lifting off", "model": "sora-2"});
+    let calls = (0..50).map(|i| {
+        let replica = &replicas[i % 2];
+        replica
+            .http
+            .post(format!("{}/api/projects/limited/jobs", replica.url))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+    });
+    let mut admitted = 0;
+    for reply in futures_util::future::join_all(calls).await {
+        match reply.unwrap().status().as_u16() {
+            201 => admitted += 1,
+            429 => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(
+        admitted, 5,
+        "five jobs queued or running in the project, whichever replica was asked"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_restarted_while_the_database_is_down_loses_no_job() {
     let mut pg = Postgres::start().await;
     let media = tempfile::tempdir().unwrap();

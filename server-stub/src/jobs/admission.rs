@@ -2,8 +2,6 @@
 //! active-job limits, its provider's daily seconds and the monthly budgets, then recorded and
 //! started, all or none.
 
-use std::collections::HashMap;
-
 use super::budget;
 use super::record::{self, JobRecord, Status};
 use super::{cost, inputs, now, Backend, JobError, JobService, NewJob};
@@ -122,13 +120,22 @@ impl JobService {
             }
         }
         if let Backend::Shared(replica) = &self.inner.backend {
-            self.admit(&self.inner.records.lock().unwrap(), &template, count, caps)?;
-            self.insert_shared(replica, &takes, local, caps).await?;
+            // The month's jobs count only for a cap or a daily budget (today is in the month).
+            let dated = caps.any()
+                || self
+                    .inner
+                    .limits
+                    .daily_seconds
+                    .contains_key(&template.provider);
+            let month = dated.then(|| budget::month_of(&template.created_at));
+            let admit = |counted: &[JobRecord]| self.admit(counted, &template, count, caps);
+            self.insert_shared(replica, &takes, local, month, admit)
+                .await?;
             return Ok(takes);
         }
         {
             let mut records = self.inner.records.lock().unwrap();
-            self.admit(&records, &template, count, caps)?;
+            self.admit(records.values(), &template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -152,26 +159,28 @@ impl JobService {
     }
 
     /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
-    /// budget or a monthly cap.
-    pub(super) fn admit(
+    /// budget or a monthly cap, given the jobs that count: every active one, and for a cap or a
+    /// daily budget every one made this month.
+    fn admit<'a>(
         &self,
-        records: &HashMap<String, JobRecord>,
+        records: impl IntoIterator<Item = &'a JobRecord, IntoIter: Clone>,
         new: &JobRecord,
         count: u32,
         caps: budget::Caps,
     ) -> Result<(), JobError> {
+        let records = records.into_iter();
         budget::check(
             caps,
             &new.project_id,
             budget::month_of(&new.created_at),
             new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count),
-            records.values(),
+            records.clone(),
         )
         .map_err(JobError::OverBudget)?;
         let count = count as usize;
         let limits = &self.inner.limits;
         let active: Vec<&JobRecord> = records
-            .values()
+            .clone()
             .filter(|r| matches!(r.status, Status::Queued | Status::Running))
             .collect();
         let in_project = active
@@ -199,7 +208,6 @@ impl JobService {
         if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
             let today = &new.created_at[..new.created_at.len().min(10)];
             let spent: u64 = records
-                .values()
                 .filter(|r| r.provider == new.provider && r.created_at.starts_with(today))
                 .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
                 .map(|r| u64::from(r.spec.seconds))

@@ -14,11 +14,7 @@ use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{Postgres, Row, Transaction};
 
-use super::budget::OverBudget;
 use super::record::JobRecord;
-
-/// What decides, from the jobs that count, whether new ones stay within the budgets.
-pub type Check = dyn Fn(&[JobRecord]) -> Result<(), OverBudget> + Send + Sync;
 
 /// The channel each commit notifies.
 const CHANNEL: &str = "studio_jobs";
@@ -26,8 +22,9 @@ const CHANNEL: &str = "studio_jobs";
 const PROJECT_CHANNEL: &str = "studio_projects";
 /// The advisory lock taken while an event is numbered.
 const EVENTS_LOCK: i64 = 0x5354_5544_494f;
-/// The advisory lock taken while a job is admitted within a budget.
-const BUDGET_LOCK: i64 = 0x5354_5544_4255;
+/// The advisory lock every replica's admissions take: the limits and budgets are checked
+/// against what is committed, and new jobs added, one admission at a time.
+const ADMISSION_LOCK: i64 = 0x5354_5544_4255;
 /// Events kept for listeners and subscribers that catch up.
 const EVENTS_KEPT: i64 = 100_000;
 /// How long a replica waits for the database at start.
@@ -213,33 +210,31 @@ impl Database {
         Ok(())
     }
 
-    /// Adds new jobs (version 1) in one transaction. With `within`, the jobs that count
-    /// towards this `month`'s budgets (made in it, or still active) are read first under a lock
-    /// every replica's admissions take, and `within` may refuse: nothing is added then.
-    pub async fn insert_all(
+    /// Adds new jobs (version 1) in one transaction, if `admit` lets them in. Under a lock every
+    /// replica's admissions take, the jobs that count are read first: the active ones, and with
+    /// `month` every one made in it. When `admit` refuses, nothing is added.
+    pub async fn insert_all<E>(
         &self,
         records: &[JobRecord],
         local: bool,
-        month: &str,
-        within: Option<&Check>,
-    ) -> Result<Result<(), OverBudget>, DbError> {
+        month: Option<&str>,
+        admit: impl Fn(&[JobRecord]) -> Result<(), E>,
+    ) -> Result<Result<(), E>, DbError> {
         let mut tx = self.pool.begin().await?;
-        if let Some(check) = within {
-            sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                .bind(BUDGET_LOCK)
-                .execute(&mut *tx)
-                .await?;
-            let counted: Vec<Json<JobRecord>> = sqlx::query_scalar(
-                "SELECT record FROM jobs \
-                 WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
-            )
-            .bind(month)
-            .fetch_all(&mut *tx)
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(ADMISSION_LOCK)
+            .execute(&mut *tx)
             .await?;
-            let counted: Vec<JobRecord> = counted.into_iter().map(|j| j.0).collect();
-            if let Err(over) = check(&counted) {
-                return Ok(Err(over));
-            }
+        let counted: Vec<Json<JobRecord>> = sqlx::query_scalar(
+            "SELECT record FROM jobs \
+             WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
+        )
+        .bind(month)
+        .fetch_all(&mut *tx)
+        .await?;
+        let counted: Vec<JobRecord> = counted.into_iter().map(|j| j.0).collect();
+        if let Err(refused) = admit(&counted) {
+            return Ok(Err(refused));
         }
         for record in records {
             sqlx::query(

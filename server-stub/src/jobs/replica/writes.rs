@@ -1,10 +1,9 @@
-//! Writing jobs to the shared database: new jobs in one transaction (under the budget lock),
+//! Writing jobs to the shared database: new jobs in one transaction (under the admission lock),
 //! changes over the version held (read again and redone when another replica wrote first), and
 //! progress kept in memory written soon after.
 
 use super::Replica;
-use crate::jobs::budget;
-use crate::jobs::database::{self, Versioned, Written};
+use crate::jobs::database::{Versioned, Written};
 use crate::jobs::record::JobRecord;
 use crate::jobs::{now, JobError, JobService};
 
@@ -13,31 +12,21 @@ const WRITE_TRIES: usize = 5;
 
 impl JobService {
     /// Adds new jobs to the database in one transaction, then to memory (unless their events
-    /// got there first). With a cap, the database counts what is committed under a lock every
-    /// replica takes, so replicas admitting at the same moment never pass it together.
+    /// got there first). `admit` decides from what the database has committed (the active jobs,
+    /// and with `month` every job made in it), under a lock every replica takes, so replicas
+    /// admitting at the same moment never pass a limit or a cap together.
     pub(in crate::jobs) async fn insert_shared(
         &self,
         replica: &Replica,
         records: &[JobRecord],
         local: bool,
-        caps: budget::Caps,
+        month: Option<&str>,
+        admit: impl Fn(&[JobRecord]) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
-        let Some(first) = records.first() else {
-            return Ok(());
-        };
-        let month = budget::month_of(&first.created_at).to_owned();
-        let estimate: f64 = records
-            .iter()
-            .map(|r| r.estimate.as_ref().map_or(0.0, |e| e.usd))
-            .sum();
-        let project = first.project_id.clone();
-        let check = move |jobs: &[JobRecord]| budget::check(caps, &project, &month, estimate, jobs);
-        let within = caps.any().then_some(&check as &database::Check);
         replica
             .db
-            .insert_all(records, local, budget::month_of(&first.created_at), within)
-            .await?
-            .map_err(JobError::OverBudget)?;
+            .insert_all(records, local, month, admit)
+            .await??;
         for record in records {
             self.keep(Versioned {
                 record: record.clone(),
