@@ -152,35 +152,43 @@ pub async fn list(
     };
     let folder = format!("projects/{}/", project_folder(&project));
     let storage = state.jobs.storage();
-    let mut objects = storage.list(&folder).await?;
-    // The library is the folder's own files; `references/` below it is not.
-    objects.retain(|o| !o.key[folder.len().min(o.key.len())..].contains('/'));
-    let metadata: Vec<Object> = objects
+    let listed = storage.list(&folder).await?;
+    // The library is the folder's own files; `references/` below it is not. Everything below
+    // borrows from the listing: only the page's videos are copied out of it.
+    let own: Vec<&Object> = listed
+        .iter()
+        .filter(|o| !o.key[folder.len().min(o.key.len())..].contains('/'))
+        .collect();
+    let metadata: Vec<Object> = own
         .iter()
         .filter(|o| o.key.ends_with(".json"))
-        .cloned()
+        .map(|&o| o.clone())
         .collect();
     let prompts = state
         .jobs
         .prompts()
         .of(storage, &folder, &metadata, PROMPT_BUDGET)
         .await;
-    let posters: HashSet<String> = objects
+    let posters: HashSet<&str> = own
         .iter()
         .filter(|o| o.key.ends_with(".jpg"))
-        .map(|o| o.key.clone())
+        .map(|o| o.key.as_str())
         .collect();
     let picks = picks::all(storage.as_ref(), &project_folder(&project)).await?;
     let pick_of = |o: &Object| picks.get(file_name(&o.key)).copied().unwrap_or_default();
-    objects.retain(|o| {
-        let pick = pick_of(o);
-        o.key.ends_with(".mp4")
-            && page.favourite.is_none_or(|f| pick.favourite == f)
-            && page.decision.is_none_or(|d| pick.decision == Some(d))
-    });
+    let mut objects: Vec<&Object> = own
+        .into_iter()
+        .filter(|&o| {
+            let pick = pick_of(o);
+            o.key.ends_with(".mp4")
+                && page.favourite.is_none_or(|f| pick.favourite == f)
+                && page.decision.is_none_or(|d| pick.decision == Some(d))
+        })
+        .collect();
     // Newest first, then by file name: the keys left share the folder's prefix, so comparing
-    // them whole orders them by name without finding each name on every comparison.
-    objects.sort_unstable_by(|a, b| b.modified.cmp(&a.modified).then_with(|| b.key.cmp(&a.key)));
+    // them whole orders them by name without finding each name on every comparison. A listing
+    // kept in memory comes in this order already, and the sort only checks it.
+    objects.sort_unstable_by(|a, b| a.newest_first(b));
     let total = objects.len();
     if let Some((modified, name)) = after {
         objects.retain(|o| {
@@ -190,7 +198,7 @@ pub async fn list(
     }
     let limit = page.limit.unwrap_or(usize::MAX);
     let next_cursor = (objects.len() > limit).then(|| {
-        let last = &objects[limit - 1];
+        let last = objects[limit - 1];
         format!("{}~{}", last.modified, file_name(&last.key))
     });
     let videos = objects
@@ -203,8 +211,7 @@ pub async fn list(
                 .and_then(|stem| prompts.get(&format!("{stem}.json")))
                 .cloned()
                 .unwrap_or_default();
-            let pick = pick_of(&o);
-            asset(&state, &base, o, summary, &posters, pick)
+            asset(&state, &base, o.clone(), summary, &posters, pick_of(o))
         })
         .collect();
     Ok(Json(Assets {
@@ -309,8 +316,9 @@ pub async fn pick(
         }
         None => Default::default(),
     };
-    let posters: HashSet<String> = match poster_key(&key) {
-        Some(poster) if storage.head(&poster).await?.is_some() => HashSet::from([poster]),
+    let poster = poster_key(&key);
+    let posters: HashSet<&str> = match &poster {
+        Some(poster) if storage.head(poster).await?.is_some() => HashSet::from([poster.as_str()]),
         _ => HashSet::new(),
     };
     Ok(Json(asset(&state, &base, video, summary, &posters, pick)))
@@ -349,7 +357,7 @@ fn asset(
     base: &PublicBase,
     video: Object,
     summary: Summary,
-    posters: &HashSet<String>,
+    posters: &HashSet<&str>,
     pick: Pick,
 ) -> Asset {
     Asset {
@@ -370,11 +378,11 @@ fn asset(
 pub(super) fn poster_url(
     state: &AppState,
     base: &PublicBase,
-    stored: &HashSet<String>,
+    stored: &HashSet<&str>,
     video: &str,
 ) -> String {
     let key = poster_key(video).unwrap_or_default();
-    if stored.contains(&key) {
+    if stored.contains(key.as_str()) {
         base.url(state, &key)
     } else {
         format!("{}/media/{key}", base.0)

@@ -42,6 +42,16 @@ pub struct Object {
     pub modified: i64,
 }
 
+impl Object {
+    /// The library's order: newest first, then by key from the end of the alphabet.
+    pub fn newest_first(&self, other: &Object) -> std::cmp::Ordering {
+        other
+            .modified
+            .cmp(&self.modified)
+            .then_with(|| other.key.cmp(&self.key))
+    }
+}
+
 #[async_trait]
 pub trait Storage: Send + Sync {
     /// Moves a finished local file in under `key`, atomically: readers never see part of it.
