@@ -1,10 +1,11 @@
 //! What the library shows from saved videos' `.json` metadata (the prompt, and the video it
 //! was extended or remixed from), read once and remembered by size and modification time, so
 //! the library can be searched by prompt without reading 10,000 files on every listing.
+//! The folders listed least recently are forgotten past a number of summaries in all.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
@@ -14,6 +15,9 @@ use crate::storage::{Object, Storage};
 const READS_IN_FLIGHT: usize = 16;
 /// Metadata larger than this is not read for its prompt.
 const MAX_METADATA_BYTES: u64 = 256 * 1024;
+/// Summaries remembered in all (a library of 100,000 videos holds about 40 MB of them); past
+/// this, the folders listed least recently are forgotten, and read again when next listed.
+const SUMMARIES_KEPT: usize = 250_000;
 
 /// What a listing takes from one video's metadata.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,6 +41,8 @@ struct Folder {
     /// The metadata of the last listing whose every summary is known: a listing of the same
     /// metadata (most are) skips the bookkeeping, which at 100,000 videos was most of its time.
     settled: Vec<Object>,
+    /// When a listing last asked for it.
+    used: Option<Instant>,
 }
 
 impl Folder {
@@ -72,9 +78,39 @@ impl Folder {
 
 type Folders = Arc<Mutex<HashMap<String, Folder>>>;
 
-#[derive(Default)]
 pub struct Prompts {
     folders: Folders,
+    /// The most summaries remembered in all.
+    kept: usize,
+}
+
+impl Default for Prompts {
+    fn default() -> Prompts {
+        Prompts {
+            folders: Folders::default(),
+            kept: SUMMARIES_KEPT,
+        }
+    }
+}
+
+/// Marks `folder` as just used, then forgets the folders used least recently (never one being
+/// read) until at most `kept` summaries are left or only `folder` is.
+fn trim(folders: &mut HashMap<String, Folder>, folder: &str, kept: usize) {
+    if let Some(used) = folders.get_mut(folder) {
+        used.used = Some(Instant::now());
+    }
+    let mut total: usize = folders.values().map(|f| f.known.len()).sum();
+    while total > kept {
+        let oldest = folders
+            .iter()
+            .filter(|(name, f)| name.as_str() != folder && f.reading.is_empty())
+            .min_by_key(|(_, f)| f.used)
+            .map(|(name, _)| name.clone());
+        let Some(oldest) = oldest else { break };
+        if let Some(forgotten) = folders.remove(&oldest) {
+            total -= forgotten.known.len();
+        }
+    }
 }
 
 impl Prompts {
@@ -93,6 +129,7 @@ impl Prompts {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
             if known.settled.as_slice() == metadata {
+                known.used = Some(Instant::now());
                 return known.shown();
             }
             known.settled.clear();
@@ -131,7 +168,9 @@ impl Prompts {
         if metadata.iter().all(|o| known.knows(o)) {
             known.settled = metadata.to_vec();
         }
-        known.shown()
+        let shown = known.shown();
+        trim(&mut folders, folder, self.kept);
+        shown
     }
 
     /// The summary of one video's metadata, from memory when it is the same file, else read
@@ -149,12 +188,12 @@ impl Prompts {
             return summary;
         }
         let summary = read_summary(storage, &object.key).await;
-        self.folders
-            .lock()
-            .unwrap()
+        let mut folders = self.folders.lock().unwrap();
+        folders
             .entry(folder.to_owned())
             .or_default()
             .learn(object, summary.clone());
+        trim(&mut folders, folder, self.kept);
         summary
     }
 }
@@ -297,6 +336,43 @@ mod tests {
         assert_eq!(
             shown[&metadata[39].key].prompt.as_deref(),
             Some("prompt 39")
+        );
+    }
+
+    #[tokio::test]
+    async fn the_folders_listed_least_recently_are_forgotten_past_the_limit() {
+        let mut library = Library::new();
+        library.prompts = Prompts {
+            folders: Folders::default(),
+            kept: 3,
+        };
+        let a = library.write("a", "first a", 1).await;
+        let b = library.write("b", "first b", 1).await;
+        library.list(&[a.clone(), b.clone()]).await;
+        // Another project's two videos make four summaries, past three: the first is forgotten.
+        let other = "projects/q/";
+        let mut listed = Vec::new();
+        for name in ["c", "d"] {
+            let key = format!("{other}{name}.json");
+            let body = br#"{"prompt": "elsewhere"}"#.to_vec();
+            library.storage.put_bytes(&key, body).await.unwrap();
+            listed.push(Object {
+                key,
+                size_bytes: 1,
+                modified: 1,
+            });
+        }
+        let shown = library
+            .prompts
+            .of(&library.storage, other, &listed, Duration::from_secs(5))
+            .await;
+        assert_eq!(shown.len(), 2, "the folder listed now is kept whole");
+        // Rewritten behind the listing's back, as the first test does: read again, since the
+        // folder was forgotten.
+        library.write("a", "second a", 1).await;
+        assert_eq!(
+            library.list(&[a, b]).await,
+            prompts(&["second a", "first b"])
         );
     }
 
