@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "..");
-export const SERVER = join(ROOT, "target/release/server-stub");
-export const RENDER = join(ROOT, "target/release/studio-render");
+// The deployment's build (the production profile), not npm start's lighter one.
+export const SERVER = join(ROOT, "target/production/server-stub");
+export const RENDER = join(ROOT, "target/production/studio-render");
 export const FAKES = join(ROOT, "target/release/provider-fakes");
 export const TOKEN = "bench-token";
 export const RUNS = Number(process.env.BENCH_RUNS ?? 5);
