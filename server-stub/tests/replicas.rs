@@ -434,6 +434,29 @@ async fn two_replicas_of_two_workers_render_forty_jobs_each_once() {
     }
 }
 
+/// Sends 50 creates of `body` to `project` at once, split over the replicas; returns how many
+/// were made. Every other answer must be `refused`.
+async fn fifty_at_once(replicas: &[Replica], project: &str, body: &Value, refused: u16) -> usize {
+    let calls = (0..50).map(|i| {
+        let replica = &replicas[i % replicas.len()];
+        replica
+            .http
+            .post(format!("{}/api/projects/{project}/jobs", replica.url))
+            .bearer_auth(TOKEN)
+            .json(body)
+            .send()
+    });
+    let mut admitted = 0;
+    for reply in futures_util::future::join_all(calls).await {
+        match reply.unwrap().status().as_u16() {
+            201 => admitted += 1,
+            status if status == refused => {}
+            other => panic!("{other}"),
+        }
+    }
+    admitted
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
     let pg = Postgres::start().await;
@@ -459,23 +482,7 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
         )
         .await;
     let body = json!({"prompt": "a kite", "seconds": 2, "size": "128x128"});
-    let calls = (0..50).map(|i| {
-        let replica = &replicas[i % 2];
-        replica
-            .http
-            .post(format!("{}/api/projects/capped/jobs", replica.url))
-            .bearer_auth(TOKEN)
-            .json(&body)
-            .send()
-    });
-    let mut admitted = 0;
-    for reply in futures_util::future::join_all(calls).await {
-        match reply.unwrap().status().as_u16() {
-            201 => admitted += 1,
-            402 => {}
-            other => panic!("{other}"),
-        }
-    }
+    let admitted = fifty_at_once(&replicas, "capped", &body, 402).await;
     assert_eq!(admitted, 10, "$2.00 holds ten jobs of $0.20, and no more");
     let seen = replicas[1]
         .call(reqwest::Method::GET, "/projects/capped/budget", None)
@@ -508,23 +515,7 @@ async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit()
         Replica::start(&pg, media.path(), &flags),
     ];
     let body = json!({"prompt": "a heron lifting off", "model": "sora-2"});
-    let calls = (0..50).map(|i| {
-        let replica = &replicas[i % 2];
-        replica
-            .http
-            .post(format!("{}/api/projects/limited/jobs", replica.url))
-            .bearer_auth(TOKEN)
-            .json(&body)
-            .send()
-    });
-    let mut admitted = 0;
-    for reply in futures_util::future::join_all(calls).await {
-        match reply.unwrap().status().as_u16() {
-            201 => admitted += 1,
-            429 => {}
-            other => panic!("{other}"),
-        }
-    }
+    let admitted = fifty_at_once(&replicas, "limited", &body, 429).await;
     assert_eq!(
         admitted, 5,
         "five jobs queued or running in the project, whichever replica was asked"
