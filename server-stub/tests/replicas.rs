@@ -354,20 +354,17 @@ async fn a_render_cut_off_by_a_kill_is_finished_by_another_replica() {
 async fn a_hosted_job_cut_off_by_a_kill_is_followed_by_another_replica_and_sent_once() {
     let pg = Postgres::start().await;
     let db = PgPool::connect(&pg.url()).await.unwrap();
-    let fakes = Fakes::new(Settings {
+    let (fakes, mut flags) = openai_fake(Settings {
         job_time: Duration::from_secs(4),
         content_bytes: 256 * 1024,
         ..Settings::default()
-    });
-    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    })
+    .await;
     let media = tempfile::tempdir().unwrap();
-    let flags = [
-        "--shared-media".to_owned(),
-        "--openai-api-key=fake-key".into(),
-        format!("--openai-base-url=http://{address}/openai/v1"),
+    flags.extend([
         "--provider-poll-ms=50".into(),
         "--allow-local-provider-downloads".into(),
-    ];
+    ]);
     let a = Replica::start(&pg, media.path(), &flags);
     let id = a
         .create(
@@ -434,6 +431,18 @@ async fn two_replicas_of_two_workers_render_forty_jobs_each_once() {
     }
 }
 
+/// An OpenAI fake with these settings, and the flags of replicas on shared media that use it.
+async fn openai_fake(settings: Settings) -> (Fakes, Vec<String>) {
+    let fakes = Fakes::new(settings);
+    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    let flags = vec![
+        "--shared-media".to_owned(),
+        "--openai-api-key=fake-key".into(),
+        format!("--openai-base-url=http://{address}/openai/v1"),
+    ];
+    (fakes, flags)
+}
+
 /// Sends 50 creates of `body` to `project` at once, split over the replicas; returns how many
 /// were made. Every other answer must be `refused`.
 async fn fifty_at_once(replicas: &[Replica], project: &str, body: &Value, refused: u16) -> usize {
@@ -498,18 +507,13 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
 async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit() {
     let pg = Postgres::start().await;
     // Every job stays active for the whole test: the provider takes ten minutes.
-    let fakes = Fakes::new(Settings {
+    let (_fakes, mut flags) = openai_fake(Settings {
         job_time: Duration::from_secs(600),
         ..Settings::default()
-    });
-    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    })
+    .await;
     let media = tempfile::tempdir().unwrap();
-    let flags = [
-        "--shared-media".to_owned(),
-        "--openai-api-key=fake-key".into(),
-        format!("--openai-base-url=http://{address}/openai/v1"),
-        "--max-active-per-project=5".into(),
-    ];
+    flags.push("--max-active-per-project=5".into());
     let replicas = [
         Replica::start(&pg, media.path(), &flags),
         Replica::start(&pg, media.path(), &flags),
