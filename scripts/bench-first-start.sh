@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The first start as a new user meets it: a fresh clone, with a fresh CARGO_HOME (no registry,
-# no installed wasm-pack or wasm-bindgen-cli), target folder and npm cache. Times the first
+# no installed wasm-bindgen-cli), target folder and npm cache. Times the first
 # `npm start` until it serves, a second one with nothing changed, then `npm test`. Takes half an
 # hour or more on two cores; prints each figure as it has it. `--starts` stops after the starts. Debian's packages (Chromium, ffmpeg,
 # PostgreSQL, nasm) are not removed first: on a machine without them, apt adds its own time.
