@@ -3,7 +3,7 @@
 # (its server; the bench builds the engine's command-line renderer itself).
 #
 # The server's release build needs only the toolchain, so it starts first and runs beside the
-# rest: its last two minutes (server-stub's own crate, then thin LTO) leave a core idle most of
+# rest: its last stretch (server-stub's own crate, then the binary) leaves a core idle much of
 # the time, which the wasm tool, the wasm and the app fill. The wasm builds in a target folder
 # of its own (target/wasm), since cargo holds a target folder's lock for a whole build.
 source "$(dirname "$0")/lib.sh"
@@ -66,12 +66,12 @@ else
 fi
 
 step "server-stub (release)"
-if wait "$server_build"; then
-  trap - EXIT
-  grep -E "^ *Finished" "$server_log" | sed 's/^ */    /'
-else
-  trap - EXIT
+built=0
+wait "$server_build" || built=$?
+trap - EXIT
+if [ "$built" -ne 0 ]; then
   cat "$server_log"
   echo "server-stub did not build" >&2
   exit 1
 fi
+grep -E "^ *Finished" "$server_log" | sed 's/^ */    /'
