@@ -34,7 +34,9 @@ pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool)
             let total = values.len();
             let items: Vec<T> = values
                 .into_iter()
-                .filter_map(|v| serde_json::from_value(v).ok())
+                // Each entry parsed again from its text, as API answers are: every stored type's
+                // deserializer is then in the wasm once (`from_value` would add a second).
+                .filter_map(|v| serde_json::from_str(&v.to_string()).ok())
                 .filter(|item| valid(item))
                 .collect();
             let damaged = items.len() != total;
