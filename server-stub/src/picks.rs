@@ -108,8 +108,9 @@ pub async fn change(
     let objects: Vec<Object> = storage
         .list(&folder)
         .await?
-        .into_iter()
+        .iter()
         .filter(|o| o.key.starts_with(&prefix))
+        .cloned()
         .collect();
     let current = newest(&folder, &objects).remove(name).unwrap_or_default();
     let next = Pick {
@@ -134,7 +135,7 @@ pub async fn forget(
 ) -> Result<(), StorageError> {
     let folder = folder(project_folder);
     let prefix = format!("{folder}{name}.");
-    for object in storage.list(&folder).await? {
+    for object in storage.list(&folder).await?.iter() {
         if object.key.starts_with(&prefix) {
             storage.delete(&object.key).await?;
         }

@@ -3,6 +3,7 @@
 //! the library can be searched by prompt without reading 10,000 files on every listing.
 //! The folders listed least recently are forgotten past a number of summaries in all.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -119,23 +120,23 @@ impl Prompts {
     /// them at most `budget`: what is read by then is in its answer, and the reading goes on
     /// behind it, so that a library of 100,000 can be searched by prompt soon after a start.
     /// A zero budget waits for nothing.
-    pub async fn of(
+    pub async fn of<O: Borrow<Object>>(
         &self,
         storage: &Arc<dyn Storage>,
         folder: &str,
-        metadata: &[Object],
+        metadata: &[O],
         budget: Duration,
     ) -> Arc<Summaries> {
+        let metadata = || metadata.iter().map(Borrow::borrow);
         let stale = {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
-            if known.settled.as_slice() == metadata {
+            if metadata().eq(known.settled.iter()) {
                 known.used = Some(Instant::now());
                 return known.shown();
             }
             known.settled.clear();
-            let listed: HashMap<&str, &Object> =
-                metadata.iter().map(|o| (o.key.as_str(), o)).collect();
+            let listed: HashMap<&str, &Object> = metadata().map(|o| (o.key.as_str(), o)).collect();
             let before = known.known.len();
             known.known.retain(|key, (modified, size, _)| {
                 listed
@@ -145,8 +146,7 @@ impl Prompts {
             if known.known.len() != before {
                 known.shown = None;
             }
-            let stale: Vec<Object> = metadata
-                .iter()
+            let stale: Vec<Object> = metadata()
                 .filter(|o| !known.knows(o) && !known.reading.contains(&o.key))
                 .cloned()
                 .collect();
@@ -167,8 +167,8 @@ impl Prompts {
         }
         let mut folders = self.folders.lock().unwrap();
         let known = folders.entry(folder.to_owned()).or_default();
-        if metadata.iter().all(|o| known.knows(o)) {
-            known.settled = metadata.to_vec();
+        if metadata().all(|o| known.knows(o)) {
+            known.settled = metadata().cloned().collect();
         }
         let shown = known.shown();
         trim(&mut folders, folder, self.kept);

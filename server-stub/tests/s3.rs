@@ -74,8 +74,8 @@ async fn the_bucket_keeps_streams_copies_and_long_listings() {
         .list("projects/p/")
         .await
         .unwrap()
-        .into_iter()
-        .map(|o| o.key)
+        .iter()
+        .map(|o| o.key.clone())
         .collect();
     keys.sort();
     assert_eq!(

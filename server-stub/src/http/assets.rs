@@ -159,10 +159,10 @@ pub async fn list(
         .iter()
         .filter(|o| !o.key[folder.len().min(o.key.len())..].contains('/'))
         .collect();
-    let metadata: Vec<Object> = own
+    let metadata: Vec<&Object> = own
         .iter()
         .filter(|o| o.key.ends_with(".json"))
-        .map(|&o| o.clone())
+        .copied()
         .collect();
     let prompts = state
         .jobs

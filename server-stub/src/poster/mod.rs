@@ -119,7 +119,7 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::storage::{ByteStream, LocalStorage, Object};
+    use crate::storage::{ByteStream, LocalStorage, Object, Objects};
 
     /// A local store that counts the bytes read and refuses whole reads of videos.
     struct Counting {
@@ -156,7 +156,7 @@ mod tests {
         async fn delete(&self, key: &str) -> Result<(), StorageError> {
             self.inner.delete(key).await
         }
-        async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+        async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
             self.inner.list(prefix).await
         }
         fn public_url(&self, key: &str) -> Option<String> {

@@ -209,7 +209,7 @@ pub async fn of_project(
     let ids: Vec<String> = storage
         .list(&folder)
         .await?
-        .into_iter()
+        .iter()
         .map(|o| o.key[folder.len()..].to_owned())
         .filter(|id| token::is_id(id))
         .collect();
@@ -234,7 +234,7 @@ pub async fn revoke(
         .delete(&format!("{}{}", index_folder(project_folder), share.id))
         .await?;
     let folder = notes_folder(&share.id);
-    for note in storage.list(&folder).await? {
+    for note in storage.list(&folder).await?.iter() {
         storage.delete(&note.key).await?;
     }
     Ok(())
@@ -245,8 +245,8 @@ pub async fn notes(storage: &dyn Storage, id: &str) -> Result<Vec<Note>, Storage
     let mut keys: Vec<String> = storage
         .list(&notes_folder(id))
         .await?
-        .into_iter()
-        .map(|o| o.key)
+        .iter()
+        .map(|o| o.key.clone())
         .collect();
     keys.sort();
     let read: Vec<Option<Note>> = stream::iter(keys)

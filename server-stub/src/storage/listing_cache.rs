@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use tokio::time::Instant;
 
-use super::{ByteStream, Object, Storage, StorageError};
+use super::{ByteStream, Object, Objects, Storage, StorageError};
 
 /// Folders kept; the least recently listed goes first. About 3 MB for a library of 10,000
 /// videos (30,000 objects).
@@ -67,6 +67,8 @@ struct State {
 
 struct Listing {
     objects: BTreeMap<String, Object>,
+    /// `objects` as listings hand them out; made again after a change.
+    shown: Option<Objects>,
     /// When the fetch began (what it shows is at least this recent).
     at: Instant,
 }
@@ -77,10 +79,13 @@ impl Listing {
             Some(object) => self.objects.insert(key, object),
             None => self.objects.remove(&key),
         };
+        self.shown = None;
     }
 
-    fn objects(&self) -> Vec<Object> {
-        self.objects.values().cloned().collect()
+    fn objects(&mut self) -> Objects {
+        self.shown
+            .get_or_insert_with(|| self.objects.values().cloned().collect())
+            .clone()
     }
 }
 
@@ -141,12 +146,12 @@ impl Shared {
         name: &str,
         folder: &Folder,
         fresh_enough: bool,
-    ) -> Result<Vec<Object>, StorageError> {
+    ) -> Result<Objects, StorageError> {
         let _one_at_a_time = folder.fetching.lock().await;
         let began = Instant::now();
         {
             let mut state = folder.state.lock().unwrap();
-            match &state.listing {
+            match &mut state.listing {
                 Some(listing) if fresh_enough && began - listing.at < self.freshness.fresh => {
                     return Ok(listing.objects());
                 }
@@ -158,9 +163,10 @@ impl Shared {
         let writes = state.during_fetch.take().unwrap_or_default();
         let mut listing = Listing {
             objects: fetched?
-                .into_iter()
-                .map(|object| (object.key.clone(), object))
+                .iter()
+                .map(|object| (object.key.clone(), object.clone()))
                 .collect(),
+            shown: None,
             at: began,
         };
         for (key, object) in writes {
@@ -218,7 +224,7 @@ impl Storage for ListingCache {
         Ok(())
     }
 
-    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+    async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
         let name = prefix.trim_end_matches('/');
         let shared = &self.shared;
         let folder = shared.folder(name);
@@ -237,7 +243,7 @@ impl Storage for ListingCache {
                     false
                 }
             };
-            (state.listing.as_ref().map(Listing::objects), refresh)
+            (state.listing.as_mut().map(Listing::objects), refresh)
         };
         if refresh {
             let (shared, folder, name) = (shared.clone(), folder.clone(), name.to_owned());

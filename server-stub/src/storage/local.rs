@@ -13,7 +13,7 @@ use tokio::fs;
 use tokio::io::AsyncWriteExt;
 
 use super::local_listings::LocalListings;
-use super::{check_key, ByteStream, Object, Storage, StorageError};
+use super::{check_key, ByteStream, Object, Objects, Storage, StorageError};
 
 pub struct LocalStorage {
     root: PathBuf,
@@ -183,7 +183,7 @@ impl Storage for LocalStorage {
         Ok(bytes.into())
     }
 
-    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+    async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
         let folder = prefix.trim_end_matches('/').to_owned();
         let dir = self.path(&folder)?;
         // One blocking task for the whole folder: a tokio::fs call per entry would cost a
@@ -270,8 +270,8 @@ mod tests {
             .list("projects/p/")
             .await
             .unwrap()
-            .into_iter()
-            .map(|o| o.key)
+            .iter()
+            .map(|o| o.key.clone())
             .collect();
         listed.sort();
         assert_eq!(listed, ["projects/p/a.json", "projects/p/a.mp4"]);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use super::{Object, StorageError};
+use super::{Object, Objects, StorageError};
 
 /// Folders remembered; the least recently listed goes first. About 16 MB for a library of
 /// 100,000 videos.
@@ -23,7 +23,7 @@ const SETTLED: Duration = Duration::from_secs(2);
 struct Remembered {
     /// The folder's modification time when it was listed.
     changed: SystemTime,
-    objects: Vec<Object>,
+    objects: Objects,
     last_used: SystemTime,
 }
 
@@ -38,12 +38,12 @@ impl LocalListings {
         &self,
         dir: &Path,
         read: impl FnOnce() -> Result<Vec<Object>, StorageError>,
-    ) -> Result<Vec<Object>, StorageError> {
+    ) -> Result<Objects, StorageError> {
         let changed = match std::fs::metadata(dir) {
             Ok(meta) => meta.modified()?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.folders.lock().unwrap().remove(dir);
-                return Ok(Vec::new());
+                return Ok(Objects::default());
             }
             Err(e) => return Err(e.into()),
         };
@@ -55,32 +55,34 @@ impl LocalListings {
             }
         }
         let mut objects = read()?;
-        if now
+        if !now
             .duration_since(changed)
             .is_ok_and(|still| still >= SETTLED)
         {
-            // Kept in the library's order, which a sort then finds in one pass: sorting 100,000
-            // videos' keys (long shared prefixes) on every page was most of a page's time.
-            objects.sort_unstable_by(Object::newest_first);
-            let mut folders = self.folders.lock().unwrap();
-            if folders.len() >= FOLDERS_KEPT && !folders.contains_key(dir) {
-                let oldest = folders
-                    .iter()
-                    .min_by_key(|(_, r)| r.last_used)
-                    .map(|(path, _)| path.clone());
-                if let Some(path) = oldest {
-                    folders.remove(&path);
-                }
-            }
-            folders.insert(
-                dir.to_owned(),
-                Remembered {
-                    changed,
-                    objects: objects.clone(),
-                    last_used: now,
-                },
-            );
+            return Ok(objects.into());
         }
+        // Kept in the library's order, which a sort then finds in one pass: sorting 100,000
+        // videos' keys (long shared prefixes) on every page was most of a page's time.
+        objects.sort_unstable_by(Object::newest_first);
+        let objects = Objects::from(objects);
+        let mut folders = self.folders.lock().unwrap();
+        if folders.len() >= FOLDERS_KEPT && !folders.contains_key(dir) {
+            let oldest = folders
+                .iter()
+                .min_by_key(|(_, r)| r.last_used)
+                .map(|(path, _)| path.clone());
+            if let Some(path) = oldest {
+                folders.remove(&path);
+            }
+        }
+        folders.insert(
+            dir.to_owned(),
+            Remembered {
+                changed,
+                objects: objects.clone(),
+                last_used: now,
+            },
+        );
         Ok(objects)
     }
 }
@@ -122,9 +124,13 @@ mod tests {
                 .unwrap()
         };
         changed_ago(dir.path(), Duration::from_secs(5));
-        assert_eq!(list(&["f/a"]), vec![object("f/a")]);
-        assert_eq!(list(&["f/ignored"]), vec![object("f/a")]);
+        assert_eq!(*list(&["f/a"]), [object("f/a")]);
+        assert_eq!(*list(&["f/ignored"]), [object("f/a")]);
         assert_eq!(reads.get(), 1);
+        assert!(
+            std::sync::Arc::ptr_eq(&list(&["f/a"]), &list(&["f/a"])),
+            "the kept listing is handed out, not copied"
+        );
 
         // A new entry changes the folder's time: read again.
         fs::write(dir.path().join("b"), b"x").unwrap();

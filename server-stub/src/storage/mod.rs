@@ -8,6 +8,7 @@ mod s3;
 
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -17,6 +18,10 @@ use thiserror::Error;
 pub use listing_cache::{Freshness, ListingCache};
 pub use local::LocalStorage;
 pub use s3::{S3Settings, S3Storage};
+
+/// A folder's objects as a listing hands them out: shared, so that a listing kept in memory
+/// (100,000 videos are 300,000 objects) goes to every request without being copied.
+pub type Objects = Arc<[Object]>;
 
 /// A body streamed in chunks, never held whole.
 pub type ByteStream = BoxStream<'static, std::io::Result<Bytes>>;
@@ -70,7 +75,7 @@ pub trait Storage: Send + Sync {
     /// Removes an object; removing one that is not there is no error.
     async fn delete(&self, key: &str) -> Result<(), StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).
-    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError>;
+    async fn list(&self, prefix: &str) -> Result<Objects, StorageError>;
     /// The public address of a key, when the backend has its own (a bucket's public URL);
     /// `None` when this server serves it at `/media/{key}`.
     fn public_url(&self, key: &str) -> Option<String>;

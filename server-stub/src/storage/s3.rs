@@ -15,7 +15,7 @@ use object_store::path::Path;
 use object_store::{Attribute, Attributes, ObjectMeta, ObjectStore, ObjectStoreExt, PutPayload};
 use tokio_util::io::ReaderStream;
 
-use super::{check_key, ByteStream, Object, Storage, StorageError};
+use super::{check_key, ByteStream, Object, Objects, Storage, StorageError};
 
 /// Bytes held before a part goes up (S3's smallest part is 5 MiB), and parts in flight: the
 /// memory one upload needs stays about `PART * (1 + PARTS_IN_FLIGHT)`. Copying 500 MB grew the
@@ -205,7 +205,7 @@ impl Storage for S3Storage {
         }
     }
 
-    async fn list(&self, prefix: &str) -> Result<Vec<Object>, StorageError> {
+    async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
         let folder = prefix.trim_end_matches('/');
         let path = self.path(folder)?;
         // `list` follows continuation tokens page after page (1,000 keys a page at S3).
