@@ -176,14 +176,15 @@ pub async fn list(
         .collect();
     let picks = picks::all(storage.as_ref(), &project_folder(&project)).await?;
     let pick_of = |o: &Object| picks.get(file_name(&o.key)).copied().unwrap_or_default();
+    // A video's pick is looked up only when the page filters by it.
+    let filtered = page.favourite.is_some() || page.decision.is_some();
+    let wanted = |pick: Pick| {
+        page.favourite.is_none_or(|f| pick.favourite == f)
+            && page.decision.is_none_or(|d| pick.decision == Some(d))
+    };
     let mut objects: Vec<&Object> = own
         .into_iter()
-        .filter(|&o| {
-            let pick = pick_of(o);
-            o.key.ends_with(".mp4")
-                && page.favourite.is_none_or(|f| pick.favourite == f)
-                && page.decision.is_none_or(|d| pick.decision == Some(d))
-        })
+        .filter(|&o| o.key.ends_with(".mp4") && (!filtered || wanted(pick_of(o))))
         .collect();
     // Newest first, then by file name: the keys left share the folder's prefix, so comparing
     // them whole orders them by name without finding each name on every comparison. A listing
