@@ -1,0 +1,148 @@
+//! Job records, the queue and the stream of job changes in PostgreSQL (`--database-url`), shared
+//! by any number of replicas: the connection and reads here; writes (each adding its event in
+//! the same transaction) in `writes`, leases on work in `leases`, the numbered events and the
+//! listeners they wake in `events`.
+
+mod events;
+mod leases;
+mod writes;
+
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::types::Json;
+use sqlx::Row;
+
+use super::record::JobRecord;
+
+pub use events::Event;
+pub use leases::Claim;
+pub use writes::Written;
+
+/// How long a replica waits for the database at start.
+const CONNECT_FOR: Duration = Duration::from_secs(60);
+
+/// The migrations in `server-stub/migrations/`, built into the binary: what `sqlx::migrate!`
+/// does, without sqlx's macro crates, which built a second, unoptimised sqlx for the compiler
+/// on every first start. Versions, descriptions and checksums are the macro's, so a database
+/// migrated by either is up to date for the other. A new file in `migrations/` is listed here.
+#[derive(Debug)]
+struct Embedded;
+
+impl<'s> MigrationSource<'s> for Embedded {
+    fn resolve(self) -> BoxFuture<'s, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async {
+            Ok(vec![
+                Migration::new(
+                    1,
+                    "jobs".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0001_jobs.sql").into(),
+                    false,
+                ),
+                Migration::new(
+                    2,
+                    "jobs by month".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0002_jobs_by_month.sql").into(),
+                    false,
+                ),
+            ])
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("database migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// A record as the database holds it, with its version.
+#[derive(Debug, Clone)]
+pub struct Versioned {
+    pub record: JobRecord,
+    pub version: i64,
+}
+
+#[derive(Clone)]
+pub struct Database {
+    pool: PgPool,
+    /// This replica's name in leases.
+    owner: String,
+    lease: Duration,
+}
+
+fn versioned(row: &sqlx::postgres::PgRow) -> Result<Versioned, sqlx::Error> {
+    Ok(Versioned {
+        record: row.try_get::<Json<JobRecord>, _>("record")?.0,
+        version: row.try_get("version")?,
+    })
+}
+
+impl Database {
+    /// Connects (waiting up to a minute for a database that is not up yet) and applies the
+    /// embedded migrations.
+    pub async fn connect(url: &str, owner: String, lease: Duration) -> Result<Database, DbError> {
+        let deadline = tokio::time::Instant::now() + CONNECT_FOR;
+        let pool = loop {
+            match PgPoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+            {
+                Ok(pool) => break pool,
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    tracing::warn!(error = %e, "the database is not reachable yet; trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        Migrator::new(Embedded).await?.run(&pool).await?;
+        Ok(Database { pool, owner, lease })
+    }
+
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    /// Every job with its version, and the number of the last event before them.
+    pub async fn load_all(&self) -> Result<(Vec<Versioned>, i64), DbError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            .execute(&mut *tx)
+            .await?;
+        let last: i64 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) FROM job_events")
+            .fetch_one(&mut *tx)
+            .await?;
+        let jobs = sqlx::query("SELECT record, version FROM jobs ORDER BY id")
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(versioned)
+            .collect::<Result<_, _>>()?;
+        tx.commit().await?;
+        Ok((jobs, last))
+    }
+
+    /// One job as the database has it now.
+    pub async fn read(&self, id: &str) -> Result<Option<Versioned>, DbError> {
+        let row = sqlx::query("SELECT record, version FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(versioned).transpose()?)
+    }
+
+    /// Whether the database answers.
+    pub async fn ready(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+}
