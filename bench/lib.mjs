@@ -210,6 +210,12 @@ export async function startPostgres() {
   });
   return {
     url: `postgres://studio@127.0.0.1:${port}/postgres`,
+    /** A new, empty database beside the first: its URL. */
+    database: (name) => {
+      const at = ["-h", "127.0.0.1", "-p", String(port), "-U", "studio"];
+      execFileSync(join(bin, "createdb"), [...at, name]);
+      return `postgres://studio@127.0.0.1:${port}/${name}`;
+    },
     stop: () => new Promise((r) => (child.on("exit", r), child.kill("SIGINT"))),
   };
 }

@@ -1,4 +1,5 @@
-// Jobs per minute through one server and through two replicas on PostgreSQL.
+// Jobs per minute through one server and through two replicas on PostgreSQL, and creates per
+// second at once.
 import { join } from "node:path";
 import {
   TOKEN,
@@ -95,5 +96,49 @@ export async function replicas() {
     true,
   );
   rows.at(-1).ratio = Number((drained[2] / drained[1]).toFixed(3));
+
+  // Creates at once, the way a bulk API client sends them: with the database every create is
+  // admitted under one lock all replicas share (the limits hold across them), so this is where
+  // that lock would show. Last: the jobs it leaves queued would count against the drain's limits.
+  const CREATES = 400;
+  const AT_ONCE = 16;
+  // Limits far above what is sent.
+  const bulk = ["--max-active-per-project=10000", "--max-active-jobs=10000"];
+  const created = {};
+  // Each mode on an empty database of its own, as admission reads the jobs that are active.
+  const empty = (name) => ["--database-url", pg.database(name), "--shared-media"];
+  for (const [mode, count, extra] of [
+    ["files", 1, []],
+    ["database1", 1, empty("creates1")],
+    ["database2", 2, empty("creates2")],
+  ]) {
+    const media = join(work, `creates-${mode}`);
+    const servers = [];
+    for (let i = 0; i < count; i++) servers.push(await startServer(media, [...extra, ...bulk]));
+    let next = 0;
+    const send = async () => {
+      while (next < CREATES) {
+        const i = next++;
+        const job = await api(servers[i % count].url, `/projects/creates-${mode}/jobs`, {
+          prompt: `a paper boat ${i}`,
+          seconds: 1,
+          size: "320x180",
+        });
+        if (!job.sora_job_id) throw new Error(`create refused: ${JSON.stringify(job)}`);
+      }
+    };
+    const started = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: AT_ONCE }, send));
+    created[mode] = CREATES / (Number(process.hrtime.bigint() - started) / 1e9);
+    for (const server of servers) await server.stop();
+  }
+  row(
+    `creates per second, ${AT_ONCE} at once, two replicas on PostgreSQL`,
+    created.database2.toFixed(0),
+    `one replica ${created.database1.toFixed(0)}; one server in file mode ${created.files.toFixed(0)}`,
+    "report",
+    true,
+  );
+  rows.at(-1).ratio = Number((created.database2 / created.files).toFixed(3));
   await pg.stop();
 }
