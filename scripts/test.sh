@@ -5,6 +5,13 @@ source "$(dirname "$0")/lib.sh"
 bash "$ROOT/scripts/build.sh"
 bash "$ROOT/scripts/setup-test.sh"
 cd "$ROOT"
+
+# Every layer's temporary files (test servers' data folders, Chromium profiles, databases) go
+# into one folder that is removed when the run ends, whatever a test left behind.
+TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")"
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+
 step "Provider fakes (release, for the SDK and end-to-end tests)"
 cargo build --release -p provider-fakes
 
