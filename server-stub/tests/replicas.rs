@@ -504,7 +504,7 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit() {
+async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limits() {
     let pg = Postgres::start().await;
     // Every job stays active for the whole test: the provider takes ten minutes.
     let (_fakes, mut flags) = openai_fake(Settings {
@@ -514,6 +514,7 @@ async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit()
     .await;
     let media = tempfile::tempdir().unwrap();
     flags.push("--max-active-per-project=5".into());
+    flags.push("--max-active-jobs=8".into());
     let replicas = [
         Replica::start(&pg, media.path(), &flags),
         Replica::start(&pg, media.path(), &flags),
@@ -523,6 +524,11 @@ async fn fifty_creates_at_two_replicas_at_once_never_pass_the_active_job_limit()
     assert_eq!(
         admitted, 5,
         "five jobs queued or running in the project, whichever replica was asked"
+    );
+    let admitted = fifty_at_once(&replicas, "another", &body, 429).await;
+    assert_eq!(
+        admitted, 3,
+        "another project has room of its own, up to eight jobs on the server"
     );
 }
 

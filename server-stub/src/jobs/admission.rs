@@ -18,6 +18,31 @@ fn seconds_to_utc_midnight() -> u64 {
 /// What a client refused for too many active jobs is told to wait (one poll interval).
 const BUSY_RETRY_SECONDS: u64 = 20;
 
+/// How many jobs are queued or running: in all, and in the new job's project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::jobs) struct Active {
+    pub all: usize,
+    pub in_project: usize,
+}
+
+impl Active {
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a JobRecord>, project: &str) -> Self {
+        records
+            .into_iter()
+            .filter(|r| matches!(r.status, Status::Queued | Status::Running))
+            .fold(
+                Active {
+                    all: 0,
+                    in_project: 0,
+                },
+                |n, r| Active {
+                    all: n.all + 1,
+                    in_project: n.in_project + usize::from(r.project_id == project),
+                },
+            )
+    }
+}
+
 impl JobService {
     /// Admits a job within the limits, records it durably, and starts it.
     pub async fn create(&self, new: NewJob) -> Result<JobRecord, JobError> {
@@ -119,23 +144,27 @@ impl JobService {
                 });
             }
         }
+        // The month's jobs count only for a cap or a daily budget (today is in the month).
+        let dated = caps.any()
+            || self
+                .inner
+                .limits
+                .daily_seconds
+                .contains_key(&template.provider);
         if let Backend::Shared(replica) = &self.inner.backend {
-            // The month's jobs count only for a cap or a daily budget (today is in the month).
-            let dated = caps.any()
-                || self
-                    .inner
-                    .limits
-                    .daily_seconds
-                    .contains_key(&template.provider);
             let month = dated.then(|| budget::month_of(&template.created_at));
-            let admit = |counted: &[JobRecord]| self.admit(counted, &template, count, caps);
+            let admit = |active: Active, dated: &[JobRecord]| {
+                self.admit(active, dated, &template, count, caps)
+            };
             self.insert_shared(replica, &takes, local, month, admit)
                 .await?;
             return Ok(takes);
         }
         {
             let mut records = self.inner.records.lock().unwrap();
-            self.admit(records.values(), &template, count, caps)?;
+            let active = Active::of(records.values(), &template.project_id);
+            let dated = dated.then(|| records.values()).into_iter().flatten();
+            self.admit(active, dated, &template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -159,16 +188,17 @@ impl JobService {
     }
 
     /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
-    /// budget or a monthly cap, given the jobs that count: every active one, and for a cap or a
-    /// daily budget every one made this month.
+    /// budget or a monthly cap, given how many jobs are active and, for a cap or a daily budget,
+    /// the jobs that count for it: every active one and every one made this month.
     fn admit<'a>(
         &self,
-        records: impl IntoIterator<Item = &'a JobRecord, IntoIter: Clone>,
+        active: Active,
+        dated: impl IntoIterator<Item = &'a JobRecord, IntoIter: Clone>,
         new: &JobRecord,
         count: u32,
         caps: budget::Caps,
     ) -> Result<(), JobError> {
-        let records = records.into_iter();
+        let records = dated.into_iter();
         budget::check(
             caps,
             &new.project_id,
@@ -179,14 +209,7 @@ impl JobService {
         .map_err(JobError::OverBudget)?;
         let count = count as usize;
         let limits = &self.inner.limits;
-        let active: Vec<&JobRecord> = records
-            .clone()
-            .filter(|r| matches!(r.status, Status::Queued | Status::Running))
-            .collect();
-        let in_project = active
-            .iter()
-            .filter(|r| r.project_id == new.project_id)
-            .count();
+        let Active { all, in_project } = active;
         if in_project + count > limits.active_per_project {
             return Err(JobError::Busy {
                 message: format!(
@@ -196,11 +219,10 @@ impl JobService {
                 retry_after: BUSY_RETRY_SECONDS,
             });
         }
-        if active.len() + count > limits.active {
+        if all + count > limits.active {
             return Err(JobError::Busy {
                 message: format!(
-                    "The server already has {} jobs queued or running; try again shortly",
-                    active.len()
+                    "The server already has {all} jobs queued or running; try again shortly"
                 ),
                 retry_after: BUSY_RETRY_SECONDS,
             });
@@ -224,5 +246,31 @@ impl JobService {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::record::fixture;
+
+    #[test]
+    fn active_counts_queued_and_running_jobs_in_all_and_in_the_project() {
+        let at = "2026-11-26T08:00:00Z";
+        let jobs = [
+            fixture("a", Status::Queued, at, 0.0),
+            fixture("a", Status::Running, at, 0.0),
+            fixture("a", Status::Done, at, 0.0),
+            fixture("b", Status::Running, at, 0.0),
+            fixture("b", Status::Error, at, 0.0),
+        ];
+        assert_eq!(
+            Active::of(&jobs, "a"),
+            Active {
+                all: 3,
+                in_project: 2
+            }
+        );
+        assert_eq!(Active::of(&jobs, "c").in_project, 0);
     }
 }

@@ -5,6 +5,7 @@ use sqlx::types::Json;
 use sqlx::Row;
 
 use super::{Database, DbError};
+use crate::jobs::admission::Active;
 use crate::jobs::record::JobRecord;
 
 /// The advisory lock every replica's admissions take: the limits and budgets are checked
@@ -23,29 +24,48 @@ pub enum Written {
 
 impl Database {
     /// Adds new jobs (version 1) in one transaction, if `admit` lets them in. Under a lock every
-    /// replica's admissions take, the jobs that count are read first: the active ones, and with
-    /// `month` every one made in it. When `admit` refuses, nothing is added.
-    pub async fn insert_all<E>(
+    /// replica's admissions take, what counts is read first: how many jobs are active (in all,
+    /// and in the project of the first new one), and with `month` the jobs a cap or a daily
+    /// budget counts (every active one, and every one made in it). When `admit` refuses,
+    /// nothing is added.
+    pub(in crate::jobs) async fn insert_all<E>(
         &self,
         records: &[JobRecord],
         local: bool,
         month: Option<&str>,
-        admit: impl Fn(&[JobRecord]) -> Result<(), E>,
+        admit: impl Fn(Active, &[JobRecord]) -> Result<(), E>,
     ) -> Result<Result<(), E>, DbError> {
+        let project = records.first().map_or("", |r| r.project_id.as_str());
         let mut tx = self.pool.begin().await?;
         sqlx::query("SELECT pg_advisory_xact_lock($1)")
             .bind(ADMISSION_LOCK)
             .execute(&mut *tx)
             .await?;
-        let counted: Vec<Json<JobRecord>> = sqlx::query_scalar(
-            "SELECT record FROM jobs \
-             WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
+        let (all, in_project): (i64, i64) = sqlx::query_as(
+            "SELECT count(*), count(*) FILTER (WHERE project_id = $1) FROM jobs \
+             WHERE status IN ('queued', 'running')",
         )
-        .bind(month)
-        .fetch_all(&mut *tx)
+        .bind(project)
+        .fetch_one(&mut *tx)
         .await?;
-        let counted: Vec<JobRecord> = counted.into_iter().map(|j| j.0).collect();
-        if let Err(refused) = admit(&counted) {
+        let active = Active {
+            all: usize::try_from(all).unwrap_or(usize::MAX),
+            in_project: usize::try_from(in_project).unwrap_or(usize::MAX),
+        };
+        let dated: Vec<JobRecord> = match month {
+            None => Vec::new(),
+            Some(month) => sqlx::query_scalar::<_, Json<JobRecord>>(
+                "SELECT record FROM jobs \
+                 WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
+            )
+            .bind(month)
+            .fetch_all(&mut *tx)
+            .await?
+            .into_iter()
+            .map(|j| j.0)
+            .collect(),
+        };
+        if let Err(refused) = admit(active, &dated) {
             return Ok(Err(refused));
         }
         for record in records {
