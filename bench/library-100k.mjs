@@ -53,11 +53,10 @@ async function openAndSearch(browser, server) {
   await page.goto(`${server.url}/${PROJECT}`);
   await page.locator(".asset").first().waitFor();
   const firstCard = await page.evaluate(() => performance.now());
-  await page.waitForFunction(
-    (count) => window.studio.view("library").assets.length === count,
-    COUNT,
-    { timeout: 120_000, polling: 50 },
-  );
+  await page.waitForFunction((count) => window.studio.view("cards").matching === count, COUNT, {
+    timeout: 120_000,
+    polling: 50,
+  });
   const loaded = await page.evaluate(() => performance.now());
   const search = page.getByRole("searchbox", { name: "Search videos" });
   const start = await page.evaluate(() => performance.now());

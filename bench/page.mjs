@@ -109,7 +109,7 @@ async function idleFigures(browser, server, path, setup, arg) {
     await page.waitForFunction(
       () =>
         window.studio?.view("jobs").stream === "open" &&
-        window.studio.view("library").state !== "loading",
+        window.studio.view("cards").state !== "loading",
     );
   }
   await new Promise((r) => setTimeout(r, 2000));

@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { fakeServer, json } from "./fakeServer";
 import { job, renderAt, storeJobs } from "./render";
@@ -117,5 +117,37 @@ describe("asset library", () => {
       "http://test.local/api/projects/p1/assets/local-1%3Atask_kite.mp4",
     );
     confirm.mockRestore();
+  });
+
+  it("is handed only the cards near the screen by the core, and follows the scroll", async () => {
+    const COUNT = 300;
+    const many = Array.from({ length: COUNT }, (_, i) =>
+      video(`v${i}`, 1_000 + i, new Date(Date.UTC(2026, 10, 21, 10, 0, COUNT - i)).toISOString()),
+    );
+    fakeServer(() => json({ videos: many }));
+    const { studio } = renderAt("/p1");
+    await screen.findByText("v0");
+    const cards = () => studio.view("cards") as { first: number; assets: unknown[] };
+    expect(cards().assets.length).toBeLessThanOrEqual(100);
+    expect((studio.view("library") as { assets: unknown[] }).assets.length).toBe(COUNT);
+    const grid = screen.getByRole("list", { name: "Saved videos" });
+    expect(grid.querySelector("[role=listitem]")!.getAttribute("aria-setsize")).toBe("300");
+
+    // The grid scrolled far up past the top of the viewport (jsdom lays nothing out: one
+    // column of rows of the estimated height).
+    vi.spyOn(grid, "getBoundingClientRect").mockReturnValue(
+      DOMRect.fromRect({ x: 0, y: -250 * 274, width: 800, height: COUNT * 274 }),
+    );
+    window.dispatchEvent(new Event("scroll"));
+    const shown = () => [...grid.querySelectorAll<HTMLElement>("[role=listitem]")];
+    await waitFor(() =>
+      expect(Number(shown()[0]!.getAttribute("aria-posinset"))).toBeGreaterThan(240),
+    );
+    for (const card of shown()) {
+      const at = Number(card.getAttribute("aria-posinset"));
+      expect(within(card).getByRole("heading").textContent).toBe(`v${at - 1}`);
+    }
+    expect(cards().first).toBeGreaterThan(200);
+    expect(cards().assets.length).toBeLessThan(30);
   });
 });

@@ -12,6 +12,8 @@ pub enum Part {
     Console,
     Jobs,
     Library,
+    /// The library with only the grid's window of matching videos.
+    Cards,
     Metadata,
     Shot,
     Compare,
@@ -21,12 +23,13 @@ pub enum Part {
 }
 
 impl Part {
-    pub const ALL: [Part; 11] = [
+    pub const ALL: [Part; 12] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
         Part::Jobs,
         Part::Library,
+        Part::Cards,
         Part::Metadata,
         Part::Shot,
         Part::Compare,
@@ -43,6 +46,7 @@ impl Part {
             Part::Console => "console",
             Part::Jobs => "jobs",
             Part::Library => "library",
+            Part::Cards => "cards",
             Part::Metadata => "metadata",
             Part::Shot => "shot",
             Part::Compare => "compare",
@@ -54,6 +58,12 @@ impl Part {
 
     pub fn from_name(name: &str) -> Option<Part> {
         Part::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether a subscriber to this part hears of a change of `changed`: its own, and for
+    /// `cards`, a window on the library, the library's too.
+    pub fn hears(self, changed: Part) -> bool {
+        self == changed || (self, changed) == (Part::Cards, Part::Library)
     }
 
     pub fn index(self) -> usize {

@@ -268,8 +268,13 @@ pub struct JobsView {
 #[serde(rename_all = "camelCase")]
 pub struct LibraryView {
     pub state: LibraryState,
-    /// The videos that match the search, in the chosen order.
+    /// The videos that match the search, in the chosen order: all of them in `library`, the
+    /// grid's window of them in `cards`.
     pub assets: Vec<AssetView>,
+    /// How many videos match the search and the filter.
+    pub matching: u32,
+    /// The position of `assets[0]` among the matching videos (0 in `library`).
+    pub first: u32,
     /// Every video in the project, whatever the search.
     pub total: u32,
     pub query: String,
@@ -430,6 +435,8 @@ pub struct Snapshot {
     pub console: ConsoleView,
     pub jobs: JobsView,
     pub library: LibraryView,
+    /// The library as the grid shows it: the matching videos of its window only.
+    pub cards: LibraryView,
     pub metadata: Option<MetadataView>,
     pub shot: ShotView,
     pub compare: CompareView,

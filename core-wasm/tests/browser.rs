@@ -143,6 +143,28 @@ fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
 }
 
 #[wasm_bindgen_test]
+fn a_cards_listener_hears_the_library_and_its_window_but_not_the_rest() {
+    let studio = studio();
+    let count = Rc::new(Cell::new(0));
+    let seen = count.clone();
+    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
+    let function = listener.as_ref().unchecked_ref::<Function>().clone();
+    let _off = studio.subscribe(function, Some("cards".into())).unwrap();
+    studio.set_draft("typing");
+    assert_eq!(count.get(), 0, "a keystroke is not a library change");
+    studio.search_library("kite");
+    assert_eq!(count.get(), 1, "the library's changes are the cards' too");
+    let cards = studio.view("cards").unwrap();
+    studio.show_library_cards(40, 80);
+    assert_eq!(count.get(), 2);
+    assert!(!js_sys::Object::is(&cards, &studio.view("cards").unwrap()));
+    assert_eq!(
+        get(&studio.view("cards").unwrap(), &["matching"]).as_f64(),
+        Some(0.0)
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_second_browser_sees_the_job_pushed_and_a_typed_error_has_a_code() {
     let a = studio();
     a.enter_project("wasm-push");

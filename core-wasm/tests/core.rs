@@ -988,6 +988,74 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
 }
 
 #[test]
+fn the_cards_view_holds_only_the_grids_window_of_the_matching_videos() {
+    let core = studio();
+    core.enter_project("p1");
+    let videos: Vec<Value> = (0..250)
+        .map(|n| json!({"key": format!("projects/p1/v{n}.mp4"), "size_bytes": n, "last_modified": "2026-11-21T10:03:00Z", "public_url": "u", "prompt": if n % 50 == 0 { "a kite" } else { "the sea" }}))
+        .collect();
+    script(&core, ok(json!({ "videos": videos })));
+    block_on(core.load_assets()).unwrap();
+    let names = |assets: &[studio_core::snapshot::AssetView]| -> Vec<String> {
+        assets.iter().map(|a| a.file_name.clone()).collect()
+    };
+    let all = core.library_view();
+    assert_eq!((all.assets.len(), all.matching, all.first), (250, 250, 0));
+    let cards = core.cards_view();
+    assert_eq!(
+        (cards.assets.len(), cards.matching, cards.first),
+        (100, 250, 0),
+        "the first page until the grid asks"
+    );
+
+    let (library, before) = (
+        core.part_version(Part::Library),
+        core.part_version(Part::Cards),
+    );
+    core.show_library_cards(120, 150);
+    let cards = core.cards_view();
+    assert_eq!((cards.first, cards.matching, cards.total), (120, 250, 250));
+    assert_eq!(names(&cards.assets), names(&all.assets[120..150]));
+    assert!(core.part_version(Part::Cards) > before);
+    assert_eq!(
+        core.part_version(Part::Library),
+        library,
+        "moving the window changes nothing in the library"
+    );
+    let moved = core.part_version(Part::Cards);
+    core.show_library_cards(120, 150);
+    assert_eq!(
+        core.part_version(Part::Cards),
+        moved,
+        "the same window, no version"
+    );
+
+    core.search_library("kite");
+    assert!(
+        core.part_version(Part::Cards) > moved,
+        "the library's changes are the cards' too"
+    );
+    let cards = core.cards_view();
+    assert_eq!(
+        (cards.matching, cards.first, cards.assets.len()),
+        (5, 5, 0),
+        "a window past the matches holds none"
+    );
+    core.show_library_cards(0, 40);
+    assert_eq!(
+        names(&core.cards_view().assets),
+        ["v0.mp4", "v50.mp4", "v100.mp4", "v150.mp4", "v200.mp4"]
+    );
+    core.sort_library(studio_core::snapshot::LibrarySort::Largest);
+    core.show_library_cards(1, 3);
+    assert_eq!(
+        names(&core.cards_view().assets),
+        ["v150.mp4", "v100.mp4"],
+        "positions in the chosen order"
+    );
+}
+
+#[test]
 fn a_big_library_shows_a_first_page_then_the_rest_and_reloads_whole() {
     let core = studio();
     core.enter_project("p1");

@@ -74,9 +74,18 @@ export type PickFilter = "all" | "favourites" | "approved" | "rejected";
 
 export type LibraryView = { state: LibraryState, 
 /**
- * The videos that match the search, in the chosen order.
+ * The videos that match the search, in the chosen order: all of them in `library`, the
+ * grid's window of them in `cards`.
  */
 assets: Array<AssetView>, 
+/**
+ * How many videos match the search and the filter.
+ */
+matching: number, 
+/**
+ * The position of `assets[0]` among the matching videos (0 in `library`).
+ */
+first: number, 
 /**
  * Every video in the project, whatever the search.
  */
@@ -339,4 +348,8 @@ sending: boolean,
  */
 error: string | null, };
 
-export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, spend: SpendView, review: ReviewView, };
+export type Snapshot = { version: number, recent: Array<string>, banner: Banner | null, console: ConsoleView, jobs: JobsView, library: LibraryView, 
+/**
+ * The library as the grid shows it: the matching videos of its window only.
+ */
+cards: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, spend: SpendView, review: ReviewView, };

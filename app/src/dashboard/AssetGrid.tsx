@@ -1,6 +1,7 @@
 // The library's cards in a windowed grid: only the rows on screen (and one beyond each way)
-// are in the DOM, so 10,000 videos cost what a screenful costs. Arrow keys, Home and End move
-// between cards; one card is reachable with Tab.
+// are in the DOM, and the core hands over only the cards of a window around them
+// (`showLibraryCards`), so 100,000 videos cost what a few screenfuls cost. Arrow keys, Home
+// and End move between cards; one card is reachable with Tab.
 import {
   useCallback,
   useEffect,
@@ -9,8 +10,8 @@ import {
   useState,
   type KeyboardEvent,
 } from "react";
-import type { AssetView } from "../core/types";
-import { useView } from "../core/useStudio";
+import type { LibraryView } from "../core/types";
+import { useStudio, useView } from "../core/useStudio";
 import { AssetCard } from "./AssetCard";
 import { useWindowRows } from "./useWindowRows";
 
@@ -33,9 +34,11 @@ function useWidth(element: React.RefObject<HTMLElement | null>): number {
   return width;
 }
 
-type Props = { assets: AssetView[]; deleting: string | null };
+type Props = { cards: LibraryView };
 
-export function AssetGrid({ assets, deleting }: Props) {
+export function AssetGrid({ cards }: Props) {
+  const studio = useStudio();
+  const { assets, first: held, matching: count, deleting } = cards;
   const grid = useRef<HTMLDivElement>(null);
   const { chosen } = useView("compare");
   const compared = new Set(chosen.map((item) => item.id));
@@ -48,10 +51,21 @@ export function AssetGrid({ assets, deleting }: Props) {
   const measure = useCallback((row: HTMLDivElement | null) => {
     if (row && row.offsetHeight > 0) setRowHeight(row.offsetHeight);
   }, []);
-  const rows = useWindowRows(grid, Math.ceil(assets.length / columns), rowHeight, GAP, 1);
+  const rows = useWindowRows(grid, Math.ceil(count / columns), rowHeight, GAP, 1);
+
+  // The cards on screen must be among those the core holds: when they are not, ask for them
+  // and a screenful more each way, before the browser paints.
+  const wantedFirst = rows.start * columns;
+  const wantedEnd = Math.min(count, rows.end * columns);
+  const heldEnd = held + assets.length;
+  useLayoutEffect(() => {
+    if (wantedFirst >= held && wantedEnd <= heldEnd) return;
+    const margin = wantedEnd - wantedFirst;
+    studio.showLibraryCards(Math.max(0, wantedFirst - margin), wantedEnd + margin);
+  }, [studio, wantedFirst, wantedEnd, held, heldEnd]);
 
   const [focused, setFocused] = useState(0);
-  const current = Math.min(focused, assets.length - 1);
+  const current = Math.min(focused, count - 1);
   const pendingFocus = useRef<number | null>(null);
   useEffect(() => {
     if (pendingFocus.current === null) return;
@@ -74,12 +88,12 @@ export function AssetGrid({ assets, deleting }: Props) {
       ArrowDown: at + columns,
       ArrowUp: at - columns,
       Home: 0,
-      End: assets.length - 1,
+      End: count - 1,
     };
     const target = moves[event.key];
     if (target === undefined) return;
     event.preventDefault();
-    const next = Math.max(0, Math.min(assets.length - 1, target));
+    const next = Math.max(0, Math.min(count - 1, target));
     setFocused(next);
     pendingFocus.current = next;
     rows.reveal(Math.floor(next / columns));
@@ -88,6 +102,24 @@ export function AssetGrid({ assets, deleting }: Props) {
   const shown = [];
   for (let row = rows.start; row < rows.end; row++) {
     const first = row * columns;
+    const inRow = [];
+    for (let at = first; at < Math.min(first + columns, count); at++) {
+      const asset = assets[at - held];
+      if (!asset) continue;
+      inRow.push(
+        <AssetCard
+          key={asset.key}
+          asset={asset}
+          deleting={deleting === asset.key}
+          position={at + 1}
+          count={count}
+          tabbable={at === current}
+          scrolling={rows.scrolling}
+          compared={compared.has(asset.key)}
+          selected={selected.has(asset.key)}
+        />,
+      );
+    }
     shown.push(
       <div
         key={`${width}:${row}`}
@@ -99,19 +131,7 @@ export function AssetGrid({ assets, deleting }: Props) {
           transform: `translateY(${rows.offset(row)}px)`,
         }}
       >
-        {assets.slice(first, first + columns).map((asset, i) => (
-          <AssetCard
-            key={asset.key}
-            asset={asset}
-            deleting={deleting === asset.key}
-            position={first + i + 1}
-            count={assets.length}
-            tabbable={first + i === current}
-            scrolling={rows.scrolling}
-            compared={compared.has(asset.key)}
-            selected={selected.has(asset.key)}
-          />
-        ))}
+        {inRow}
       </div>,
     );
   }

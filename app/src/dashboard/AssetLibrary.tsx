@@ -17,8 +17,8 @@ const FILTERS: { value: PickFilter; label: string }[] = [
 
 export function AssetLibrary() {
   const studio = useStudio();
-  const library = useView("library");
-  const { assets, state, total, query } = library;
+  const library = useView("cards");
+  const { matching, state, total, query } = library;
   const filtering = query.trim() !== "" || library.filter !== "all";
   return (
     <section className="panel library" aria-labelledby="library-heading">
@@ -62,7 +62,7 @@ export function AssetLibrary() {
       )}
       <p className="visually-hidden" role="status">
         {state === "ready" &&
-          (filtering ? `${assets.length} of ${total} videos match` : `${total} videos`)}
+          (filtering ? `${matching} of ${total} videos match` : `${total} videos`)}
       </p>
       {state === "loading" && <p className="empty">Loading assets...</p>}
       {state === "empty" && (
@@ -70,14 +70,12 @@ export function AssetLibrary() {
           No videos saved yet. Generate and save some videos to see them here.
         </p>
       )}
-      {state === "ready" && assets.length === 0 && (
+      {state === "ready" && matching === 0 && (
         <p className="empty">
           {query.trim() ? <>No videos match &ldquo;{query}&rdquo;.</> : "No videos here yet."}
         </p>
       )}
-      {state === "ready" && assets.length > 0 && (
-        <AssetGrid assets={assets} deleting={library.deleting} />
-      )}
+      {state === "ready" && matching > 0 && <AssetGrid cards={library} />}
     </section>
   );
 }

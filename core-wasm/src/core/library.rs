@@ -1,6 +1,8 @@
-//! The Asset Library slice: the project's saved videos, searched, sorted and deleted.
+//! The Asset Library slice: the project's saved videos, searched, sorted and deleted; and the
+//! window of them the grid shows (the `cards` view).
 
 use std::cell::Cell;
+use std::ops::Range;
 
 use super::{Core, Failure, Visit};
 use crate::asset::{self, Asset, Decision};
@@ -51,6 +53,18 @@ pub struct Library {
 /// library of 10,000 shows its first cards as fast as one of a few.
 const FIRST_PAGE: usize = 100;
 
+/// Which of the matching videos the `cards` view holds, by position: the grid's window, so
+/// that a library of 100,000 hands the page what a screenful needs, not every video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cards(Range<usize>);
+
+impl Default for Cards {
+    /// The first page: the first screen needs no window of its own.
+    fn default() -> Self {
+        Cards(0..FIRST_PAGE)
+    }
+}
+
 impl Library {
     /// The items that match the search, in the chosen order.
     fn shown(&self, lowercase: impl Fn(&str) -> String) -> Vec<&Item> {
@@ -70,23 +84,47 @@ impl Library {
 }
 
 impl<P: Platform> Core<P> {
+    /// The library with every matching video: the console's `view("library")`.
     pub fn library_view(&self) -> LibraryView {
-        self.library.read(|l| LibraryView {
-            state: match (l.phase, l.items.is_empty()) {
-                (Phase::FirstLoad, _) => LibraryState::Loading,
-                (_, true) => LibraryState::Empty,
-                (_, false) => LibraryState::Ready,
-            },
-            assets: l
-                .shown(|text| self.platform.lowercase(text))
-                .into_iter()
-                .map(|i| i.view.clone())
-                .collect(),
-            total: u32::try_from(l.expected.unwrap_or(l.items.len())).unwrap_or(u32::MAX),
-            query: l.query.clone(),
-            sort: l.sort,
-            deleting: l.deleting.clone(),
-            filter: l.filter,
+        self.library_window(0..usize::MAX)
+    }
+
+    /// The library with the matching videos of the grid's window only (`show_library_cards`).
+    pub fn cards_view(&self) -> LibraryView {
+        let Cards(window) = self.cards.read(Cards::clone);
+        self.library_window(window)
+    }
+
+    /// Holds the matching videos at positions `first` to `end` (not included) in the `cards`
+    /// view, as the grid scrolls.
+    pub fn show_library_cards(&self, first: usize, end: usize) {
+        let cards = Cards(first..end.max(first));
+        if self.cards.read(|held| *held != cards) {
+            self.write(&self.cards, |held| *held = cards);
+        }
+    }
+
+    fn library_window(&self, window: Range<usize>) -> LibraryView {
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.library.read(|l| {
+            let shown = l.shown(|text| self.platform.lowercase(text));
+            let end = window.end.min(shown.len());
+            let first = window.start.min(end);
+            LibraryView {
+                state: match (l.phase, l.items.is_empty()) {
+                    (Phase::FirstLoad, _) => LibraryState::Loading,
+                    (_, true) => LibraryState::Empty,
+                    (_, false) => LibraryState::Ready,
+                },
+                assets: shown[first..end].iter().map(|i| i.view.clone()).collect(),
+                matching: count(shown.len()),
+                first: count(first),
+                total: count(l.expected.unwrap_or(l.items.len())),
+                query: l.query.clone(),
+                sort: l.sort,
+                deleting: l.deleting.clone(),
+                filter: l.filter,
+            }
         })
     }
 

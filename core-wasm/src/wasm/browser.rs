@@ -320,7 +320,7 @@ impl Platform for BrowserPlatform {
             .listeners
             .borrow()
             .iter()
-            .filter(|l| l.part.is_none_or(|p| p == part))
+            .filter(|l| l.part.is_none_or(|p| p.hears(part)))
             .map(|l| l.function.clone())
             .collect();
         for listener in listeners {

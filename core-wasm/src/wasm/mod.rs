@@ -122,9 +122,8 @@ impl Studio {
     }
 
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
-    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"metadata"`, `"shot"`, `"compare"`, `"shares"` or `"review"`);
-    /// returns the function
-    /// that unsubscribes.
+    /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"cards"`, `"metadata"`, `"shot"`,
+    /// `"compare"`, `"shares"`, `"spend"` or `"review"`); returns the function that unsubscribes.
     pub fn subscribe(
         &self,
         listener: js_sys::Function,
@@ -330,6 +329,13 @@ impl Studio {
     #[wasm_bindgen(js_name = searchLibrary)]
     pub fn search_library(&self, query: &str) {
         self.core.search_library(query);
+    }
+
+    /// Holds the matching library videos at positions `first` to `end` (not included) in
+    /// `view("cards")`: the grid asks for the rows it shows as it scrolls.
+    #[wasm_bindgen(js_name = showLibraryCards)]
+    pub fn show_library_cards(&self, first: u32, end: u32) {
+        self.core.show_library_cards(first as usize, end as usize);
     }
 
     /// Orders the library: `"newest"`, `"oldest"` or `"largest"`.
