@@ -7,8 +7,11 @@ bash "$ROOT/scripts/setup-test.sh"
 cd "$ROOT"
 
 # Every layer's temporary files (test servers' data folders, Chromium profiles, databases) go
-# into one folder that is removed when the run ends, whatever a test left behind.
+# into one folder that is removed when the run ends, whatever a test left behind. Others may
+# pass through it: run as root, the database tests start PostgreSQL as its own user, in a
+# folder of its own inside.
 TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/studio-test.XXXXXX")"
+chmod 755 "$TMPDIR"
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 
