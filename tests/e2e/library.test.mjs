@@ -1,6 +1,6 @@
 // The Asset Library at work: posters, hover play, search, sort, delete and a dropped-in video.
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdirSync, utimesSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { playInSync, screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
@@ -108,6 +108,37 @@ test("search by prompt and title, sort by date and size", async () => {
   assert.equal(await focused(), "1");
   assert.equal(await t.page.locator(".asset").first().getAttribute("aria-setsize"), "4");
   await screenshot(t.page, "library-search");
+});
+
+test("a library of 601 keys to its last card with the page holding only a window of it", async () => {
+  const id = await saved("many", "a murmuration of starlings");
+  const dir = folder("many");
+  for (let n = 0; n < 600; n++) {
+    const stem = `copy-${String(n).padStart(3, "0")}`;
+    linkSync(join(dir, `${id}.mp4`), join(dir, `${stem}.mp4`));
+    linkSync(join(dir, `${id}.jpg`), join(dir, `${stem}.jpg`));
+  }
+  await t.page.goto(`${t.server.url}/many`);
+  await t.page.getByRole("heading", { name: "Asset Library (601 videos)" }).waitFor();
+  const cards = () =>
+    t.page.evaluate(() => {
+      const { first, assets, matching } = window.studio.view("cards");
+      return { first, held: assets.length, matching };
+    });
+  await waitUntil(async () => (await cards()).matching === 601);
+  assert.ok((await cards()).held <= 100, "the first page, not every video");
+  const focused = () => t.page.evaluate(() => document.activeElement?.dataset.position);
+  await t.page.locator(".asset").first().focus();
+  await t.page.keyboard.press("End");
+  await waitUntil(async () => (await focused()) === "601");
+  const last = await t.page.evaluate(() => window.studio.view("library").assets.at(-1).key);
+  assert.equal(await t.page.locator(".asset:focus").getAttribute("data-key"), last);
+  const held = await cards();
+  assert.ok(held.first > 400 && held.held < 100, JSON.stringify(held));
+  assert.ok((await t.page.locator(".asset").count()) < 60, "only the rows near the screen");
+  await t.page.keyboard.press("Home");
+  await waitUntil(async () => (await focused()) === "1");
+  assert.equal((await cards()).first, 0);
 });
 
 test("delete removes the files, the card and the job's tick", async () => {
