@@ -8,7 +8,7 @@ import { navigate } from "../router";
 import { AssetLibrary } from "./AssetLibrary";
 import { ErrorBanner } from "./ErrorBanner";
 import { GenerationConsole } from "./GenerationConsole";
-import { MetadataModal } from "./MetadataModal";
+import { Metadata } from "./Metadata";
 
 function toPicker(event: MouseEvent) {
   event.preventDefault();
@@ -44,7 +44,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <AssetLibrary />
           <Spend />
           <Reviews />
-          <MetadataModal />
+          <Metadata />
           <div className="bars">
             <CompareBar />
             <SelectionBar />

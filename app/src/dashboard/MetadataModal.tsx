@@ -2,7 +2,8 @@ import { useEffect, useRef } from "react";
 import { useStudio, useView } from "../core/useStudio";
 import { Notes } from "../review/Notes";
 
-export function MetadataModal() {
+/** The Info modal: a video's facts, prompt, lineage, review notes and technical details. */
+export default function MetadataModal() {
   const studio = useStudio();
   const metadata = useView("metadata");
   const { byVideo } = useView("shares");
