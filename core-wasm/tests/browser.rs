@@ -36,6 +36,16 @@ fn get(value: &JsValue, path: &[&str]) -> JsValue {
     })
 }
 
+/// A listener that counts its calls: the count, the closure (kept alive while it is held) and
+/// the function to subscribe.
+fn counting_listener() -> (Rc<Cell<u32>>, Closure<dyn Fn()>, Function) {
+    let count = Rc::new(Cell::new(0));
+    let seen = count.clone();
+    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
+    let function = listener.as_ref().unchecked_ref::<Function>().clone();
+    (count, listener, function)
+}
+
 async fn sleep(ms: i32) {
     let promise = Promise::new(&mut |resolve, _| {
         web_sys::window()
@@ -96,13 +106,8 @@ fn a_corrupted_recent_list_is_kept_aside() {
 #[wasm_bindgen_test]
 fn subscribers_hear_changes_and_can_unsubscribe() {
     let studio = studio();
-    let count = Rc::new(Cell::new(0));
-    let seen = count.clone();
-    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
-    let unsubscribe: Function = studio
-        .subscribe(listener.as_ref().unchecked_ref::<Function>().clone(), None)
-        .unwrap()
-        .into();
+    let (count, _listener, function) = counting_listener();
+    let unsubscribe: Function = studio.subscribe(function, None).unwrap().into();
     let before = studio.snapshot();
     assert!(get(&before, &["console", "draft"]).is_string());
     assert!(
@@ -122,10 +127,7 @@ fn subscribers_hear_changes_and_can_unsubscribe() {
 #[wasm_bindgen_test]
 fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
     let studio = studio();
-    let count = Rc::new(Cell::new(0));
-    let seen = count.clone();
-    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
-    let function = listener.as_ref().unchecked_ref::<Function>().clone();
+    let (count, _listener, function) = counting_listener();
     let _off = studio.subscribe(function, Some("jobs".into())).unwrap();
     let jobs = studio.view("jobs").unwrap();
     let console = studio.view("console").unwrap();
@@ -145,10 +147,7 @@ fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
 #[wasm_bindgen_test]
 fn a_cards_listener_hears_the_library_and_its_window_but_not_the_rest() {
     let studio = studio();
-    let count = Rc::new(Cell::new(0));
-    let seen = count.clone();
-    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
-    let function = listener.as_ref().unchecked_ref::<Function>().clone();
+    let (count, _listener, function) = counting_listener();
     let _off = studio.subscribe(function, Some("cards".into())).unwrap();
     studio.set_draft("typing");
     assert_eq!(count.get(), 0, "a keystroke is not a library change");
