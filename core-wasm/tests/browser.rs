@@ -36,14 +36,29 @@ fn get(value: &JsValue, path: &[&str]) -> JsValue {
     })
 }
 
-/// A listener that counts its calls: the count, the closure (kept alive while it is held) and
-/// the function to subscribe.
-fn counting_listener() -> (Rc<Cell<u32>>, Closure<dyn Fn()>, Function) {
-    let count = Rc::new(Cell::new(0));
-    let seen = count.clone();
-    let listener = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
-    let function = listener.as_ref().unchecked_ref::<Function>().clone();
-    (count, listener, function)
+/// A listener that counts its calls; its closure lives as long as it does.
+struct Counter {
+    count: Rc<Cell<u32>>,
+    function: Function,
+    _closure: Closure<dyn Fn()>,
+}
+
+impl Counter {
+    fn new() -> Counter {
+        let count = Rc::new(Cell::new(0));
+        let seen = count.clone();
+        let closure = Closure::<dyn Fn()>::new(move || seen.set(seen.get() + 1));
+        let function = closure.as_ref().unchecked_ref::<Function>().clone();
+        Counter {
+            count,
+            function,
+            _closure: closure,
+        }
+    }
+
+    fn calls(&self) -> u32 {
+        self.count.get()
+    }
 }
 
 async fn sleep(ms: i32) {
@@ -106,8 +121,11 @@ fn a_corrupted_recent_list_is_kept_aside() {
 #[wasm_bindgen_test]
 fn subscribers_hear_changes_and_can_unsubscribe() {
     let studio = studio();
-    let (count, _listener, function) = counting_listener();
-    let unsubscribe: Function = studio.subscribe(function, None).unwrap().into();
+    let listener = Counter::new();
+    let unsubscribe: Function = studio
+        .subscribe(listener.function.clone(), None)
+        .unwrap()
+        .into();
     let before = studio.snapshot();
     assert!(get(&before, &["console", "draft"]).is_string());
     assert!(
@@ -115,24 +133,26 @@ fn subscribers_hear_changes_and_can_unsubscribe() {
         "same object until the version changes"
     );
     studio.set_draft("hello");
-    assert_eq!(count.get(), 1);
+    assert_eq!(listener.calls(), 1);
     assert!(!js_sys::Object::is(&before, &studio.snapshot()));
     studio.set_draft("hello");
-    assert_eq!(count.get(), 1, "no change, no notification");
+    assert_eq!(listener.calls(), 1, "no change, no notification");
     unsubscribe.call0(&JsValue::NULL).unwrap();
     studio.set_draft("bye");
-    assert_eq!(count.get(), 1);
+    assert_eq!(listener.calls(), 1);
 }
 
 #[wasm_bindgen_test]
 fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
     let studio = studio();
-    let (count, _listener, function) = counting_listener();
-    let _off = studio.subscribe(function, Some("jobs".into())).unwrap();
+    let listener = Counter::new();
+    let _off = studio
+        .subscribe(listener.function.clone(), Some("jobs".into()))
+        .unwrap();
     let jobs = studio.view("jobs").unwrap();
     let console = studio.view("console").unwrap();
     studio.set_draft("typing");
-    assert_eq!(count.get(), 0, "a keystroke is not a jobs change");
+    assert_eq!(listener.calls(), 0, "a keystroke is not a jobs change");
     assert!(js_sys::Object::is(&jobs, &studio.view("jobs").unwrap()));
     assert!(!js_sys::Object::is(
         &console,
@@ -147,15 +167,21 @@ fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
 #[wasm_bindgen_test]
 fn a_cards_listener_hears_the_library_and_its_window_but_not_the_rest() {
     let studio = studio();
-    let (count, _listener, function) = counting_listener();
-    let _off = studio.subscribe(function, Some("cards".into())).unwrap();
+    let listener = Counter::new();
+    let _off = studio
+        .subscribe(listener.function.clone(), Some("cards".into()))
+        .unwrap();
     studio.set_draft("typing");
-    assert_eq!(count.get(), 0, "a keystroke is not a library change");
+    assert_eq!(listener.calls(), 0, "a keystroke is not a library change");
     studio.search_library("kite");
-    assert_eq!(count.get(), 1, "the library's changes are the cards' too");
+    assert_eq!(
+        listener.calls(),
+        1,
+        "the library's changes are the cards' too"
+    );
     let cards = studio.view("cards").unwrap();
     studio.show_library_cards(40, 80);
-    assert_eq!(count.get(), 2);
+    assert_eq!(listener.calls(), 2);
     assert!(!js_sys::Object::is(&cards, &studio.view("cards").unwrap()));
     assert_eq!(
         get(&studio.view("cards").unwrap(), &["matching"]).as_f64(),
