@@ -493,13 +493,68 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
     let body = json!({"prompt": "a kite", "seconds": 2, "size": "128x128"});
     let admitted = fifty_at_once(&replicas, "capped", &body, 402).await;
     assert_eq!(admitted, 10, "$2.00 holds ten jobs of $0.20, and no more");
-    let seen = replicas[1]
+
+    // Rows written before `spend_usd` existed (or by an older replica) are read whole instead:
+    // once the ten are done and written for the last time, half of them lose theirs.
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    until("the ten jobs done", || async {
+        let done: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status = 'done'")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+        (done == 10).then_some(())
+    })
+    .await;
+    let cleared = sqlx::query(
+        "UPDATE jobs SET spend_usd = NULL WHERE id IN (SELECT id FROM jobs ORDER BY id LIMIT 5)",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    assert_eq!(cleared.rows_affected(), 5);
+    replicas[1]
+        .call(
+            reqwest::Method::PUT,
+            "/projects/capped/budget",
+            Some(json!({"monthly_usd": 2.2})),
+        )
+        .await;
+    let admitted = fifty_at_once(&replicas, "capped", &body, 402).await;
+    assert_eq!(
+        admitted, 1,
+        "$2.20 holds one more, whether a job's spend is summed or read from its record"
+    );
+    let seen = replicas[0]
         .call(reqwest::Method::GET, "/projects/capped/budget", None)
         .await;
     assert_eq!(
         seen["monthly_usd"],
-        json!(2.0),
-        "the cap is the same at every replica"
+        json!(2.2),
+        "the cap set at one replica is the cap at every replica"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_creates_at_two_replicas_at_once_never_pass_a_daily_budget() {
+    let pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        "--daily-video-seconds=local=10".into(),
+        "--max-active-per-project=100".into(),
+        "--max-active-jobs=100".into(),
+    ];
+    let replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    let body = json!({"prompt": "a swift", "seconds": 2, "size": "128x128"});
+    let admitted = fifty_at_once(&replicas, "daily", &body, 429).await;
+    assert_eq!(admitted, 5, "10 s a day hold five jobs of 2 s, and no more");
+    let admitted = fifty_at_once(&replicas, "another", &body, 429).await;
+    assert_eq!(
+        admitted, 0,
+        "the budget is the provider's, whatever the project"
     );
 }
 

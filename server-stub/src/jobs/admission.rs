@@ -18,6 +18,20 @@ fn seconds_to_utc_midnight() -> u64 {
 /// What a client refused for too many active jobs is told to wait (one poll interval).
 const BUSY_RETRY_SECONDS: u64 = 20;
 
+/// The calendar day (UTC) of an RFC 3339 time: `YYYY-MM-DD`.
+fn day_of(at: &str) -> &str {
+    at.get(..10).unwrap_or(at)
+}
+
+/// What an admission must read besides the active jobs: for a monthly cap, what the month
+/// (`YYYY-MM`) commits; for a daily budget, the jobs made that day (`YYYY-MM-DD`) at that
+/// provider.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::jobs) struct Counting<'a> {
+    pub month: Option<&'a str>,
+    pub today: Option<(&'a str, &'a str)>,
+}
+
 /// How many jobs are queued or running: in all, and in the new job's project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::jobs) struct Active {
@@ -144,27 +158,31 @@ impl JobService {
                 });
             }
         }
-        // The month's jobs count only for a cap or a daily budget (today is in the month).
-        let dated = caps.any()
-            || self
+        let counting = Counting {
+            month: caps.any().then(|| budget::month_of(&template.created_at)),
+            today: self
                 .inner
                 .limits
                 .daily_seconds
-                .contains_key(&template.provider);
+                .contains_key(&template.provider)
+                .then(|| (template.provider.as_str(), day_of(&template.created_at))),
+        };
         if let Backend::Shared(replica) = &self.inner.backend {
-            let month = dated.then(|| budget::month_of(&template.created_at));
-            let admit = |active: Active, dated: &[JobRecord]| {
-                self.admit(active, dated, &template, count, caps)
+            let admit = |active: Active, committed: (f64, f64), today: &[JobRecord]| {
+                self.admit(active, committed, today, &template, count, caps)
             };
-            self.insert_shared(replica, &takes, local, month, admit)
+            self.insert_shared(replica, &takes, local, counting, admit)
                 .await?;
             return Ok(takes);
         }
         {
             let mut records = self.inner.records.lock().unwrap();
-            let active = Active::of(records.values(), &template.project_id);
-            let dated = dated.then(|| records.values()).into_iter().flatten();
-            self.admit(active, dated, &template, count, caps)?;
+            let project = &template.project_id;
+            let active = Active::of(records.values(), project);
+            let committed = counting.month.map_or((0.0, 0.0), |month| {
+                budget::totals(project, month, records.values())
+            });
+            self.admit(active, committed, records.values(), &template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -188,25 +206,20 @@ impl JobService {
     }
 
     /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
-    /// budget or a monthly cap, given how many jobs are active and, for a cap or a daily budget,
-    /// the jobs that count for it: every active one and every one made this month.
+    /// budget or a monthly cap, given how many jobs are active, what this month commits against
+    /// the caps (the project's and the studio's, to the cent) and, for a daily budget, the jobs
+    /// it counts (every one made today, among others).
     fn admit<'a>(
         &self,
         active: Active,
-        dated: impl IntoIterator<Item = &'a JobRecord, IntoIter: Clone>,
+        committed: (f64, f64),
+        today: impl IntoIterator<Item = &'a JobRecord>,
         new: &JobRecord,
         count: u32,
         caps: budget::Caps,
     ) -> Result<(), JobError> {
-        let records = dated.into_iter();
-        budget::check(
-            caps,
-            &new.project_id,
-            budget::month_of(&new.created_at),
-            new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count),
-            records.clone(),
-        )
-        .map_err(JobError::OverBudget)?;
+        let estimate = new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count);
+        budget::check(caps, committed, estimate).map_err(JobError::OverBudget)?;
         let count = count as usize;
         let limits = &self.inner.limits;
         let Active { all, in_project } = active;
@@ -228,9 +241,10 @@ impl JobService {
             });
         }
         if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
-            let today = &new.created_at[..new.created_at.len().min(10)];
-            let spent: u64 = records
-                .filter(|r| r.provider == new.provider && r.created_at.starts_with(today))
+            let day = day_of(&new.created_at);
+            let spent: u64 = today
+                .into_iter()
+                .filter(|r| r.provider == new.provider && r.created_at.starts_with(day))
                 .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
                 .map(|r| u64::from(r.spec.seconds))
                 .sum();

@@ -118,9 +118,16 @@ pub fn committed(job: &JobRecord, month: &str) -> f64 {
     cost::of(job).actual_usd.unwrap_or(0.0)
 }
 
+/// What a job commits against the caps of the month it was made in: its estimate while queued
+/// or running, what it cost once finished. The database keeps it beside each record
+/// (`spend_usd`), so that a capped create sums a column rather than reading the month's jobs.
+pub fn spend(job: &JobRecord) -> f64 {
+    committed(job, month_of(&job.created_at))
+}
+
 /// What is committed in `month` by `project`, and by the whole studio, given the studio's
-/// `jobs` (each that counts, in any order).
-pub fn totals<'a>(
+/// `jobs` (each that counts, in any order); not yet to the cent.
+pub fn sums<'a>(
     project: &str,
     month: &str,
     jobs: impl IntoIterator<Item = &'a JobRecord>,
@@ -133,19 +140,23 @@ pub fn totals<'a>(
             in_project += usd;
         }
     }
+    (in_project, in_studio)
+}
+
+/// [`sums`] to the cent.
+pub fn totals<'a>(
+    project: &str,
+    month: &str,
+    jobs: impl IntoIterator<Item = &'a JobRecord>,
+) -> (f64, f64) {
+    let (in_project, in_studio) = sums(project, month, jobs);
     (cents(in_project), cents(in_studio))
 }
 
-/// Refuses `estimate_usd` more for `project` when it would pass a cap, given the studio's
-/// `jobs` (each that counts, in any order) made in `month` or still active.
-pub fn check<'a>(
-    caps: Caps,
-    project: &str,
-    month: &str,
-    estimate_usd: f64,
-    jobs: impl IntoIterator<Item = &'a JobRecord>,
-) -> Result<(), OverBudget> {
-    let (in_project, in_studio) = totals(project, month, jobs);
+/// Refuses `estimate_usd` more for a project when it would pass a cap, given what is
+/// committed this month by the project and by the studio (to the cent, as [`totals`]).
+pub fn check(caps: Caps, committed: (f64, f64), estimate_usd: f64) -> Result<(), OverBudget> {
+    let (in_project, in_studio) = committed;
     for (scope, cap, spent) in [
         (Scope::Project, caps.project, in_project),
         (Scope::Studio, caps.studio, in_studio),
@@ -186,8 +197,9 @@ mod tests {
             project: Some(4.0),
             studio: None,
         };
-        assert_eq!(check(caps, "a", month, 1.0, &jobs), Ok(()));
-        let over = check(caps, "a", month, 1.01, &jobs).unwrap_err();
+        let committed = totals("a", month, &jobs);
+        assert_eq!(check(caps, committed, 1.0), Ok(()));
+        let over = check(caps, committed, 1.01).unwrap_err();
         assert_eq!(
             (over.scope, over.committed_usd, over.estimate_usd),
             (Scope::Project, 3.0, 1.01)
@@ -196,9 +208,19 @@ mod tests {
             project: None,
             studio: Some(7.5),
         };
-        let over = check(studio, "a", month, 1.0, &jobs).unwrap_err();
+        let over = check(studio, committed, 1.0).unwrap_err();
         assert_eq!((over.scope, over.committed_usd), (Scope::Studio, 7.0));
         assert!(over.to_string().contains("$7.50"), "{over}");
+
+        // What the database sums: each counted job's own spend, over the active ones and the
+        // month's.
+        let counted = jobs
+            .iter()
+            .filter(|j| j.status.is_active() || month_of(&j.created_at) == month);
+        let in_studio: f64 = counted.clone().map(spend).sum();
+        let in_project: f64 = counted.filter(|j| j.project_id == "a").map(spend).sum();
+        assert_eq!((cents(in_project), cents(in_studio)), committed);
+        assert_eq!(spend(&jobs[1]), 50.0, "a finished job's spend is its cost");
     }
 
     #[test]

@@ -42,7 +42,7 @@ impl Database {
             let taken = matches!(decide(&mut job.record), Claim::Take);
             let row = sqlx::query(
                 "UPDATE jobs SET record = $2, status = $3, version = version + 1, \
-                   attempt = attempt + 1, lease_owner = $4, \
+                   spend_usd = $6, attempt = attempt + 1, lease_owner = $4, \
                    lease_until = now() + $5::bigint * interval '1 millisecond' \
                  WHERE id = $1 RETURNING version, attempt",
             )
@@ -55,6 +55,7 @@ impl Database {
             } else {
                 0
             })
+            .bind(crate::jobs::budget::spend(&job.record))
             .fetch_one(&mut *tx)
             .await?;
             job.version = row.try_get("version")?;

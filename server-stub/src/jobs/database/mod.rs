@@ -50,6 +50,13 @@ impl<'s> MigrationSource<'s> for Embedded {
                     include_str!("../../../migrations/0002_jobs_by_month.sql").into(),
                     false,
                 ),
+                Migration::new(
+                    3,
+                    "jobs spend".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0003_jobs_spend.sql").into(),
+                    false,
+                ),
             ])
         })
     }

@@ -3,9 +3,11 @@
 
 use sqlx::types::Json;
 use sqlx::Row;
+use studio_core::price::cents;
 
 use super::{Database, DbError};
-use crate::jobs::admission::Active;
+use crate::jobs::admission::{Active, Counting};
+use crate::jobs::budget;
 use crate::jobs::record::JobRecord;
 
 /// The advisory lock every replica's admissions take: the limits and budgets are checked
@@ -25,15 +27,16 @@ pub enum Written {
 impl Database {
     /// Adds new jobs (version 1) in one transaction, if `admit` lets them in. Under a lock every
     /// replica's admissions take, what counts is read first: how many jobs are active (in all,
-    /// and in the project of the first new one), and with `month` the jobs a cap or a daily
-    /// budget counts (every active one, and every one made in it). When `admit` refuses,
+    /// and in the project of the first new one), and as `counting` asks, what the month commits
+    /// against the caps (the project's and the studio's, to the cent: the sum of each counted
+    /// job's `spend_usd`) and the jobs made that day at the provider. When `admit` refuses,
     /// nothing is added.
     pub(in crate::jobs) async fn insert_all<E>(
         &self,
         records: &[JobRecord],
         local: bool,
-        month: Option<&str>,
-        admit: impl Fn(Active, &[JobRecord]) -> Result<(), E>,
+        counting: Counting<'_>,
+        admit: impl Fn(Active, (f64, f64), &[JobRecord]) -> Result<(), E>,
     ) -> Result<Result<(), E>, DbError> {
         let project = records.first().map_or("", |r| r.project_id.as_str());
         let mut tx = self.pool.begin().await?;
@@ -52,32 +55,38 @@ impl Database {
             all: usize::try_from(all).unwrap_or(usize::MAX),
             in_project: usize::try_from(in_project).unwrap_or(usize::MAX),
         };
-        let dated: Vec<JobRecord> = match month {
+        let committed = match counting.month {
+            None => (0.0, 0.0),
+            Some(month) => Self::committed(&mut tx, project, month).await?,
+        };
+        let today: Vec<JobRecord> = match counting.today {
             None => Vec::new(),
-            Some(month) => sqlx::query_scalar::<_, Json<JobRecord>>(
-                "SELECT record FROM jobs \
-                 WHERE status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1",
+            Some((provider, day)) => sqlx::query_scalar::<_, Json<JobRecord>>(
+                "SELECT record FROM jobs WHERE left(record->>'created_at', 7) = left($2, 7) \
+                 AND left(record->>'created_at', 10) = $2 AND record->>'provider' = $1",
             )
-            .bind(month)
+            .bind(provider)
+            .bind(day)
             .fetch_all(&mut *tx)
             .await?
             .into_iter()
             .map(|j| j.0)
             .collect(),
         };
-        if let Err(refused) = admit(active, &dated) {
+        if let Err(refused) = admit(active, committed, &today) {
             return Ok(Err(refused));
         }
         for record in records {
             sqlx::query(
-                "INSERT INTO jobs (id, project_id, status, local, record, version) \
-                 VALUES ($1, $2, $3, $4, $5, 1)",
+                "INSERT INTO jobs (id, project_id, status, local, record, version, spend_usd) \
+                 VALUES ($1, $2, $3, $4, $5, 1, $6)",
             )
             .bind(&record.sora_job_id)
             .bind(&record.project_id)
             .bind(record.status.name())
             .bind(local)
             .bind(Json(record))
+            .bind(budget::spend(record))
             .execute(&mut *tx)
             .await?;
             Self::event(&mut tx, record, 1, false).await?;
@@ -97,7 +106,7 @@ impl Database {
     ) -> Result<Written, DbError> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
-            "UPDATE jobs SET record = $2, status = $3, version = version + 1, \
+            "UPDATE jobs SET record = $2, status = $3, version = version + 1, spend_usd = $5, \
                lease_owner = CASE WHEN $3 IN ('queued', 'running') THEN lease_owner END, \
                lease_until = CASE WHEN $3 IN ('queued', 'running') THEN lease_until END \
              WHERE id = $1 AND version = $4 RETURNING version, attempt",
@@ -106,6 +115,7 @@ impl Database {
         .bind(Json(record))
         .bind(record.status.name())
         .bind(version)
+        .bind(budget::spend(record))
         .fetch_optional(&mut *tx)
         .await?;
         let Some(row) = row else {
@@ -119,6 +129,39 @@ impl Database {
         Self::event(&mut tx, record, version, false).await?;
         tx.commit().await?;
         Ok(Written::As(version))
+    }
+
+    /// What `month` commits against the caps, by `project` and by the whole studio, to the
+    /// cent: the jobs still active and those made in the month, each at its `spend_usd`, or for
+    /// a row written before that column (or by an older replica) from its record.
+    async fn committed(
+        tx: &mut sqlx::PgConnection,
+        project: &str,
+        month: &str,
+    ) -> Result<(f64, f64), DbError> {
+        const COUNTED: &str =
+            "(status IN ('queued', 'running') OR left(record->>'created_at', 7) = $1)";
+        let (in_project, in_studio): (f64, f64) = sqlx::query_as(&format!(
+            "SELECT coalesce(sum(spend_usd) FILTER (WHERE project_id = $2), 0)::float8, \
+                    coalesce(sum(spend_usd), 0)::float8 \
+             FROM jobs WHERE spend_usd IS NOT NULL AND {COUNTED}"
+        ))
+        .bind(month)
+        .bind(project)
+        .fetch_one(&mut *tx)
+        .await?;
+        let unsummed: Vec<Json<JobRecord>> = sqlx::query_scalar(&format!(
+            "SELECT record FROM jobs WHERE spend_usd IS NULL AND {COUNTED}"
+        ))
+        .bind(month)
+        .fetch_all(&mut *tx)
+        .await?;
+        let (more_in_project, more_in_studio) =
+            budget::sums(project, month, unsummed.iter().map(|j| &j.0));
+        Ok((
+            cents(in_project + more_in_project),
+            cents(in_studio + more_in_studio),
+        ))
     }
 
     /// Removes a job for good.

@@ -3,7 +3,7 @@
 //! progress kept in memory written soon after.
 
 use super::Replica;
-use crate::jobs::admission::Active;
+use crate::jobs::admission::{Active, Counting};
 use crate::jobs::database::{Versioned, Written};
 use crate::jobs::record::JobRecord;
 use crate::jobs::{now, JobError, JobService};
@@ -14,20 +14,20 @@ const WRITE_TRIES: usize = 5;
 impl JobService {
     /// Adds new jobs to the database in one transaction, then to memory (unless their events
     /// got there first). `admit` decides from what the database has committed (how many jobs
-    /// are active, and with `month` the jobs a cap or a daily budget counts), under a lock every
-    /// replica takes, so replicas admitting at the same moment never pass a limit or a cap
-    /// together.
+    /// are active, what the month commits against the caps, the day's jobs a daily budget
+    /// counts: as `counting` asks), under a lock every replica takes, so replicas admitting at
+    /// the same moment never pass a limit or a cap together.
     pub(in crate::jobs) async fn insert_shared(
         &self,
         replica: &Replica,
         records: &[JobRecord],
         local: bool,
-        month: Option<&str>,
-        admit: impl Fn(Active, &[JobRecord]) -> Result<(), JobError>,
+        counting: Counting<'_>,
+        admit: impl Fn(Active, (f64, f64), &[JobRecord]) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
         replica
             .db
-            .insert_all(records, local, month, admit)
+            .insert_all(records, local, counting, admit)
             .await??;
         for record in records {
             self.keep(Versioned {
