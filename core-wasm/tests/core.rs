@@ -1053,6 +1053,17 @@ fn the_cards_view_holds_only_the_grids_window_of_the_matching_videos() {
         ["v150.mp4", "v100.mp4"],
         "positions in the chosen order"
     );
+
+    core.leave_project();
+    core.enter_project("p1");
+    script(&core, ok(json!({ "videos": videos })));
+    block_on(core.load_assets()).unwrap();
+    let cards = core.cards_view();
+    assert_eq!(
+        (cards.first, cards.assets.len()),
+        (0, 100),
+        "a project entered again starts at the first page"
+    );
 }
 
 #[test]

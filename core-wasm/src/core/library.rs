@@ -95,6 +95,12 @@ impl<P: Platform> Core<P> {
         self.library_window(window)
     }
 
+    /// An empty library, its window back at the first page: a project entered or left.
+    pub(super) fn reset_library(&self) {
+        self.write(&self.library, |l| *l = Library::default());
+        self.write(&self.cards, |c| *c = Cards::default());
+    }
+
     /// Holds the matching videos at positions `first` to `end` (not included) in the `cards`
     /// view, as the grid scrolls.
     pub fn show_library_cards(&self, first: usize, end: usize) {

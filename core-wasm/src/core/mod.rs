@@ -204,7 +204,7 @@ impl<P: Platform> Core<P> {
         self.epoch.set(self.epoch.get() + 1);
         let problem = self.reset_jobs(Some(project));
         self.write(&self.banner, |b| *b = problem.map(Failure::Storage));
-        self.write(&self.library, |l| *l = library::Library::default());
+        self.reset_library();
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();
@@ -217,7 +217,7 @@ impl<P: Platform> Core<P> {
         self.epoch.set(self.epoch.get() + 1);
         self.reset_jobs(None);
         self.write(&self.banner, |b| *b = None);
-        self.write(&self.library, |l| *l = library::Library::default());
+        self.reset_library();
         self.write(&self.metadata, |m| *m = metadata::Metadata::default());
         self.write(&self.shot, |s| *s = shot::Shot::default());
         self.reset_compare();

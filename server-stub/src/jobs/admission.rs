@@ -41,19 +41,16 @@ pub(in crate::jobs) struct Active {
 
 impl Active {
     pub fn of<'a>(records: impl IntoIterator<Item = &'a JobRecord>, project: &str) -> Self {
-        records
-            .into_iter()
-            .filter(|r| matches!(r.status, Status::Queued | Status::Running))
-            .fold(
-                Active {
-                    all: 0,
-                    in_project: 0,
-                },
-                |n, r| Active {
-                    all: n.all + 1,
-                    in_project: n.in_project + usize::from(r.project_id == project),
-                },
-            )
+        records.into_iter().filter(|r| r.status.is_active()).fold(
+            Active {
+                all: 0,
+                in_project: 0,
+            },
+            |n, r| Active {
+                all: n.all + 1,
+                in_project: n.in_project + usize::from(r.project_id == project),
+            },
+        )
     }
 }
 
