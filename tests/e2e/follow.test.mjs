@@ -53,9 +53,13 @@ test("a job started in A appears in B and its progress moves there by push alone
   await open(t.b);
   await t.b.getByText("No generation jobs yet.").waitFor();
 
-  const created = await t.a.evaluate(() =>
-    window.studio.createJob("a paper boat drifting down a rainy street"),
-  );
+  // Long enough a render that its progress moves through several pushes even on a free,
+  // fast machine (a default job there went from its first push at 99 % to done).
+  const created = await t.a.evaluate(() => {
+    window.studio.setSeconds(12);
+    window.studio.setSize("1280x720");
+    return window.studio.createJob("a paper boat drifting down a rainy street");
+  });
   const id = created.sora_job_id;
   const badge = row(t.b, id).locator(".badge");
   await badge.waitFor();
