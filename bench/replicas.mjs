@@ -1,5 +1,6 @@
 // Jobs per minute through one server and through two replicas on PostgreSQL, and creates per
 // second at once.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   TOKEN,
@@ -107,14 +108,27 @@ export async function replicas() {
   const created = {};
   // Each mode on an empty database of its own, as admission reads the jobs that are active.
   const empty = (name) => ["--database-url", pg.database(name), "--shared-media"];
+  // With a monthly cap, each create also sums what the month commits; a price makes the cap
+  // apply, and the cap is far above what is sent.
+  const prices = join(work, "creates-prices.toml");
+  writeFileSync(prices, '[models."local-1"]\nusd_per_second = 0.10\n');
   for (const [mode, count, extra] of [
     ["files", 1, []],
     ["database1", 1, empty("creates1")],
     ["database2", 2, empty("creates2")],
+    ["capped1", 1, [...empty("capped1"), "--prices", prices]],
   ]) {
     const media = join(work, `creates-${mode}`);
     const servers = [];
     for (let i = 0; i < count; i++) servers.push(await startServer(media, [...extra, ...bulk]));
+    if (mode === "capped1") {
+      const cap = await fetch(`${servers[0].url}/api/projects/creates-${mode}/budget`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ monthly_usd: 1000 }),
+      });
+      if (!cap.ok) throw new Error(`budget refused: ${cap.status}`);
+    }
     let next = 0;
     const send = async () => {
       while (next < CREATES) {
@@ -140,5 +154,13 @@ export async function replicas() {
     true,
   );
   rows.at(-1).ratio = Number((created.database2 / created.files).toFixed(3));
+  row(
+    `creates per second, ${AT_ONCE} at once, one replica on PostgreSQL under a monthly cap`,
+    created.capped1.toFixed(0),
+    `the same without a cap ${created.database1.toFixed(0)}`,
+    "report",
+    true,
+  );
+  rows.at(-1).ratio = Number((created.capped1 / created.database1).toFixed(3));
   await pg.stop();
 }
