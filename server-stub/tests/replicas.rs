@@ -532,6 +532,28 @@ async fn fifty_creates_at_two_replicas_at_once_never_overshoot_a_budget() {
         json!(2.2),
         "the cap set at one replica is the cap at every replica"
     );
+
+    // A replica that starts fills in the spend the five rows lack, from their records.
+    let cleared = || async {
+        sqlx::query_scalar::<_, Option<f64>>(
+            "SELECT spend_usd FROM jobs WHERE id IN (SELECT id FROM jobs ORDER BY id LIMIT 5)",
+        )
+        .fetch_all(&db)
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        cleared().await,
+        vec![None; 5],
+        "nothing fills them before a start"
+    );
+    let _third = Replica::start(&pg, media.path(), &flags);
+    let filled = until("the five rows filled in", || async {
+        let spends = cleared().await;
+        spends.iter().all(Option::is_some).then_some(spends)
+    })
+    .await;
+    assert_eq!(filled, vec![Some(0.2); 5], "each at its record's cost");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

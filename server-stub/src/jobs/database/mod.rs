@@ -1,8 +1,10 @@
 //! Job records, the queue and the stream of job changes in PostgreSQL (`--database-url`), shared
 //! by any number of replicas: the connection and reads here; writes (each adding its event in
 //! the same transaction) in `writes`, leases on work in `leases`, the numbered events and the
-//! listeners they wake in `events`.
+//! listeners they wake in `events`; what rows written before a migration lack, filled in at
+//! start, in `backfill`.
 
+mod backfill;
 mod events;
 mod leases;
 mod writes;

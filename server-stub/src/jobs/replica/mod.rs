@@ -73,6 +73,7 @@ impl JobService {
         db: Database,
     ) -> Result<JobService, JobError> {
         let (jobs, seen) = db.load_all().await?;
+        let filler = db.clone();
         let replica = Replica {
             db,
             versions: Mutex::new(HashMap::new()),
@@ -105,6 +106,16 @@ impl JobService {
             service.background(async move { worker.claim_local().await });
         }
         service.sweep_in_background();
+        service.background(async move {
+            match filler.fill_spend().await {
+                Ok(0) => {}
+                Ok(rows) => tracing::info!(
+                    rows,
+                    "filled in the spend of jobs finished before it was kept"
+                ),
+                Err(error) => tracing::warn!(%error, "could not fill in the spend of older jobs"),
+            }
+        });
         Ok(service)
     }
 
