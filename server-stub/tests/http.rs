@@ -1026,13 +1026,18 @@ async fn active_jobs_are_capped_per_project_and_in_all() {
 }
 
 #[tokio::test]
-async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
+async fn old_finished_jobs_and_their_previews_expire_but_saved_and_paid_for_videos_stay() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let (old, recent, this_month) = (
         "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa7",
         "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa8",
         "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaa9",
+    );
+    // As old, but made at a price and never saved; and the same once saved.
+    let (paid, paid_saved) = (
+        "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaab",
+        "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaac",
     );
     // Made at the start of this month: past a short retention, but its cost still counts
     // against this month's budgets, so it is kept until the month is over.
@@ -1051,8 +1056,13 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
         (old, "2020-01-01T00:00:00Z"),
         (recent, "2999-01-01T00:00:00Z"),
         (this_month, month_start.as_str()),
+        (paid, "2020-01-01T00:00:00Z"),
+        (paid_saved, "2020-01-01T00:00:00Z"),
     ] {
         let mut record = record(id, "done", 1);
+        if id == paid || id == paid_saved {
+            record["estimate"] = json!({"usd": 0.4, "seen": "2020-01-01"});
+        }
         record["preview_key"] = json!(format!("previews/{id}.mp4"));
         record["created_at"] = json!(at);
         record["updated_at"] = json!(at);
@@ -1061,6 +1071,11 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
     }
     let saved = data.join(format!("media/projects/p1/{old}.mp4"));
     std::fs::write(&saved, b"video").unwrap();
+    std::fs::write(
+        data.join(format!("media/projects/p1/{paid_saved}.mp4")),
+        b"video",
+    )
+    .unwrap();
     let h = start_with(
         dir,
         Limits {
@@ -1069,7 +1084,7 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
         },
     );
     for _ in 0..200 {
-        if h.jobs.get(old).is_none() {
+        if h.jobs.get(old).is_none() && h.jobs.get(paid_saved).is_none() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -1081,6 +1096,16 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_videos_stay() {
     assert!(h.jobs.get(recent).is_some());
     assert!(data.join(format!("media/previews/{recent}.mp4")).exists());
     assert!(h.jobs.get(this_month).is_some(), "this month's job is kept");
+    // One sweep judges every job before it removes any: by now it has passed over this one.
+    assert!(
+        h.jobs.get(paid).is_some(),
+        "a paid-for video never saved is kept"
+    );
+    assert!(data.join(format!("media/previews/{paid}.mp4")).exists());
+    assert!(
+        h.jobs.get(paid_saved).is_none(),
+        "once saved, a paid-for job's preview expires like any other"
+    );
 }
 
 #[tokio::test]

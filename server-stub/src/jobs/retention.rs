@@ -1,10 +1,12 @@
 //! Retention: finished jobs and their previews removed once older than the retention (and
-//! past the month whose budgets they count in), hourly until the stop.
+//! past the month whose budgets they count in), hourly until the stop. A video someone paid for
+//! and never saved is never removed: its job stays until it is saved, or removed by hand.
 
 use std::time::Duration;
 
+use super::library::library_key;
 use super::record::{JobRecord, Status};
-use super::{age, budget, now, Backend, JobError, JobService};
+use super::{age, budget, cost, now, Backend, JobError, JobService};
 use crate::poster::poster_key;
 
 /// How often old finished jobs are looked for.
@@ -32,7 +34,7 @@ impl JobService {
 
     pub(super) async fn sweep(&self, retention: Duration) {
         let now = now();
-        let expired: Vec<JobRecord> = self
+        let old: Vec<JobRecord> = self
             .inner
             .records
             .lock()
@@ -44,9 +46,35 @@ impl JobService {
             .filter(|r| budget::month_of(&r.created_at) != budget::month_of(&now))
             .cloned()
             .collect();
+        // Every job is judged before any is removed.
+        let mut expired = Vec::with_capacity(old.len());
+        for record in old {
+            if !self.holds_unsaved_paid_video(&record).await {
+                expired.push(record);
+            }
+        }
         for record in expired {
             if let Err(e) = self.forget(&record).await {
                 tracing::warn!(job = %record.sora_job_id, error = %e, "an expired job could not be removed");
+            }
+        }
+    }
+
+    /// Whether `record`'s preview is a video someone paid for (made by a hosted provider, or
+    /// at a price) that is not in its project's library. When the storage cannot tell, it is
+    /// taken to be one: the job is looked at again at the next sweep.
+    async fn holds_unsaved_paid_video(&self, record: &JobRecord) -> bool {
+        let paid =
+            record.provider != "local" || cost::of(record).actual_usd.is_some_and(|usd| usd > 0.0);
+        if record.status != Status::Done || record.preview_key.is_none() || !paid {
+            return false;
+        }
+        let key = library_key(&record.project_id, &record.sora_job_id);
+        match self.inner.storage.head(&key).await {
+            Ok(saved) => saved.is_none(),
+            Err(e) => {
+                tracing::warn!(job = %record.sora_job_id, error = %e, "could not tell whether an expired job's video was saved; keeping it");
+                true
             }
         }
     }
