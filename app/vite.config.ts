@@ -31,9 +31,34 @@ function precompress(): Plugin {
   };
 }
 
+/** Asks for the core's wasm and `/config.json` from the page's head, so that they download
+ * beside the JS instead of after it has run (the JS loads the wasm, then the wasm the config). */
+function preloadCore(): Plugin {
+  let base = "/";
+  return {
+    name: "studio-preload-core",
+    apply: "build",
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, { bundle }) {
+        const wasm = Object.values(bundle ?? {}).find((file) => file.fileName.endsWith(".wasm"));
+        if (!wasm) throw new Error("no .wasm in the bundle to preload");
+        return [`${base}${wasm.fileName}`, `${base}config.json`].map((href) => ({
+          tag: "link",
+          attrs: { rel: "preload", href, as: "fetch", crossorigin: "" },
+          injectTo: "head",
+        }));
+      },
+    },
+  };
+}
+
 export default defineConfig({
   base: "/",
-  plugins: [react(), precompress()],
+  plugins: [react(), preloadCore(), precompress()],
   // Every browser the app targets (esnext) preloads modules itself: no polyfill shipped.
   build: { target: "esnext", assetsInlineLimit: 0, modulePreload: { polyfill: false } },
   server: {

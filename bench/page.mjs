@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { ROOT, row, readdirAssets } from "./lib.mjs";
+import { ROOT, RUNS, median, row, readdirAssets } from "./lib.mjs";
 
 export async function firstLoad(server) {
   console.log("\nfirst load: bytes on the wire");
@@ -55,6 +55,61 @@ export async function firstLoad(server) {
     "<= 150 KB",
     total <= 150 * 1024,
   );
+}
+
+/** A slow mobile link, as Chrome's DevTools call "Slow 4G": 150 ms each way, 1.6 Mbps down. */
+const SLOW_4G = { latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
+
+/** The first screen on a slow link: when a fresh visit (empty cache) first paints, for `/` and
+ * a project page, against the time its bytes alone take to arrive at that rate. */
+export async function firstScreen(server) {
+  console.log("\nfirst screen on a slow link (150 ms, 1.6 Mbps)");
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  for (const [route, path] of [
+    ["/", "/"],
+    ["a project page", "/bench-first-screen"],
+  ]) {
+    const visits = [];
+    for (let i = 0; i < RUNS; i++) visits.push(await paintOnSlowLink(browser, server.url + path));
+    const paint = median(visits.map((v) => v.paint));
+    const bytes = median(visits.map((v) => v.bytes));
+    const floor = Math.round(((bytes * 8) / 1.6e6) * 1000);
+    row(
+      `first screen on a slow link (150 ms, 1.6 Mbps): ${route} (ms to first paint)`,
+      paint,
+      `its ${bytes} bytes alone at 1.6 Mbps: ${floor} ms`,
+      "report",
+      true,
+    );
+  }
+  await browser.close();
+}
+
+async function paintOnSlowLink(browser, url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, ...SLOW_4G });
+  let bytes = 0;
+  cdp.on("Network.loadingFinished", (e) => (bytes += e.encodedDataLength));
+  await page.goto(url);
+  // Nothing paints before the core has loaded and React has rendered the route's first screen.
+  const paint = await page.evaluate(
+    () =>
+      new Promise((done) =>
+        new PerformanceObserver((list) => {
+          const first = list.getEntries().find((e) => e.name === "first-contentful-paint");
+          if (first) done(Math.round(first.startTime));
+        }).observe({ type: "paint", buffered: true }),
+      ),
+  );
+  await context.close();
+  return { paint, bytes };
 }
 
 /** React + ReactDOM alone: a Vite build of a page that renders one element, gzip -9. */

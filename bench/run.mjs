@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ROOT, RUNS, ONLY, wanted, work, rows, row, startServer } from "./lib.mjs";
 import { engine } from "./engine.mjs";
 import { apiAndRanges } from "./api.mjs";
-import { firstLoad, idle } from "./page.mjs";
+import { firstLoad, firstScreen, idle } from "./page.mjs";
 import { bigSave, bigCopy, bigList } from "./storage.mjs";
 import { replicas } from "./replicas.mjs";
 import { library } from "./library.mjs";
@@ -31,6 +31,7 @@ try {
   if (wanted("engine")) await engine();
   if (wanted("api")) await apiAndRanges(server, data);
   if (wanted("load")) await firstLoad(server);
+  if (wanted("load")) await firstScreen(server);
   if (wanted("idle")) await idle(server);
 } finally {
   await server.stop();

@@ -47,13 +47,18 @@ async function visit(path, ready) {
   await cdp.send("Network.enable");
   const urls = new Map();
   const bytes = new Map();
+  const asked = [];
+  cdp.on("Network.requestWillBeSent", (e) =>
+    asked.push({ url: e.request.url, by: e.initiator.type }),
+  );
   cdp.on("Network.responseReceived", (e) => urls.set(e.requestId, e.response.url));
   cdp.on("Network.loadingFinished", (e) => bytes.set(e.requestId, e.encodedDataLength));
   await page.goto(`${server.url}${path}`);
   await page.waitForLoadState("load");
   await ready(page).waitFor();
   await context.close();
-  return [...bytes].map(([id, size]) => ({ url: urls.get(id), size })).filter((r) => r.url);
+  const responses = [...bytes].map(([id, size]) => ({ url: urls.get(id), size }));
+  return { responses: responses.filter((r) => r.url), asked };
 }
 
 function report(route, responses) {
@@ -82,8 +87,19 @@ for (const [route, ready] of [
   ["/first-load", (page) => page.getByText("No videos saved yet.", { exact: false })],
 ]) {
   test(`the first load of ${route} stays within its budget on the wire`, async () => {
-    const total = report(route, await visit(route, ready));
+    const { responses, asked } = await visit(route, ready);
+    const total = report(route, responses);
     assert.ok(total > 0, "something was counted");
+    // The page's head asks for the core and its config, so they download beside the JS rather
+    // than after it has run; the JS then takes those very responses instead of asking again.
+    for (const file of [/\/studio_core_bg-[\w-]+\.wasm$/, /\/config\.json$/]) {
+      const requests = asked.filter((r) => file.test(new URL(r.url).pathname));
+      assert.deepEqual(
+        requests.map((r) => r.by),
+        ["parser"],
+        `${file} is asked for once, by the page's head`,
+      );
+    }
     assert.ok(
       total <= BUDGET.budget_bytes[route],
       `${route} moved ${total} bytes, past its budget of ${BUDGET.budget_bytes[route]}: see what grew above`,

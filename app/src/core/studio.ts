@@ -11,11 +11,12 @@ export function loadCore(): Promise<unknown> {
   return ready;
 }
 
-/** The page's Studio, configured from the config.json served beside index.html. */
+/** The page's Studio, configured from the config.json served beside index.html (at the app's
+ * base, whatever the route: a review link's page is `/review/<token>`). */
 export async function createStudio(): Promise<Studio> {
   await loadCore();
   const studio = new Studio(undefined);
-  const configUrl = new URL("config.json", document.baseURI).href;
+  const configUrl = new URL(`${import.meta.env.BASE_URL}config.json`, document.baseURI).href;
   await studio.loadConfig(configUrl).catch((error: unknown) => {
     console.warn(`[studio] ${String(error)}; using the default API base /api`);
   });
