@@ -117,7 +117,8 @@ pub enum JobStatus {
     Other,
 }
 
-/// Fields the client owns: a server answer never overwrites them.
+/// Fields the client owns: a server answer never overwrites them (but a library key the server
+/// tells fills an empty `final_r2_key`: see [`Job::merged`]).
 const CLIENT_OWNED: [&str; 3] = ["created_at", "updated_at", "final_r2_key"];
 
 impl Job {
@@ -138,7 +139,9 @@ impl Job {
         Job::from_value(Value::Object(fields))
     }
 
-    /// Merges a status answer into the job. `None` when the answer is not an object.
+    /// Merges a status answer into the job. `None` when the answer is not an object. A job
+    /// not saved here takes the library key the server tells (another client saved it); a
+    /// key of its own is never replaced or cleared by an answer.
     pub fn merged(&self, answer: &Value, now: &str) -> Option<Job> {
         let Value::Object(mut fields) = self.to_value() else {
             return None;
@@ -147,6 +150,11 @@ impl Job {
             if !CLIENT_OWNED.contains(&key.as_str()) && key != "sora_job_id" {
                 fields.insert(key.clone(), value.clone());
             }
+        }
+        if let (None, Some(key @ Value::String(_))) =
+            (&self.final_r2_key, answer.get("final_r2_key"))
+        {
+            fields.insert("final_r2_key".into(), key.clone());
         }
         fields.insert("updated_at".into(), now.into());
         Job::from_value(Value::Object(fields))
@@ -164,15 +172,13 @@ impl Job {
     }
 
     /// A job this browser has not seen, as the server lists it: the spec's stored fields from
-    /// the server's record (it keeps no library key, so `final_r2_key` starts empty).
+    /// the server's record, with the library key it was saved as when the server tells one.
     pub fn from_listed(answer: &Value) -> Option<Job> {
-        let mut fields = answer.as_object()?.clone();
-        fields
+        answer
             .get("sora_job_id")?
             .as_str()
             .filter(|id| !id.is_empty())?;
-        fields.insert("final_r2_key".into(), Value::Null);
-        Job::from_value(Value::Object(fields))
+        Job::from_value(answer.clone())
     }
 
     /// A field the server answered (kept in `extra`), such as `model`, `seconds` or `size`.
@@ -305,7 +311,7 @@ mod tests {
     #[test]
     fn a_status_answer_is_merged_and_client_fields_are_kept() {
         let answer = json!({"status": "done", "progress": 100, "preview_url": "http://x/p.mp4",
-            "created_at": "1999-01-01T00:00:00Z", "final_r2_key": "nope", "fps": 24});
+            "created_at": "1999-01-01T00:00:00Z", "final_r2_key": null, "fps": 24});
         let job = created().merged(&answer, T1).unwrap();
         assert_eq!(job.status(), JobStatus::Done);
         assert_eq!(job.percent(), 100);
@@ -316,6 +322,36 @@ mod tests {
         assert_eq!(job.extra.get("fps"), Some(&json!(24)));
         assert_eq!(job.extra.get("model"), Some(&json!("sora-2")));
         assert!(job.can_save());
+    }
+
+    #[test]
+    fn a_library_key_the_server_tells_fills_an_empty_one_and_never_replaces_one() {
+        let done = json!({"status": "done", "preview_url": "http://x/p.mp4"});
+        let job = created().merged(&done, T0).unwrap();
+        let told = json!({"final_r2_key": "projects/p/sora-2:task_01.mp4"});
+        let saved_elsewhere = job.merged(&told, T1).unwrap();
+        assert_eq!(
+            saved_elsewhere.final_r2_key.as_deref(),
+            Some("projects/p/sora-2:task_01.mp4")
+        );
+        assert!(!saved_elsewhere.can_save());
+        let mut saved_here = job.clone();
+        saved_here.final_r2_key = Some("projects/p/mine.mp4".into());
+        for answer in [
+            told,
+            json!({"final_r2_key": null}),
+            json!({"final_r2_key": 7}),
+        ] {
+            let merged = saved_here.merged(&answer, T1).unwrap();
+            assert_eq!(merged.final_r2_key.as_deref(), Some("projects/p/mine.mp4"));
+        }
+        let listed = Job::from_listed(&json!({"sora_job_id": "sora-2:task_02", "status": "done",
+            "final_r2_key": "projects/p/sora-2:task_02.mp4"}))
+        .unwrap();
+        assert_eq!(
+            listed.final_r2_key.as_deref(),
+            Some("projects/p/sora-2:task_02.mp4")
+        );
     }
 
     #[test]

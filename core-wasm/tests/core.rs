@@ -751,6 +751,51 @@ fn reattach_adds_the_servers_jobs_and_keeps_local_ones() {
 }
 
 #[test]
+fn a_job_another_browser_saved_shows_saved_with_the_key_the_server_tells() {
+    let done = |id: &str, key: Option<&str>| {
+        let at = format!("2026-11-21T10:0{}:00.000Z", &id[id.len() - 1..]);
+        json!({"sora_job_id": id, "status": "done", "progress": 100, "prompt": "from A",
+               "preview_url": format!("http://h/{id}.mp4"), "final_r2_key": key,
+               "created_at": at, "updated_at": at})
+    };
+    let saved = |core: &Core<Fake>| -> Vec<(String, bool)> {
+        let items = core.snapshot().jobs.items;
+        items.into_iter().map(|j| (j.id, j.saved)).collect()
+    };
+    let core = studio();
+    open(&core, "p1");
+    script(
+        &core,
+        ok(json!({"jobs": [
+            done("m:task_1", Some("projects/p1/m:task_1.mp4")),
+            done("m:task_2", None),
+        ]})),
+    );
+    block_on(core.reattach()).unwrap();
+    assert_eq!(
+        saved(&core),
+        [("m:task_2".into(), false), ("m:task_1".into(), true)]
+    );
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap()[1]["final_r2_key"],
+        "projects/p1/m:task_1.mp4"
+    );
+    // A saves the second later: the next answer about it ticks it here too.
+    script(
+        &core,
+        ok(json!({"jobs": [
+            done("m:task_1", Some("projects/p1/m:task_1.mp4")),
+            done("m:task_2", Some("projects/p1/m:task_2.mp4")),
+        ]})),
+    );
+    block_on(core.reattach()).unwrap();
+    assert_eq!(
+        saved(&core),
+        [("m:task_2".into(), true), ("m:task_1".into(), true)]
+    );
+}
+
+#[test]
 fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
     let core = studio();
     open(&core, "p1");

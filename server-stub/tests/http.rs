@@ -1109,6 +1109,50 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_and_paid_for_vide
 }
 
 #[tokio::test]
+async fn a_job_tells_the_library_key_it_was_saved_as_until_the_video_is_deleted() {
+    let h = start();
+    let id = create(&h.app, "p1", "a kite over the dunes").await;
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let job_uri = format!("/api/jobs/sora/{}", encoded(&id));
+    let listed = || async {
+        let list = api(&h.app, "GET", "/api/projects/p1/jobs", None)
+            .await
+            .json();
+        list["jobs"][0]["final_r2_key"].clone()
+    };
+    assert_eq!(
+        api(&h.app, "GET", &job_uri, None).await.json()["final_r2_key"],
+        Value::Null
+    );
+    let body = json!({"project_id": "p1", "prompt": "a kite over the dunes"});
+    let saved = api(&h.app, "POST", &format!("{job_uri}/save"), Some(body)).await;
+    assert_eq!(saved.status, StatusCode::OK);
+    let key = format!("projects/p1/{id}.mp4");
+    assert_eq!(
+        api(&h.app, "GET", &job_uri, None).await.json()["final_r2_key"],
+        key
+    );
+    assert_eq!(
+        listed().await,
+        key,
+        "every client learns it, not only the one that saved"
+    );
+    let deleted = api(
+        &h.app,
+        "DELETE",
+        &format!("/api/projects/p1/assets/{}.mp4", encoded(&id)),
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        listed().await,
+        Value::Null,
+        "deleted from the library, no longer saved"
+    );
+}
+
+#[tokio::test]
 async fn saving_again_repairs_a_damaged_library_copy() {
     let h = start();
     let id = create(&h.app, "p1", "a red kite").await;

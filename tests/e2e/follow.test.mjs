@@ -61,6 +61,7 @@ test("a job started in A appears in B and its progress moves there by push alone
     return window.studio.createJob("a paper boat drifting down a rainy street");
   });
   const id = created.sora_job_id;
+  t.done = id;
   const badge = row(t.b, id).locator(".badge");
   await badge.waitFor();
   const seen = new Set();
@@ -78,6 +79,21 @@ test("a job started in A appears in B and its progress moves there by push alone
   assert.ok(lists >= 1);
   await t.b.unrouteAll();
   await screenshot(t.b, "follow-pushed");
+});
+
+test("a video saved in A shows as saved in B, which never saved it", async () => {
+  const saved = (page) => row(page, t.done).getByText("Saved to library");
+  await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).waitFor();
+  await row(t.a, t.done).getByRole("button", { name: "Save to Library" }).click();
+  await saved(t.a).waitFor();
+  // The server tells every client the key the job was saved as: B is told by push alone.
+  await saved(t.b).waitFor();
+  assert.equal(await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).count(), 0);
+  const stored = await t.b.evaluate(
+    ([key, id]) => JSON.parse(localStorage.getItem(key)).find((j) => j.sora_job_id === id),
+    [`jobs:${PROJECT}`, t.done],
+  );
+  assert.equal(stored.final_r2_key, `projects/${PROJECT}/${t.done}.mp4`);
 });
 
 test("cancel in B ends the job everywhere; retry makes an equal job; remove removes it", async () => {

@@ -251,6 +251,7 @@ pub async fn remove(
             .await?;
     }
     storage.delete(&key).await?;
+    state.jobs.unsaved(&key).await;
     picks::forget(storage.as_ref(), &folder, &name).await?;
     tracing::info!(key = %key, "removed from the library");
     Ok(StatusCode::NO_CONTENT)

@@ -118,6 +118,9 @@ pub struct JobView {
     preview_url: Option<String>,
     /// A JPEG of the preview's first frame, once done.
     poster_url: Option<String>,
+    /// The library key its video was saved as (`projects/{projectId}/{soraJobId}.mp4`), by
+    /// any client, until that video is deleted from the library.
+    final_r2_key: Option<String>,
     error: Option<String>,
     /// What the job is made from besides its prompt.
     inputs: Vec<Input>,
@@ -165,6 +168,7 @@ impl JobView {
                 .filter(|_| r.status == Status::Done)
                 .and_then(crate::poster::poster_key)
                 .map(|k| base.url(state, &k)),
+            final_r2_key: r.saved_key.clone(),
             error: r.error.clone(),
             inputs: r.inputs.clone(),
             fit: r.fit,

@@ -134,6 +134,7 @@ impl JobService {
             provider_job_id: None,
             submit_started_at: None,
             error: None,
+            saved_key: None,
             attempts: 0,
             created_at: at.clone(),
             updated_at: at,

@@ -93,6 +93,27 @@ impl JobService {
                 )
                 .await?;
         }
+        if record.saved_key.as_deref() != Some(key.as_str()) {
+            self.change(id, |r| r.saved_key = Some(key.clone())).await;
+        }
         Ok(key)
+    }
+
+    /// Forgets that a job's video is in the library, once `key` is deleted from it (the job
+    /// is the one whose id names the file, if it was saved as `key`).
+    pub async fn unsaved(&self, key: &str) {
+        let Some(id) = key
+            .rsplit('/')
+            .next()
+            .and_then(|name| name.strip_suffix(".mp4"))
+        else {
+            return;
+        };
+        self.change(id, |r| {
+            if r.saved_key.as_deref() == Some(key) {
+                r.saved_key = None;
+            }
+        })
+        .await;
     }
 }

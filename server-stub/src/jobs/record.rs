@@ -90,6 +90,9 @@ pub struct JobRecord {
     /// known price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<super::cost::Estimate>,
+    /// The library key its video was saved as, until that video is deleted from the library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_key: Option<String>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,
