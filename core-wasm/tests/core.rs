@@ -832,6 +832,62 @@ fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
 }
 
 #[test]
+fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
+               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
+    };
+    let names = |core: &Core<Fake>| -> Vec<String> {
+        let assets = core.library_view().assets;
+        assets.into_iter().map(|a| a.file_name).collect()
+    };
+    let core = studio();
+    core.enter_project("p1");
+    script(&core, ok(json!({"videos": [video("m:task_1.mp4")]})));
+    block_on(core.load_assets()).unwrap();
+    let listed = json!({"jobs": [{"sora_job_id": "m:task_1", "status": "done", "prompt": "p",
+        "preview_url": "http://h/p.mp4", "final_r2_key": "projects/p1/m:task_1.mp4",
+        "created_at": "2026-11-21T10:05:00.000Z", "updated_at": "2026-11-21T10:05:00.000Z"}]});
+    script(&core, ok(listed));
+    block_on(core.reattach()).unwrap();
+    assert!(core.snapshot().jobs.items[0].saved);
+
+    // Two saves arrive in one piece, one of a video already held: one load, for the new one.
+    script(&core, ok(json!(null)));
+    script(
+        &core,
+        ok(json!({"videos": [video("m:task_2.mp4"), video("m:task_1.mp4")]})),
+    );
+    *fake(&core).pieces.borrow_mut() = [
+        "event: library\ndata: {\"file_name\":\"m:task_2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":true}\n\n",
+        "event: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":false}\n\n",
+        "event: library\ndata: {\"file_name\":\"gone.mp4\",\"saved\":false}\n\nevent: library\ndata: {\"saved\":true}\n\n",
+    ]
+    .map(|p| Ok(p.to_owned()))
+    .into();
+    let asked = fake(&core).requests.borrow().len();
+    block_on(core.follow_changes()).unwrap();
+    let requests = fake(&core).requests.borrow().clone();
+    let loads: Vec<&str> = requests[asked..].iter().map(|r| r.url.as_str()).collect();
+    assert_eq!(
+        loads,
+        [
+            "http://h/api/projects/p1/events",
+            "http://h/api/projects/p1/assets"
+        ]
+    );
+    assert_eq!(
+        names(&core),
+        ["m:task_2.mp4"],
+        "the deleted video left, without a load"
+    );
+    assert!(
+        !core.snapshot().jobs.items[0].saved,
+        "the job saved as the deleted video can be saved again"
+    );
+}
+
+#[test]
 fn cancel_retry_and_remove() {
     let core = studio();
     open(&core, "p1");

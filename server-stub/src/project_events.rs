@@ -1,5 +1,5 @@
-//! A project's changes beyond its jobs, for its event streams: a video's pick and a reviewer's
-//! note. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
+//! A project's changes beyond its jobs, for its event streams: a video saved to or deleted
+//! from the library, a video's pick and a reviewer's note. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
 //! client that was away sees what changed at its next load of the library or links. Replicas sharing a database
 //! tell each other through it (NOTIFY), so a browser on one server sees a pick or a note made
 //! through another.
@@ -12,8 +12,10 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::jobs::database::Database;
+use crate::jobs::record::project_folder;
 use crate::picks::Pick;
 use crate::reviews::Note;
+use crate::storage::Storage;
 
 /// Changes kept for a subscriber that is slow to read.
 const BUFFERED: usize = 256;
@@ -22,10 +24,16 @@ const ANNOUNCE_MAX: usize = 7_900;
 /// How long to wait before listening again after the database connection broke.
 const RELISTEN_AFTER: Duration = Duration::from_secs(1);
 
+/// The SSE event of a library change.
+const LIBRARY: &str = "library";
+
 /// What changed.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Change {
+    /// SSE event `library`: `{file_name, saved}`, a video saved to the library (`true`) or
+    /// deleted from it (`false`).
+    Library { file_name: String, saved: bool },
     /// SSE event `pick`: `{file_name, favourite, decision}`.
     Pick {
         file_name: String,
@@ -40,6 +48,7 @@ impl Change {
     /// The SSE event's name.
     fn name(&self) -> &'static str {
         match self {
+            Change::Library { .. } => LIBRARY,
             Change::Pick { .. } => "pick",
             Change::Review { .. } => "review",
         }
@@ -69,16 +78,20 @@ pub struct ProjectEvents {
     /// This server among the replicas.
     origin: u64,
     database: Option<Database>,
+    /// Told of the library changes other replicas announce, so that its kept listings show
+    /// them at once.
+    storage: Arc<dyn Storage>,
 }
 
 impl ProjectEvents {
     /// The events of this server; with a database, also those the other replicas announce
     /// (a listener is started, so call within the runtime).
-    pub fn new(database: Option<Database>) -> ProjectEvents {
+    pub fn new(database: Option<Database>, storage: Arc<dyn Storage>) -> ProjectEvents {
         let events = ProjectEvents {
             sender: broadcast::channel(BUFFERED).0,
             origin: rand::random(),
             database,
+            storage,
         };
         if let Some(database) = events.database.clone() {
             tokio::spawn(events.clone().relay(database));
@@ -132,7 +145,12 @@ impl ProjectEvents {
             while let Ok(notification) = listener.recv().await {
                 match serde_json::from_str::<Announced>(notification.payload()) {
                     Ok(announced) if announced.origin != self.origin => {
-                        let _ = self.sender.send(Arc::new(announced.change));
+                        let change = announced.change;
+                        if change.event == LIBRARY {
+                            let folder = format!("projects/{}/", project_folder(&change.project));
+                            self.storage.changed_elsewhere(&folder);
+                        }
+                        let _ = self.sender.send(Arc::new(change));
                     }
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "an unreadable announced change"),

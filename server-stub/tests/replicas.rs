@@ -172,6 +172,14 @@ impl Drop for Replica {
     }
 }
 
+/// The project `shared`'s library as a replica lists it.
+async fn library(replica: &Replica) -> Vec<Value> {
+    let assets = replica
+        .call(reqwest::Method::GET, "/projects/shared/assets", None)
+        .await;
+    assets["videos"].as_array().cloned().unwrap_or_default()
+}
+
 /// `/jobs/sora/{id}`, the id percent-encoded.
 fn job_path(id: &str) -> String {
     let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
@@ -255,6 +263,9 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
         "event 1 was seen: {replayed}"
     );
 
+    // A has listed the project's library before the save, and keeps that listing.
+    assert!(library(&a).await.is_empty());
+    let told_save = a.events("shared", None).await;
     let saved = b
         .call(
             reqwest::Method::POST,
@@ -263,6 +274,17 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
         )
         .await;
     let key = saved["r2_key"].as_str().unwrap().to_owned();
+    // A's stream tells the save made through B, so a browser on A shows the video at once.
+    let seen = until_said(told_save, "event: library").await;
+    assert!(
+        seen.contains(&format!("{{\"file_name\":\"{id}.mp4\",\"saved\":true}}")),
+        "{seen}"
+    );
+    // Told of it, A lists the library anew: a browser reloading on that event finds the video.
+    assert!(
+        library(&a).await.iter().any(|v| v["key"] == key.as_str()),
+        "A's kept listing was not refreshed"
+    );
     // Both replicas list it from the shared bucket.
     for replica in [&a, &b] {
         let listed = until("the saved video in the listing", || async {
@@ -315,6 +337,29 @@ async fn a_job_made_through_one_replica_is_read_streamed_and_saved_through_anoth
     assert_eq!(posted.status(), reqwest::StatusCode::CREATED);
     let seen = until_said(on_b, "event: review").await;
     assert!(seen.contains("\"text\":\"warmer\""), "{seen}");
+
+    // A video deleted through A leaves B's library, and its job no longer tells the key.
+    let told_delete = b.events("shared", None).await;
+    let deleted = a
+        .http
+        .delete(format!(
+            "{}/api/projects/shared/assets/{}",
+            a.url,
+            name.replace(':', "%3A")
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), reqwest::StatusCode::NO_CONTENT);
+    let seen = until_said(told_delete, "\"saved\":false").await;
+    assert!(seen.contains("event: library"), "{seen}");
+    let job = until("B to know the video is gone", || async {
+        let job = b.job(&id).await;
+        job["final_r2_key"].is_null().then_some(job)
+    })
+    .await;
+    assert_eq!(job["status"], "done");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -81,19 +81,30 @@ test("a job started in A appears in B and its progress moves there by push alone
   await screenshot(t.b, "follow-pushed");
 });
 
-test("a video saved in A shows as saved in B, which never saved it", async () => {
+test("a video saved in A shows in B's library and as saved there; deleted in A, it leaves B", async () => {
   const saved = (page) => row(page, t.done).getByText("Saved to library");
+  const card = (page) => page.locator(`.asset[data-key="projects/${PROJECT}/${t.done}.mp4"]`);
   await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).waitFor();
+  assert.equal(await card(t.b).count(), 0);
   await row(t.a, t.done).getByRole("button", { name: "Save to Library" }).click();
   await saved(t.a).waitFor();
-  // The server tells every client the key the job was saved as: B is told by push alone.
+  // The server tells every client of the save and of the key the job was saved as: B learns
+  // both by push alone.
   await saved(t.b).waitFor();
+  await card(t.b).waitFor();
   assert.equal(await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).count(), 0);
   const stored = await t.b.evaluate(
     ([key, id]) => JSON.parse(localStorage.getItem(key)).find((j) => j.sora_job_id === id),
     [`jobs:${PROJECT}`, t.done],
   );
   assert.equal(stored.final_r2_key, `projects/${PROJECT}/${t.done}.mp4`);
+
+  t.a.once("dialog", (dialog) => dialog.accept());
+  await card(t.a)
+    .getByRole("button", { name: /^Delete/ })
+    .click();
+  await card(t.b).waitFor({ state: "detached" });
+  await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).waitFor();
 });
 
 test("cancel in B ends the job everywhere; retry makes an equal job; remove removes it", async () => {

@@ -397,14 +397,21 @@ impl<P: Platform> Core<P> {
             if !self.still(visit) {
                 return Ok(());
             }
+            let mut reload = false;
             for event in reader.push(&piece) {
-                self.apply_change(visit, &event)?;
+                reload |= self.apply_change(visit, &event)?;
+            }
+            // Once for however many saves arrived together.
+            if reload {
+                let _ = self.load_assets().await;
             }
         }
         Ok(())
     }
 
-    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<(), CoreError> {
+    /// Applies one pushed change; whether the library must be loaded again.
+    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<bool, CoreError> {
+        let mut reload = false;
         match (
             event.name.as_str(),
             serde_json::from_str::<Value>(&event.data),
@@ -419,6 +426,7 @@ impl<P: Platform> Core<P> {
                     })?;
                 }
             }
+            ("library", Ok(change)) => reload = self.library_pushed(visit, &change),
             ("pick", Ok(pick)) => self.pick_pushed(visit, &pick),
             ("review", Ok(note)) => match crate::review::PushedNote::from_value(&note) {
                 Some(note) => self.note_pushed(visit, note),
@@ -428,7 +436,7 @@ impl<P: Platform> Core<P> {
         }
         self.jobs
             .read(|j| *j.last_event.borrow_mut() = event.id.clone());
-        Ok(())
+        Ok(reload)
     }
 }
 

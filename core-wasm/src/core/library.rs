@@ -245,6 +245,36 @@ impl<P: Platform> Core<P> {
         }
     }
 
+    /// A video saved to or deleted from the library elsewhere, pushed by the event stream:
+    /// `{file_name, saved}`. A deleted one leaves the library here and its job loses its tick;
+    /// whether the library must be loaded again (a video saved that it does not hold yet).
+    pub(super) fn library_pushed(&self, visit: &Visit, change: &serde_json::Value) -> bool {
+        let Some(name) = change.get("file_name").and_then(serde_json::Value::as_str) else {
+            return false;
+        };
+        if !self.still(visit) {
+            return false;
+        }
+        let held = self.library.read(|l| {
+            l.items
+                .iter()
+                .find(|i| asset::file_name(&i.asset.key) == name)
+                .map(|i| i.asset.key.clone())
+        });
+        let saved = change.get("saved").and_then(serde_json::Value::as_bool);
+        match (saved, held) {
+            (Some(true), held) => held.is_none(),
+            (Some(false), Some(key)) => {
+                self.write(&self.library, |l| l.items.retain(|i| i.asset.key != key));
+                if let Err(e) = self.untick(visit, &key) {
+                    self.log(LogLevel::Warn, &e.to_string());
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
     /// Loads the Asset Library; answers the number of videos. The first load shows a first
     /// page at once and then the rest; a reload replaces the list in one go.
     pub async fn load_assets(&self) -> Result<usize, CoreError> {

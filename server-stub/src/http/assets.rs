@@ -20,7 +20,7 @@ use crate::picks::{self, Decision, Pick};
 use crate::poster::poster_key;
 use crate::project_events::Change;
 use crate::prompts::Summary;
-use crate::storage::Object;
+use crate::storage::{file_name, Object};
 
 /// The most videos one page holds.
 const PAGE_MAX: usize = 1000;
@@ -114,10 +114,6 @@ pub(super) fn valid_file_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
-}
-
-fn file_name(key: &str) -> &str {
-    key.rsplit('/').next().unwrap_or(key)
 }
 
 #[utoipa::path(
@@ -254,6 +250,13 @@ pub async fn remove(
     state.jobs.unsaved(&key).await;
     picks::forget(storage.as_ref(), &folder, &name).await?;
     tracing::info!(key = %key, "removed from the library");
+    state.project_events().publish(
+        &project,
+        Change::Library {
+            file_name: name,
+            saved: false,
+        },
+    );
     Ok(StatusCode::NO_CONTENT)
 }
 

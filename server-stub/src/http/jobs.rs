@@ -19,6 +19,7 @@ use crate::jobs::cost::Cost;
 use crate::jobs::inputs::Input;
 use crate::jobs::record::{is_valid_id, JobRecord, Status, Take};
 use crate::jobs::{NewJob, MAX_TAKES};
+use crate::project_events::Change;
 use crate::providers::Usage;
 
 const PROMPT_MAX_CHARS: usize = 4000;
@@ -448,6 +449,13 @@ pub async fn save(
         .jobs
         .save(&id, &body.project_id, body.prompt.trim())
         .await?;
+    state.project_events().publish(
+        &body.project_id,
+        Change::Library {
+            file_name: crate::storage::file_name(&key).to_owned(),
+            saved: true,
+        },
+    );
     let public_url = base.url(&state, &key);
     Ok(Json(Saved {
         r2_key: key,

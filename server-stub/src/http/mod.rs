@@ -73,7 +73,10 @@ pub struct Shared {
 impl From<Shared> for AppState {
     fn from(shared: Shared) -> Self {
         AppState(Arc::new(Inner {
-            project_events: ProjectEvents::new(shared.jobs.database()),
+            project_events: ProjectEvents::new(
+                shared.jobs.database(),
+                shared.jobs.storage().clone(),
+            ),
             shared,
             job_bodies: JobBodies::default(),
         }))

@@ -5,7 +5,7 @@ use serde_json::json;
 use super::record::{self, Status};
 use super::{cost, now, JobError, JobService};
 use crate::poster::poster_key;
-use crate::storage::StorageError;
+use crate::storage::{file_name, StorageError};
 
 pub fn library_key(project: &str, id: &str) -> String {
     format!("projects/{}/{id}.mp4", record::project_folder(project))
@@ -102,11 +102,7 @@ impl JobService {
     /// Forgets that a job's video is in the library, once `key` is deleted from it (the job
     /// is the one whose id names the file, if it was saved as `key`).
     pub async fn unsaved(&self, key: &str) {
-        let Some(id) = key
-            .rsplit('/')
-            .next()
-            .and_then(|name| name.strip_suffix(".mp4"))
-        else {
+        let Some(id) = file_name(key).strip_suffix(".mp4") else {
             return;
         };
         self.change(id, |r| {

@@ -224,6 +224,11 @@ impl Storage for ListingCache {
         Ok(())
     }
 
+    fn changed_elsewhere(&self, prefix: &str) {
+        let name = prefix.trim_end_matches('/');
+        self.shared.folders.lock().unwrap().remove(name);
+    }
+
     async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
         let name = prefix.trim_end_matches('/');
         let shared = &self.shared;

@@ -76,9 +76,17 @@ pub trait Storage: Send + Sync {
     async fn delete(&self, key: &str) -> Result<(), StorageError>;
     /// The objects directly under `prefix` (a folder ending in `/`).
     async fn list(&self, prefix: &str) -> Result<Objects, StorageError>;
+    /// Another server changed what is directly under `prefix` (a folder ending in `/`): a
+    /// listing of it kept here is not answered again.
+    fn changed_elsewhere(&self, _prefix: &str) {}
     /// The public address of a key, when the backend has its own (a bucket's public URL);
     /// `None` when this server serves it at `/media/{key}`.
     fn public_url(&self, key: &str) -> Option<String>;
+}
+
+/// The last segment of a key: the file name a library lists.
+pub fn file_name(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
 }
 
 /// Keys are relative, made of safe segments, and never climb out of the store.
