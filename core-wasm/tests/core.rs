@@ -852,11 +852,12 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
     block_on(core.reattach()).unwrap();
     assert!(core.snapshot().jobs.items[0].saved);
 
-    // Two saves arrive in one piece, one of a video already held: one load, for the new one.
+    // Two saves arrive in one piece, one of a video already held: the newest page is read
+    // once, and the new video put in its place.
     script(&core, ok(json!(null)));
     script(
         &core,
-        ok(json!({"videos": [video("m:task_2.mp4"), video("m:task_1.mp4")]})),
+        ok(json!({"videos": [video("m:task_2.mp4"), video("m:task_1.mp4")], "total": 2})),
     );
     *fake(&core).pieces.borrow_mut() = [
         "event: library\ndata: {\"file_name\":\"m:task_2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":true}\n\n",
@@ -873,7 +874,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         loads,
         [
             "http://h/api/projects/p1/events",
-            "http://h/api/projects/p1/assets"
+            "http://h/api/projects/p1/assets?limit=100"
         ]
     );
     assert_eq!(
@@ -884,6 +885,53 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
     assert!(
         !core.snapshot().jobs.items[0].saved,
         "the job saved as the deleted video can be saved again"
+    );
+
+    // A saved video the newest page does not show (its file's time is older): the whole
+    // library is loaded again.
+    script(&core, ok(json!(null)));
+    script(
+        &core,
+        ok(json!({"videos": [video("m:task_2.mp4")], "total": 2})),
+    );
+    script(
+        &core,
+        ok(json!({"videos": [video("m:task_2.mp4"), video("old.mp4")]})),
+    );
+    *fake(&core).pieces.borrow_mut() = [Ok(
+        "event: library\ndata: {\"file_name\":\"old.mp4\",\"saved\":true}\n\n".to_owned(),
+    )]
+    .into();
+    let asked = fake(&core).requests.borrow().len();
+    block_on(core.follow_changes()).unwrap();
+    let requests = fake(&core).requests.borrow().clone();
+    let loads: Vec<&str> = requests[asked..].iter().map(|r| r.url.as_str()).collect();
+    assert_eq!(
+        loads,
+        [
+            "http://h/api/projects/p1/events",
+            "http://h/api/projects/p1/assets?limit=100",
+            "http://h/api/projects/p1/assets"
+        ]
+    );
+    assert_eq!(names(&core), ["m:task_2.mp4", "old.mp4"]);
+
+    // Each new video goes after the one before it on the page.
+    script(&core, ok(json!(null)));
+    script(
+        &core,
+        ok(
+            json!({"videos": [video("n1.mp4"), video("m:task_2.mp4"), video("n2.mp4"), video("old.mp4")], "total": 4}),
+        ),
+    );
+    *fake(&core).pieces.borrow_mut() = [Ok(
+        "event: library\ndata: {\"file_name\":\"n2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"n1.mp4\",\"saved\":true}\n\n".to_owned(),
+    )]
+    .into();
+    block_on(core.follow_changes()).unwrap();
+    assert_eq!(
+        names(&core),
+        ["n1.mp4", "m:task_2.mp4", "n2.mp4", "old.mp4"]
     );
 }
 

@@ -397,21 +397,24 @@ impl<P: Platform> Core<P> {
             if !self.still(visit) {
                 return Ok(());
             }
-            let mut reload = false;
+            let mut saved = Vec::new();
             for event in reader.push(&piece) {
-                reload |= self.apply_change(visit, &event)?;
+                saved.extend(self.apply_change(visit, &event)?);
             }
             // Once for however many saves arrived together.
-            if reload {
-                let _ = self.load_assets().await;
+            if !saved.is_empty() {
+                if let Err(e) = self.add_saved(&saved).await {
+                    self.log(LogLevel::Warn, &e.to_string());
+                }
             }
         }
         Ok(())
     }
 
-    /// Applies one pushed change; whether the library must be loaded again.
-    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<bool, CoreError> {
-        let mut reload = false;
+    /// Applies one pushed change; the file name of a video saved elsewhere that the library
+    /// does not hold yet.
+    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<Option<String>, CoreError> {
+        let mut saved = None;
         match (
             event.name.as_str(),
             serde_json::from_str::<Value>(&event.data),
@@ -426,7 +429,7 @@ impl<P: Platform> Core<P> {
                     })?;
                 }
             }
-            ("library", Ok(change)) => reload = self.library_pushed(visit, &change),
+            ("library", Ok(change)) => saved = self.library_pushed(visit, &change),
             ("pick", Ok(pick)) => self.pick_pushed(visit, &pick),
             ("review", Ok(note)) => match crate::review::PushedNote::from_value(&note) {
                 Some(note) => self.note_pushed(visit, note),
@@ -436,7 +439,7 @@ impl<P: Platform> Core<P> {
         }
         self.jobs
             .read(|j| *j.last_event.borrow_mut() = event.id.clone());
-        Ok(reload)
+        Ok(saved)
     }
 }
 
