@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use tokio::sync::Notify;
 
 use crate::storage::{Object, Storage};
 
@@ -81,6 +82,8 @@ type Folders = Arc<Mutex<HashMap<String, Folder>>>;
 
 pub struct Prompts {
     folders: Folders,
+    /// Woken whenever a summary is learned, for listings waiting on reads.
+    learned: Arc<Notify>,
     /// The most summaries remembered in all.
     kept: usize,
 }
@@ -89,6 +92,7 @@ impl Default for Prompts {
     fn default() -> Prompts {
         Prompts {
             folders: Folders::default(),
+            learned: Arc::default(),
             kept: SUMMARIES_KEPT,
         }
     }
@@ -119,7 +123,9 @@ impl Prompts {
     /// longer listed is forgotten. Those not known yet are read, and the listing waits for
     /// them at most `budget`: what is read by then is in its answer, and the reading goes on
     /// behind it, so that a library of 100,000 can be searched by prompt soon after a start.
-    /// A zero budget waits for nothing.
+    /// What another listing is reading is waited for alike: a listing beside it (a browser's
+    /// page of the newest videos while another reloads the whole library) would otherwise
+    /// answer without them. A zero budget waits for nothing.
     pub async fn of<O: Borrow<Object>>(
         &self,
         storage: &Arc<dyn Storage>,
@@ -128,7 +134,7 @@ impl Prompts {
         budget: Duration,
     ) -> Arc<Summaries> {
         let metadata = || metadata.iter().map(Borrow::borrow);
-        let stale = {
+        let (stale, mut unknown) = {
             let mut folders = self.folders.lock().unwrap();
             let known = folders.entry(folder.to_owned()).or_default();
             if metadata().eq(known.settled.iter()) {
@@ -146,23 +152,43 @@ impl Prompts {
             if known.known.len() != before {
                 known.shown = None;
             }
-            let stale: Vec<Object> = metadata()
-                .filter(|o| !known.knows(o) && !known.reading.contains(&o.key))
+            let unknown: Vec<Object> = metadata().filter(|o| !known.knows(o)).cloned().collect();
+            let stale: Vec<Object> = unknown
+                .iter()
+                .filter(|o| !known.reading.contains(&o.key))
                 .cloned()
                 .collect();
             known.reading.extend(stale.iter().map(|o| o.key.clone()));
-            stale
+            (stale, unknown)
         };
         if !stale.is_empty() {
-            let reads = tokio::spawn(read(
+            tokio::spawn(read(
                 storage.clone(),
                 self.folders.clone(),
+                self.learned.clone(),
                 folder.to_owned(),
                 stale,
             ));
-            // A zero budget answers at once; a timer of zero would still yield to the reads.
-            if budget.is_zero() || tokio::time::timeout(budget, reads).await.is_err() {
-                tracing::debug!(folder = %folder, "prompts still being read behind the listing");
+        }
+        // A zero budget answers at once; a timer of zero would still yield to the reads.
+        if !unknown.is_empty() && !budget.is_zero() {
+            let deadline = tokio::time::Instant::now() + budget;
+            loop {
+                let learned = self.learned.notified();
+                tokio::pin!(learned);
+                learned.as_mut().enable();
+                {
+                    let mut folders = self.folders.lock().unwrap();
+                    let known = folders.entry(folder.to_owned()).or_default();
+                    unknown.retain(|o| !known.knows(o));
+                }
+                if unknown.is_empty() {
+                    break;
+                }
+                if tokio::time::timeout_at(deadline, learned).await.is_err() {
+                    tracing::debug!(folder = %folder, "prompts still being read behind the listing");
+                    break;
+                }
             }
         }
         let mut folders = self.folders.lock().unwrap();
@@ -201,15 +227,24 @@ impl Prompts {
 }
 
 /// Reads these metadata objects of `folder`, a few at a time, and learns each summary.
-async fn read(storage: Arc<dyn Storage>, folders: Folders, folder: String, stale: Vec<Object>) {
-    let (storage, folders, folder) = (&storage, &folders, &folder);
+async fn read(
+    storage: Arc<dyn Storage>,
+    folders: Folders,
+    learned: Arc<Notify>,
+    folder: String,
+    stale: Vec<Object>,
+) {
+    let (storage, folders, learned, folder) = (&storage, &folders, &learned, &folder);
     futures_util::stream::iter(stale)
         .map(|o: Object| async move {
             let summary = read_summary(storage.as_ref(), &o.key).await;
-            let mut folders = folders.lock().unwrap();
-            let known = folders.entry(folder.clone()).or_default();
-            known.reading.remove(&o.key);
-            known.learn(&o, summary);
+            {
+                let mut folders = folders.lock().unwrap();
+                let known = folders.entry(folder.clone()).or_default();
+                known.reading.remove(&o.key);
+                known.learn(&o, summary);
+            }
+            learned.notify_waiters();
         })
         .buffer_unordered(READS_IN_FLIGHT)
         .collect::<()>()
@@ -345,11 +380,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn two_listings_at_once_both_wait_for_what_one_of_them_reads() {
+        let library = Library::new();
+        let a = library.write("a", "a kite", 1).await;
+        let (first, second) = tokio::join!(
+            library.list(std::slice::from_ref(&a)),
+            library.list(std::slice::from_ref(&a))
+        );
+        assert_eq!(first, prompts(&["a kite"]));
+        assert_eq!(
+            second,
+            prompts(&["a kite"]),
+            "the second listing waited for the first's read"
+        );
+    }
+
+    #[tokio::test]
     async fn the_folders_listed_least_recently_are_forgotten_past_the_limit() {
         let mut library = Library::new();
         library.prompts = Prompts {
-            folders: Folders::default(),
             kept: 3,
+            ..Prompts::default()
         };
         let a = library.write("a", "first a", 1).await;
         let b = library.write("b", "first b", 1).await;
