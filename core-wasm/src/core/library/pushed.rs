@@ -31,6 +31,16 @@ impl Library {
 }
 
 impl<P: Platform> Core<P> {
+    /// The key of the video the library holds as `name`, if it holds one.
+    fn held_key(&self, name: &str) -> Option<String> {
+        self.library.read(|l| {
+            l.items
+                .iter()
+                .find(|i| asset::file_name(&i.asset.key) == name)
+                .map(|i| i.asset.key.clone())
+        })
+    }
+
     /// A pick pushed by the event stream: `{file_name, favourite, decision}`.
     pub(in crate::core) fn pick_pushed(&self, visit: &Visit, pick: &serde_json::Value) {
         let Some(name) = pick.get("file_name").and_then(serde_json::Value::as_str) else {
@@ -39,12 +49,7 @@ impl<P: Platform> Core<P> {
         if !self.still(visit) {
             return;
         }
-        let key = self.library.read(|l| {
-            l.items
-                .iter()
-                .find(|i| asset::file_name(&i.asset.key) == name)
-                .map(|i| i.asset.key.clone())
-        });
+        let key = self.held_key(name);
         if let Some(key) = key {
             let favourite = pick.get("favourite").and_then(serde_json::Value::as_bool);
             let decision = pick
@@ -69,12 +74,7 @@ impl<P: Platform> Core<P> {
         if !self.still(visit) {
             return None;
         }
-        let held = self.library.read(|l| {
-            l.items
-                .iter()
-                .find(|i| asset::file_name(&i.asset.key) == name)
-                .map(|i| i.asset.key.clone())
-        });
+        let held = self.held_key(name);
         let saved = change.get("saved").and_then(serde_json::Value::as_bool);
         match (saved, held) {
             (Some(true), None) => Some(name.to_owned()),
