@@ -841,6 +841,14 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         let assets = core.library_view().assets;
         assets.into_iter().map(|a| a.file_name).collect()
     };
+    // Follows a stream that says `pieces`: the addresses the core asked for meanwhile.
+    let follow = |core: &Core<Fake>, pieces: &[&str]| -> Vec<String> {
+        *fake(core).pieces.borrow_mut() = pieces.iter().map(|p| Ok((*p).to_owned())).collect();
+        let asked = fake(core).requests.borrow().len();
+        block_on(core.follow_changes()).unwrap();
+        let requests = fake(core).requests.borrow();
+        requests[asked..].iter().map(|r| r.url.clone()).collect()
+    };
     let core = studio();
     core.enter_project("p1");
     script(&core, ok(json!({"videos": [video("m:task_1.mp4")]})));
@@ -859,17 +867,14 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         &core,
         ok(json!({"videos": [video("m:task_2.mp4"), video("m:task_1.mp4")], "total": 2})),
     );
-    *fake(&core).pieces.borrow_mut() = [
-        "event: library\ndata: {\"file_name\":\"m:task_2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":true}\n\n",
-        "event: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":false}\n\n",
-        "event: library\ndata: {\"file_name\":\"gone.mp4\",\"saved\":false}\n\nevent: library\ndata: {\"saved\":true}\n\n",
-    ]
-    .map(|p| Ok(p.to_owned()))
-    .into();
-    let asked = fake(&core).requests.borrow().len();
-    block_on(core.follow_changes()).unwrap();
-    let requests = fake(&core).requests.borrow().clone();
-    let loads: Vec<&str> = requests[asked..].iter().map(|r| r.url.as_str()).collect();
+    let loads = follow(
+        &core,
+        &[
+            "event: library\ndata: {\"file_name\":\"m:task_2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":true}\n\n",
+            "event: library\ndata: {\"file_name\":\"m:task_1.mp4\",\"saved\":false}\n\n",
+            "event: library\ndata: {\"file_name\":\"gone.mp4\",\"saved\":false}\n\nevent: library\ndata: {\"saved\":true}\n\n",
+        ],
+    );
     assert_eq!(
         loads,
         [
@@ -898,14 +903,10 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         &core,
         ok(json!({"videos": [video("m:task_2.mp4"), video("old.mp4")]})),
     );
-    *fake(&core).pieces.borrow_mut() = [Ok(
-        "event: library\ndata: {\"file_name\":\"old.mp4\",\"saved\":true}\n\n".to_owned(),
-    )]
-    .into();
-    let asked = fake(&core).requests.borrow().len();
-    block_on(core.follow_changes()).unwrap();
-    let requests = fake(&core).requests.borrow().clone();
-    let loads: Vec<&str> = requests[asked..].iter().map(|r| r.url.as_str()).collect();
+    let loads = follow(
+        &core,
+        &["event: library\ndata: {\"file_name\":\"old.mp4\",\"saved\":true}\n\n"],
+    );
     assert_eq!(
         loads,
         [
@@ -924,11 +925,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
             json!({"videos": [video("n1.mp4"), video("m:task_2.mp4"), video("n2.mp4"), video("old.mp4")], "total": 4}),
         ),
     );
-    *fake(&core).pieces.borrow_mut() = [Ok(
-        "event: library\ndata: {\"file_name\":\"n2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"n1.mp4\",\"saved\":true}\n\n".to_owned(),
-    )]
-    .into();
-    block_on(core.follow_changes()).unwrap();
+    follow(&core, &["event: library\ndata: {\"file_name\":\"n2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"n1.mp4\",\"saved\":true}\n\n"]);
     assert_eq!(
         names(&core),
         ["n1.mp4", "m:task_2.mp4", "n2.mp4", "old.mp4"]
