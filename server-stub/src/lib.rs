@@ -7,6 +7,7 @@ pub mod engine;
 pub mod frames;
 pub mod http;
 pub mod jobs;
+pub mod keyed_lock;
 pub mod metrics;
 pub mod picks;
 pub mod poster;

@@ -30,6 +30,7 @@ async fn main() -> anyhow::Result<()> {
     let jobs = config.start_jobs().await?;
     let guard = config.guard(ip)?;
     let code = guard.access_code.clone();
+    let plain_links = config.public_url.is_none() && guard.trusted_proxies.is_empty();
     let state = http::Shared {
         jobs: jobs.clone(),
         token: token.clone(),
@@ -57,6 +58,14 @@ async fn main() -> anyhow::Result<()> {
              teammates, over a trusted channel. Without TLS in front, the network can read it.\n\
              Invitation link: http://{shown}/join?code={code}"
         );
+        if plain_links {
+            println!(
+                "WARNING: media addresses and review links (which carry their secret) are built \
+                 as http:// from each request's Host. Behind a TLS proxy, set --public-url \
+                 https://... or name the proxy in --trusted-proxies so its X-Forwarded-Proto \
+                 is believed."
+            );
+        }
     }
     let stop = tokio_util::sync::CancellationToken::new();
     tokio::spawn({

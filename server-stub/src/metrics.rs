@@ -30,7 +30,8 @@ pub struct SpendLabels {
 
 /// One job as a scrape counts it.
 pub struct JobCount {
-    pub status: Status,
+    /// `None` for a removed job: counted in the spend only.
+    pub status: Option<Status>,
     pub provider: String,
     /// What it commits of this month's budgets, in USD (`crate::jobs::budget::committed`).
     pub committed_usd: f64,
@@ -65,6 +66,7 @@ pub struct Metrics {
     provider_retries: Family<ProviderCodeLabels, Counter>,
     bytes_copied: Counter,
     storage_errors: Counter,
+    fenced_writes: Counter,
     streams_open: Gauge,
     spend: Family<SpendLabels, Gauge<f64, AtomicU64>>,
     /// Encoding reads every metric: one scrape at a time.
@@ -135,6 +137,12 @@ impl Metrics {
             "Disk or bucket operations that failed",
             storage_errors.clone(),
         );
+        let fenced_writes = Counter::default();
+        registry.register(
+            "fenced_writes",
+            "Job writes discarded because the job's lease had passed to another replica",
+            fenced_writes.clone(),
+        );
         let streams_open = Gauge::default();
         registry.register(
             "event_streams_open",
@@ -158,6 +166,7 @@ impl Metrics {
             provider_retries,
             bytes_copied,
             storage_errors,
+            fenced_writes,
             streams_open,
             scrape: Mutex::new(()),
         }
@@ -171,12 +180,14 @@ impl Metrics {
         self.spend.clear();
         let mut queued = 0;
         for job in jobs {
-            queued += i64::from(job.status == Status::Queued);
-            let labels = JobLabels {
-                status: job.status.name(),
-                provider: job.provider.clone(),
-            };
-            self.jobs.get_or_create(&labels).inc();
+            if let Some(status) = job.status {
+                queued += i64::from(status == Status::Queued);
+                let labels = JobLabels {
+                    status: status.name(),
+                    provider: job.provider.clone(),
+                };
+                self.jobs.get_or_create(&labels).inc();
+            }
             let spend = SpendLabels {
                 provider: job.provider.clone(),
             };
@@ -225,6 +236,11 @@ impl Metrics {
 
     pub fn storage_failed(&self) {
         self.storage_errors.inc();
+    }
+
+    /// A worker's write came after its job's lease had passed to another replica.
+    pub fn fenced(&self) {
+        self.fenced_writes.inc();
     }
 
     pub fn copied(&self, bytes: u64) {

@@ -1,14 +1,21 @@
 //! What the studio picked of each saved video: `favourite` and a `decision` (approved or
-//! rejected). A pick lives in the object's key, `projects/{p}/picks/{file}.{state}`, so one
-//! listing of `picks/` reads every pick of a project, in local storage and in a bucket alike,
-//! and every replica sharing the storage sees the same. A change writes the new key before it
-//! removes the old one; should two changes of one video race, the newer key wins.
+//! rejected). Each field lives in keys of its own under `projects/{p}/picks/`: `{file}.fav`
+//! while a favourite, `{file}.approved` or `{file}.rejected` while decided. So one listing of
+//! `picks/` reads every pick of a project, in local storage and in a bucket alike, and a change
+//! of one field writes only that field's keys, reading nothing: two changes of one video at
+//! once (a star here, an approval there, on this server or another whose listing is minutes
+//! old) never undo each other. Changes of one video on one server take turns; should two
+//! servers decide one video at once, the newer decision key wins.
+//!
+//! Picks written before (one key per video, `{file}.fav-approved`, `{file}.no-none`, ...) are
+//! still read, and become the per-field keys at the video's next change.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::keyed_lock::KeyedLocks;
 use crate::storage::{Object, Storage, StorageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -18,6 +25,26 @@ pub enum Decision {
     Rejected,
 }
 
+impl Decision {
+    /// The last part of its key.
+    fn suffix(self) -> &'static str {
+        match self {
+            Decision::Approved => "approved",
+            Decision::Rejected => "rejected",
+        }
+    }
+
+    fn other(self) -> Decision {
+        match self {
+            Decision::Approved => Decision::Rejected,
+            Decision::Rejected => Decision::Approved,
+        }
+    }
+}
+
+/// The last part of the favourite's key.
+const FAVOURITE: &str = "fav";
+
 /// One video's pick; `Pick::default()` is none.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Pick {
@@ -26,18 +53,9 @@ pub struct Pick {
 }
 
 impl Pick {
-    /// The state as the key's last part: `fav-approved`, `no-none`, ...
-    fn state(self) -> String {
-        let favourite = if self.favourite { "fav" } else { "no" };
-        let decision = match self.decision {
-            Some(Decision::Approved) => "approved",
-            Some(Decision::Rejected) => "rejected",
-            None => "none",
-        };
-        format!("{favourite}-{decision}")
-    }
-
-    fn parse(state: &str) -> Option<Pick> {
+    /// A pick written whole in one key's last part, as picks were before: `fav-approved`,
+    /// `no-none`, ...
+    fn parse_whole(state: &str) -> Option<Pick> {
         let (favourite, decision) = state.split_once('-')?;
         Some(Pick {
             favourite: match favourite {
@@ -53,6 +71,13 @@ impl Pick {
             },
         })
     }
+
+    fn changed(self, change: Change) -> Pick {
+        Pick {
+            favourite: change.favourite.unwrap_or(self.favourite),
+            decision: change.decision.unwrap_or(self.decision),
+        }
+    }
 }
 
 /// A change: each field left out stays as it is (`decision: null` clears it).
@@ -66,35 +91,84 @@ fn folder(project_folder: &str) -> String {
     format!("projects/{project_folder}/picks/")
 }
 
+/// What one video's pick keys say.
+#[derive(Default)]
+struct Keys {
+    favourite: bool,
+    /// The newest decision key.
+    decision: Option<(i64, Decision)>,
+    /// Whether any per-field key was seen.
+    per_field: bool,
+    /// The newest whole-pick key written before per-field keys.
+    whole: Option<(i64, Pick)>,
+}
+
+impl Keys {
+    fn see(&mut self, suffix: &str, modified: i64) {
+        let decision = match suffix {
+            FAVOURITE => {
+                self.favourite = true;
+                self.per_field = true;
+                return;
+            }
+            "approved" => Decision::Approved,
+            "rejected" => Decision::Rejected,
+            whole => {
+                if let Some(pick) = Pick::parse_whole(whole) {
+                    if self.whole.is_none_or(|(at, _)| modified >= at) {
+                        self.whole = Some((modified, pick));
+                    }
+                }
+                return;
+            }
+        };
+        self.per_field = true;
+        if self.decision.is_none_or(|(at, _)| modified >= at) {
+            self.decision = Some((modified, decision));
+        }
+    }
+
+    fn pick(&self) -> Pick {
+        match self.whole {
+            Some((_, pick)) if !self.per_field => pick,
+            _ => Pick {
+                favourite: self.favourite,
+                decision: self.decision.map(|(_, d)| d),
+            },
+        }
+    }
+}
+
 /// Every pick of the project in `project_folder`, by video file name.
 pub async fn all(
     storage: &dyn Storage,
     project_folder: &str,
 ) -> Result<HashMap<String, Pick>, StorageError> {
     let folder = folder(project_folder);
-    Ok(newest(&folder, &storage.list(&folder).await?))
+    Ok(read(&folder, &storage.list(&folder).await?)
+        .into_iter()
+        .map(|(name, keys)| (name, keys.pick()))
+        .filter(|(_, pick)| *pick != Pick::default())
+        .collect())
 }
 
-/// The newest pick of each video among the objects of `folder`.
-fn newest(folder: &str, objects: &[Object]) -> HashMap<String, Pick> {
-    let mut newest: HashMap<String, (i64, Pick)> = HashMap::new();
+/// The pick keys of each video among the objects of `folder`.
+fn read(folder: &str, objects: &[Object]) -> HashMap<String, Keys> {
+    let mut videos: HashMap<String, Keys> = HashMap::new();
     for object in objects {
-        let Some((name, state)) = object.key[folder.len()..].rsplit_once('.') else {
+        let Some((name, suffix)) = object.key[folder.len()..].rsplit_once('.') else {
             continue;
         };
-        let Some(pick) = Pick::parse(state) else {
-            continue;
-        };
-        let entry = newest.entry(name.to_owned()).or_insert((i64::MIN, pick));
-        if object.modified >= entry.0 {
-            *entry = (object.modified, pick);
-        }
+        videos
+            .entry(name.to_owned())
+            .or_default()
+            .see(suffix, object.modified);
     }
-    newest
-        .into_iter()
-        .map(|(name, (_, pick))| (name, pick))
-        .collect()
+    videos
 }
+
+/// Changes of one video's pick on this server take turns.
+static CHANGING: KeyedLocks = KeyedLocks::new();
 
 /// Applies `change` to the pick of video `name`; the pick after it.
 pub async fn change(
@@ -105,6 +179,9 @@ pub async fn change(
 ) -> Result<Pick, StorageError> {
     let folder = folder(project_folder);
     let prefix = format!("{folder}{name}.");
+    let _turn = CHANGING.lock(&prefix).await;
+    let key = |suffix: &str| format!("{prefix}{suffix}");
+    // A pick written whole, before per-field keys: written again as per-field keys, whole.
     let objects: Vec<Object> = storage
         .list(&folder)
         .await?
@@ -112,19 +189,68 @@ pub async fn change(
         .filter(|o| o.key.starts_with(&prefix))
         .cloned()
         .collect();
-    let current = newest(&folder, &objects).remove(name).unwrap_or_default();
-    let next = Pick {
-        favourite: change.favourite.unwrap_or(current.favourite),
-        decision: change.decision.unwrap_or(current.decision),
+    let keys = read(&folder, &objects).remove(name).unwrap_or_default();
+    let whole = keys.whole.is_some();
+    let change = if whole {
+        let next = keys.pick().changed(change);
+        Change {
+            favourite: Some(next.favourite),
+            decision: Some(next.decision),
+        }
+    } else {
+        change
     };
-    let key = format!("{prefix}{}", next.state());
-    if next != Pick::default() {
-        storage.put_bytes(&key, Vec::new()).await?;
+    match change.favourite {
+        Some(true) => drop(storage.put_bytes(&key(FAVOURITE), Vec::new()).await?),
+        Some(false) => storage.delete(&key(FAVOURITE)).await?,
+        None => {}
     }
-    for old in objects.iter().filter(|old| old.key != key) {
-        storage.delete(&old.key).await?;
+    match change.decision {
+        Some(Some(decision)) => {
+            storage
+                .put_bytes(&key(decision.suffix()), Vec::new())
+                .await?;
+            storage.delete(&key(decision.other().suffix())).await?;
+        }
+        Some(None) => {
+            for decision in [Decision::Approved, Decision::Rejected] {
+                storage.delete(&key(decision.suffix())).await?;
+            }
+        }
+        None => {}
     }
-    Ok(next)
+    if whole {
+        for old in objects
+            .iter()
+            .filter(|o| Pick::parse_whole(&o.key[prefix.len()..]).is_some())
+        {
+            storage.delete(&old.key).await?;
+        }
+    }
+    // The fields left as they were are read from the keys themselves, not from a listing that
+    // may be older than another server's change.
+    let favourite = match change.favourite {
+        Some(favourite) => favourite,
+        None => storage.head(&key(FAVOURITE)).await?.is_some(),
+    };
+    let decision = match change.decision {
+        Some(decision) => decision,
+        None => {
+            let mut newest: Option<(i64, Decision)> = None;
+            for decision in [Decision::Approved, Decision::Rejected] {
+                if let Some(object) = storage.head(&key(decision.suffix())).await? {
+                    if newest.is_none_or(|(at, _)| object.modified >= at) {
+                        newest = Some((object.modified, decision));
+                    }
+                }
+            }
+            newest.map(|(_, d)| d)
+        }
+    };
+    Ok(Pick {
+        favourite,
+        decision,
+    })
 }
 
 /// Forgets the pick of video `name` (removed from the library).
@@ -135,6 +261,7 @@ pub async fn forget(
 ) -> Result<(), StorageError> {
     let folder = folder(project_folder);
     let prefix = format!("{folder}{name}.");
+    let _turn = CHANGING.lock(&prefix).await;
     for object in storage.list(&folder).await?.iter() {
         if object.key.starts_with(&prefix) {
             storage.delete(&object.key).await?;
@@ -146,20 +273,144 @@ pub async fn forget(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::LocalStorage;
 
     #[test]
-    fn every_state_reads_back() {
-        for favourite in [true, false] {
-            for decision in [None, Some(Decision::Approved), Some(Decision::Rejected)] {
-                let pick = Pick {
+    fn every_whole_pick_reads_back() {
+        for (state, favourite, decision) in [
+            ("fav-approved", true, Some(Decision::Approved)),
+            ("no-rejected", false, Some(Decision::Rejected)),
+            ("fav-none", true, None),
+            ("no-none", false, None),
+        ] {
+            assert_eq!(
+                Pick::parse_whole(state),
+                Some(Pick {
                     favourite,
-                    decision,
-                };
-                assert_eq!(Pick::parse(&pick.state()), Some(pick));
-            }
+                    decision
+                })
+            );
         }
         for bad in ["", "fav", "yes-none", "fav-maybe", "fav-approved-x"] {
-            assert_eq!(Pick::parse(bad), None, "{bad}");
+            assert_eq!(Pick::parse_whole(bad), None, "{bad}");
         }
+    }
+
+    fn storage(dir: &std::path::Path) -> LocalStorage {
+        LocalStorage::new(dir.join("media"), dir.join("tmp")).unwrap()
+    }
+
+    /// Fails on a pick read, changed and written whole: the star and the approval sent at once
+    /// each wrote the pick they read before the other's change, and one was lost.
+    #[tokio::test]
+    async fn a_star_and_a_decision_at_once_both_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = storage(dir.path());
+        for round in 0..20 {
+            let name = format!("v{round}.mp4");
+            let star = change(
+                &storage,
+                "p",
+                &name,
+                Change {
+                    favourite: Some(true),
+                    ..Change::default()
+                },
+            );
+            let approve = change(
+                &storage,
+                "p",
+                &name,
+                Change {
+                    decision: Some(Some(Decision::Approved)),
+                    ..Change::default()
+                },
+            );
+            let (starred, approved) = tokio::join!(star, approve);
+            assert!(starred.unwrap().favourite);
+            assert_eq!(approved.unwrap().decision, Some(Decision::Approved));
+            assert_eq!(
+                all(&storage, "p").await.unwrap()[&name],
+                Pick {
+                    favourite: true,
+                    decision: Some(Decision::Approved)
+                },
+                "round {round}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn changing_one_field_keeps_the_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = storage(dir.path());
+        let star = Change {
+            favourite: Some(true),
+            ..Change::default()
+        };
+        change(&storage, "p", "v.mp4", star).await.unwrap();
+        let reject = Change {
+            decision: Some(Some(Decision::Rejected)),
+            ..Change::default()
+        };
+        let after = change(&storage, "p", "v.mp4", reject).await.unwrap();
+        assert_eq!(
+            after,
+            Pick {
+                favourite: true,
+                decision: Some(Decision::Rejected)
+            }
+        );
+        let unstar = Change {
+            favourite: Some(false),
+            ..Change::default()
+        };
+        let after = change(&storage, "p", "v.mp4", unstar).await.unwrap();
+        assert_eq!(after.decision, Some(Decision::Rejected));
+        forget(&storage, "p", "v.mp4").await.unwrap();
+        assert!(all(&storage, "p").await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_pick_written_whole_is_read_and_changed_field_by_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = storage(dir.path());
+        storage
+            .put_bytes("projects/p/picks/v.mp4.fav-approved", Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            all(&storage, "p").await.unwrap()["v.mp4"],
+            Pick {
+                favourite: true,
+                decision: Some(Decision::Approved)
+            }
+        );
+        let after = change(
+            &storage,
+            "p",
+            "v.mp4",
+            Change {
+                decision: Some(None),
+                ..Change::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            after,
+            Pick {
+                favourite: true,
+                decision: None
+            }
+        );
+        let keys: Vec<String> = storage
+            .list("projects/p/picks/")
+            .await
+            .unwrap()
+            .iter()
+            .map(|o| o.key.clone())
+            .collect();
+        assert_eq!(keys, ["projects/p/picks/v.mp4.fav"]);
     }
 }

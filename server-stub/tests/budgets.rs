@@ -15,7 +15,10 @@ use harness::*;
 
 /// local-1 at $0.10 a second: a 2 s job is estimated at $0.20.
 fn priced(limits: Limits) -> Harness {
-    let dir = tempfile::tempdir().unwrap();
+    priced_in(tempfile::tempdir().unwrap(), limits)
+}
+
+fn priced_in(dir: tempfile::TempDir, limits: Limits) -> Harness {
     let file = dir.path().join("prices.toml");
     std::fs::write(&file, "[models.\"local-1\"]\nusd_per_second = 0.10\n").unwrap();
     let mut catalog = Catalog::default();
@@ -289,4 +292,68 @@ async fn the_spend_is_answered_by_day_by_model_and_as_csv() {
         let reply = api(&h.app, "GET", &format!("/api/spend{query}"), None).await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{query}");
     }
+}
+
+/// Fails on spend read from job records alone: removing a finished job (its row's Remove
+/// button) took its cost out of the cap, the report, the CSV and /metrics, and the next create
+/// was admitted.
+#[tokio::test]
+async fn a_removed_job_still_counts_against_the_cap_and_in_the_spend() {
+    let h = priced(roomy());
+    budget(&h, "PUT", Some(json!({"monthly_usd": 0.2}))).await;
+    let made = api(&h.app, "POST", "/api/projects/p/jobs", Some(JOB())).await;
+    assert_eq!(made.status, StatusCode::CREATED);
+    let id = made.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let path = format!("/api/jobs/sora/{}", encoded(&id));
+    assert_eq!(
+        api(&h.app, "DELETE", &path, None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        api(&h.app, "GET", &path, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let h = {
+        // And after a restart, from the ledger on disk.
+        let check = |h: Harness| async move {
+            assert_eq!(
+                budget(&h, "GET", None).await.json()["committed_usd"],
+                json!(0.2)
+            );
+            let refused = api(&h.app, "POST", "/api/projects/p/jobs", Some(JOB())).await;
+            assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
+            assert_eq!(refused.json()["committed_usd"], json!(0.2));
+            let spend = api(&h.app, "GET", "/api/projects/p/spend", None)
+                .await
+                .json();
+            assert_eq!(spend["total_usd"], json!(0.2));
+            let csv = api(&h.app, "GET", "/api/projects/p/spend?format=csv", None).await;
+            let mut reader = csv::Reader::from_reader(csv.body.as_slice());
+            let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+            assert_eq!(rows.len(), 1);
+            let metrics = send(
+                &h.app,
+                request("GET", "/metrics")
+                    .header("authorization", format!("Bearer {TOKEN}"))
+                    .body(axum::body::Body::empty())
+                    .unwrap(),
+            )
+            .await;
+            let metrics = String::from_utf8(metrics.body).unwrap();
+            assert!(
+                metrics.contains("studio_spend_committed_usd{provider=\"local\"} 0.2"),
+                "{metrics}"
+            );
+            assert!(
+                !metrics.contains("studio_jobs{status=\"done\""),
+                "a removed job is not counted as kept: {metrics}"
+            );
+            h
+        };
+        let h = check(h).await;
+        h.jobs.shutdown().await;
+        check(priced_in(h.dir, roomy())).await
+    };
+    h.jobs.shutdown().await;
 }

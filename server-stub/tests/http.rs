@@ -636,6 +636,65 @@ async fn the_token_goes_to_the_servers_own_page_only() {
     assert_eq!(same_origin_post.json()["token"], TOKEN);
 }
 
+/// Fails on trusting every loopback peer: behind Caddy or nginx on the same machine, every
+/// visitor's request arrives from loopback, and read /config.json with the token.
+#[tokio::test]
+async fn a_forwarded_request_is_judged_by_the_client_its_trusted_proxy_names() {
+    let h = start();
+    for forwarded in [
+        ("x-forwarded-for", "203.0.113.9"),
+        ("x-forwarded-for", "127.0.0.1"),
+        ("forwarded", "for=203.0.113.9;proto=https"),
+        ("x-real-ip", "203.0.113.9"),
+    ] {
+        // From loopback, but passed on by a proxy nobody named: not this machine.
+        let reply = get_with(&h.app, "/config.json", &[forwarded]).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{forwarded:?}");
+        assert!(!String::from_utf8_lossy(&reply.body).contains(TOKEN));
+        // From the trusted proxy, for a client elsewhere: the invitation is needed.
+        if !forwarded.1.contains("127.0.0.1") {
+            let reply = get_with(&h.proxied, "/config.json", &[forwarded]).await;
+            assert_eq!(reply.status, StatusCode::FORBIDDEN, "{forwarded:?}");
+        }
+    }
+    // The trusted proxy, for a browser on its own machine, and for an invited one.
+    let local = get_with(
+        &h.proxied,
+        "/config.json",
+        &[("x-forwarded-for", "127.0.0.1")],
+    )
+    .await;
+    assert_eq!(local.json()["token"], TOKEN);
+    let cookie = format!("studio_access={ACCESS_CODE}");
+    let invited = get_with(
+        &h.proxied,
+        "/config.json",
+        &[("x-forwarded-for", "203.0.113.9"), ("cookie", &cookie)],
+    )
+    .await;
+    assert_eq!(invited.json()["token"], TOKEN);
+    // The scheme the trusted proxy was reached by builds the media addresses; anyone else's
+    // word for it is not taken.
+    saved(&h, "p1", "behind tls").await;
+    for (app, scheme) in [(&h.proxied, "https://"), (&h.app, "http://")] {
+        let listed = send(
+            app,
+            request("GET", "/api/projects/p1/assets")
+                .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                .header("x-forwarded-proto", "https")
+                .header("x-forwarded-for", "127.0.0.1")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        let url = listed.json()["videos"][0]["public_url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(url.starts_with(scheme), "{url}");
+    }
+}
+
 #[tokio::test]
 async fn other_machines_need_the_invitation_link() {
     let h = start();

@@ -1192,3 +1192,39 @@ async fn takes_send_their_seeds_where_the_contract_takes_one() {
         }
     }
 }
+
+/// Fails on ordering by id: ids begin with the model's name, so `sora-2:...` was listed above a
+/// newer `local-1:...` job.
+#[tokio::test]
+async fn jobs_are_listed_newest_first_whatever_their_model() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_secs(60),
+        ..Settings::default()
+    })
+    .await;
+    let jobs = setup.service();
+    let mut made = Vec::new();
+    for model in ["local-1", "sora-2", "local-1"] {
+        made.push(jobs.create(job(model, model)).await.unwrap().sora_job_id);
+        // Ids carry the millisecond they were made in: the next job is made in a later one.
+        let made_in = millisecond();
+        while millisecond() == made_in {
+            tokio::task::yield_now().await;
+        }
+    }
+    let listed: Vec<String> = jobs
+        .list("hosted")
+        .into_iter()
+        .map(|r| r.sora_job_id)
+        .collect();
+    made.reverse();
+    assert_eq!(listed, made);
+    jobs.shutdown().await;
+}
+
+fn millisecond() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}

@@ -704,3 +704,211 @@ async fn a_database_without_shared_storage_is_refused() {
         "{refused}"
     );
 }
+
+/// Fails on spend read from job rows alone: a job removed through one replica (its row's Remove
+/// button) no longer counted against the cap, the daily seconds or the spend anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_removed_at_one_replica_still_counts_at_every_replica() {
+    let pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    // local-1 at $0.10 a second: a 2 s job is estimated at $0.20.
+    let prices = media.path().join("prices.toml");
+    std::fs::write(&prices, "[models.\"local-1\"]\nusd_per_second = 0.10\n").unwrap();
+    let flags = [
+        "--shared-media".to_owned(),
+        format!("--prices={}", prices.display()),
+        "--daily-video-seconds=local=3".into(),
+    ];
+    let (a, b) = (
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    );
+    a.call(
+        reqwest::Method::PUT,
+        "/projects/capped/budget",
+        Some(json!({"monthly_usd": 0.2})),
+    )
+    .await;
+    let body = json!({"prompt": "a kite", "seconds": 2, "size": "128x128"});
+    let id = a.create("capped", body.clone()).await;
+    assert_eq!(a.finished(&id).await["status"], "done");
+    let removed = b
+        .http
+        .delete(format!("{}/api{}", b.url, job_path(&id)))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(removed.status(), 204);
+    // A hears of the removal, then counts it all the same.
+    until("A to drop the removed job", || async {
+        let reply = a
+            .http
+            .get(format!("{}/api{}", a.url, job_path(&id)))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        (reply.status() == 404).then_some(())
+    })
+    .await;
+    let third = Replica::start(&pg, media.path(), &flags);
+    for replica in [&a, &b, &third] {
+        let seen = replica
+            .call(reqwest::Method::GET, "/projects/capped/budget", None)
+            .await;
+        assert_eq!(seen["committed_usd"], json!(0.2), "{seen}");
+        let spend = replica
+            .call(reqwest::Method::GET, "/projects/capped/spend", None)
+            .await;
+        assert_eq!(spend["total_usd"], json!(0.2), "{spend}");
+    }
+    for (project, refused) in [("capped", 402), ("uncapped", 429)] {
+        let reply = b
+            .http
+            .post(format!("{}/api/projects/{project}/jobs", b.url))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), refused, "{project}");
+    }
+}
+
+/// Fails on counting a link's notes from each replica's own listing under a lock of its own:
+/// 120 comments sent through two replicas at once were all accepted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_links_sixty_notes_a_minute_hold_across_replicas() {
+    let pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let shared = ["--shared-media".to_owned()];
+    let replicas = [
+        Replica::start(&pg, media.path(), &shared),
+        Replica::start(&pg, media.path(), &shared),
+    ];
+    let id = replicas[0]
+        .create(
+            "notes",
+            json!({"prompt": "a heron", "seconds": 1, "size": "128x128"}),
+        )
+        .await;
+    assert_eq!(replicas[0].finished(&id).await["status"], "done");
+    let saved = replicas[0]
+        .call(
+            reqwest::Method::POST,
+            &format!("{}/save", job_path(&id)),
+            Some(json!({"project_id": "notes"})),
+        )
+        .await;
+    let video = saved["r2_key"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let link = replicas[0]
+        .call(
+            reqwest::Method::POST,
+            "/projects/notes/shares",
+            Some(json!({"videos": [video], "expires_in_hours": 1.0})),
+        )
+        .await;
+    let token = link["url"].as_str().unwrap().rsplit('/').next().unwrap();
+    let posts = (0..120).map(|i| {
+        let replica = &replicas[i % 2];
+        replica
+            .http
+            .post(format!("{}/api/review/{token}/comments", replica.url))
+            .json(&json!({"video": video, "at_seconds": 0.5, "name": "Ana", "text": "warmer"}))
+            .send()
+    });
+    let mut kept = 0;
+    for reply in futures_util::future::join_all(posts).await {
+        let reply = reply.unwrap();
+        match reply.status().as_u16() {
+            201 => kept += 1,
+            429 => {}
+            other => panic!("{other}: {}", reply.text().await.unwrap()),
+        }
+    }
+    assert_eq!(
+        kept, 60,
+        "sixty a minute on the link, whichever replica took them"
+    );
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to a replica's process.
+fn signal(replica: &Replica, signal: &str) {
+    let sent = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(replica.child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// How many of a replica's job writes were discarded for a lost lease (its /metrics).
+async fn fenced_writes(replica: &Replica) -> u64 {
+    let text = replica
+        .http
+        .get(format!("{}/metrics", replica.url))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("studio_fenced_writes_total "))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+/// Fails on a worker whose switch was disarmed before its last write: A, frozen (SIGSTOP)
+/// past its lease while rendering, wakes after B has taken the job over, and wrote its end of
+/// the render (`error`, its render cut off) over B's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let shared = ["--shared-media".to_owned()];
+    let a = Replica::start(&pg, media.path(), &shared);
+    let id = a
+        .create(
+            "frozen",
+            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    until("A rendering", || async {
+        let job = a.job(&id).await;
+        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
+    })
+    .await;
+    let b = Replica::start(&pg, media.path(), &shared);
+    signal(&a, "STOP");
+    until("B to take the job over", || async {
+        (row(&db, &id).await.1 == 2).then_some(())
+    })
+    .await;
+    signal(&a, "CONT");
+    // A finds its lease gone and stops; what it writes of the render's end is discarded.
+    until("A's last write discarded", || async {
+        (fenced_writes(&a).await > 0).then_some(())
+    })
+    .await;
+    let (record, claims) = row(&db, &id).await;
+    assert!(
+        record["status"] == "running" || record["status"] == "done",
+        "{record}"
+    );
+    let done = b.finished(&id).await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(
+        row(&db, &id).await.1,
+        claims,
+        "claimed by A, then by B only"
+    );
+}

@@ -66,6 +66,7 @@ fn replica(h: &Harness) -> Router {
                 extra_hosts: vec!["studio.test".into()],
                 cors_origins: vec![],
                 access_code: ACCESS_CODE.into(),
+                trusted_proxies: Default::default(),
             })
             .unwrap(),
         },

@@ -187,6 +187,7 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
             extra_hosts: vec![],
             cors_origins: vec![],
             access_code: "c".into(),
+            trusted_proxies: Default::default(),
         })
         .unwrap(),
     };
@@ -258,5 +259,64 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
         made["poster_url"],
         format!("{}/studio/projects/bucket/made.jpg", s3.public_base_url),
         "a stored poster is served by the bucket"
+    );
+}
+
+/// Fails on picks read, changed and written whole from a listing: two replicas over one bucket,
+/// each answering listings from its kept copy (up to 300 s old), kept only their own pick.
+#[tokio::test]
+async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
+    use server_stub::picks::{self, Change, Decision, Pick};
+    use server_stub::storage::{Freshness, ListingCache};
+    let moto = Moto::start().await;
+    let bucket: Arc<dyn Storage> = Arc::new(S3Storage::new(&moto.settings()).unwrap());
+    let replica = || {
+        ListingCache::new(
+            bucket.clone(),
+            Freshness {
+                fresh: Duration::from_secs(300),
+                stale_at_most: Duration::from_secs(300),
+            },
+        )
+    };
+    let (a, b) = (replica(), replica());
+    // Both have listed the project's picks: each now answers from its own copy.
+    for replica in [&a, &b] {
+        assert!(picks::all(replica, "p").await.unwrap().is_empty());
+    }
+    let starred = picks::change(
+        &a,
+        "p",
+        "v.mp4",
+        Change {
+            favourite: Some(true),
+            ..Change::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(starred.favourite);
+    let approved = picks::change(
+        &b,
+        "p",
+        "v.mp4",
+        Change {
+            decision: Some(Some(Decision::Approved)),
+            ..Change::default()
+        },
+    )
+    .await
+    .unwrap();
+    let both = Pick {
+        favourite: true,
+        decision: Some(Decision::Approved),
+    };
+    assert_eq!(
+        approved, both,
+        "the answer reads the other field from the bucket"
+    );
+    assert_eq!(
+        picks::all(bucket.as_ref(), "p").await.unwrap()["v.mp4"],
+        both
     );
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
-use crate::http::guard::GuardSettings;
+use crate::http::guard::{GuardSettings, TrustedProxies};
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::prices::Prices;
@@ -79,6 +79,11 @@ pub struct Config {
     /// address and the --public-url host always are).
     #[arg(long, env = "STUDIO_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
+    /// Proxies in front of this server (addresses or networks, comma-separated) whose
+    /// `Forwarded`, `X-Forwarded-For`, `X-Real-IP` and `X-Forwarded-Proto` are believed. A
+    /// request that carries those headers from any other peer is never taken for this machine.
+    #[arg(long, env = "STUDIO_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<String>,
     /// Allow listening on an address other machines can reach (see the README's Security).
     #[arg(long, env = "STUDIO_ALLOW_REMOTE")]
     pub allow_remote: bool,
@@ -185,6 +190,7 @@ impl Config {
             extra_hosts: self.allowed_hosts.clone(),
             cors_origins: self.cors_origins.clone(),
             access_code: self.access_code()?,
+            trusted_proxies: TrustedProxies::parse(&self.trusted_proxies)?,
         })
     }
 

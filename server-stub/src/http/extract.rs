@@ -64,7 +64,8 @@ where
     }
 }
 
-/// The public base URL: configured, or taken from the request's Host.
+/// The public base URL: configured, or taken from the request's Host (and https when a
+/// trusted proxy says it was reached over https).
 #[derive(Clone)]
 pub struct PublicBase(pub String);
 
@@ -84,7 +85,15 @@ impl FromRequestParts<AppState> for PublicBase {
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
             })
             .unwrap_or("localhost");
-        Ok(PublicBase(format!("http://{host}")))
+        let scheme = if state
+            .guard
+            .forwarded_https(&parts.headers, super::guard::peer(&parts.extensions))
+        {
+            "https"
+        } else {
+            "http"
+        };
+        Ok(PublicBase(format!("{scheme}://{host}")))
     }
 }
 

@@ -107,7 +107,15 @@ fn shared(share: &Share, video: &str) -> Result<String, ApiError> {
 }
 
 async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiError> {
-    match reviews::add(state.jobs.storage().as_ref(), share, &note).await {
+    let database = state.jobs.database();
+    match reviews::add(
+        state.jobs.storage().as_ref(),
+        database.as_ref(),
+        share,
+        &note,
+    )
+    .await
+    {
         Ok(()) => {}
         Err(NoteError::TooMany { retry_after }) => {
             return Err(ApiError::TooManyRequests {

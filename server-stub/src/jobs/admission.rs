@@ -3,6 +3,7 @@
 //! started, all or none.
 
 use super::budget;
+use super::ledger::counts_seconds;
 use super::record::{self, JobRecord, Status};
 use super::{cost, inputs, now, Backend, JobError, JobService, NewJob};
 use crate::providers::Maker;
@@ -24,7 +25,7 @@ fn day_of(at: &str) -> &str {
 }
 
 /// What an admission must read besides the active jobs: for a monthly cap, what the month
-/// (`YYYY-MM`) commits; for a daily budget, the jobs made that day (`YYYY-MM-DD`) at that
+/// (`YYYY-MM`) commits; for a daily budget, the seconds asked that day (`YYYY-MM-DD`) of that
 /// provider.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::jobs) struct Counting<'a> {
@@ -52,6 +53,20 @@ impl Active {
             },
         )
     }
+}
+
+/// Seconds of video asked of `provider` on `day` (`YYYY-MM-DD`) by `jobs` (every one made
+/// that day at that provider, among others), as its daily budget counts them.
+pub(in crate::jobs) fn daily_seconds<'a>(
+    jobs: impl IntoIterator<Item = &'a JobRecord>,
+    provider: &str,
+    day: &str,
+) -> u64 {
+    jobs.into_iter()
+        .filter(|r| r.provider == provider && r.created_at.starts_with(day))
+        .filter(|r| counts_seconds(r))
+        .map(|r| u64::from(r.spec.seconds))
+        .sum()
 }
 
 impl JobService {
@@ -166,8 +181,8 @@ impl JobService {
                 .then(|| (template.provider.as_str(), day_of(&template.created_at))),
         };
         if let Backend::Shared(replica) = &self.inner.backend {
-            let admit = |active: Active, committed: (f64, f64), today: &[JobRecord]| {
-                self.admit(active, committed, today, &template, count, caps)
+            let admit = |active: Active, committed: (f64, f64), today_seconds: u64| {
+                self.admit(active, committed, today_seconds, &template, count, caps)
             };
             self.insert_shared(replica, &takes, local, counting, admit)
                 .await?;
@@ -177,10 +192,17 @@ impl JobService {
             let mut records = self.inner.records.lock().unwrap();
             let project = &template.project_id;
             let active = Active::of(records.values(), project);
+            // Removed jobs count too, through the ledger (read under the records' lock, as
+            // a removal writes it).
+            let ledger = &self.inner.ledger;
             let committed = counting.month.map_or((0.0, 0.0), |month| {
-                budget::totals(project, month, records.values())
+                let removed = ledger.committed(project, month);
+                budget::totals(project, month, records.values(), removed)
             });
-            self.admit(active, committed, records.values(), &template, count, caps)?;
+            let today_seconds = counting.today.map_or(0, |(provider, day)| {
+                daily_seconds(records.values(), provider, day) + ledger.seconds(provider, day)
+            });
+            self.admit(active, committed, today_seconds, &template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -205,13 +227,13 @@ impl JobService {
 
     /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
     /// budget or a monthly cap, given how many jobs are active, what this month commits against
-    /// the caps (the project's and the studio's, to the cent) and, for a daily budget, the jobs
-    /// it counts (every one made today, among others).
-    fn admit<'a>(
+    /// the caps (the project's and the studio's, to the cent) and, for a daily budget, the
+    /// seconds already asked of the provider today.
+    fn admit(
         &self,
         active: Active,
         committed: (f64, f64),
-        today: impl IntoIterator<Item = &'a JobRecord>,
+        spent: u64,
         new: &JobRecord,
         count: u32,
         caps: budget::Caps,
@@ -239,13 +261,6 @@ impl JobService {
             });
         }
         if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
-            let day = day_of(&new.created_at);
-            let spent: u64 = today
-                .into_iter()
-                .filter(|r| r.provider == new.provider && r.created_at.starts_with(day))
-                .filter(|r| r.status != Status::Error || r.submit_started_at.is_some())
-                .map(|r| u64::from(r.spec.seconds))
-                .sum();
             if spent + u64::from(new.spec.seconds) * count as u64 > budget {
                 return Err(JobError::Busy {
                     message: format!(

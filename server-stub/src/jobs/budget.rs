@@ -143,14 +143,16 @@ pub fn sums<'a>(
     (in_project, in_studio)
 }
 
-/// [`sums`] to the cent.
+/// [`sums`] with what removed jobs commit (`removed`: the ledger's, of the project and of the
+/// studio), to the cent.
 pub fn totals<'a>(
     project: &str,
     month: &str,
     jobs: impl IntoIterator<Item = &'a JobRecord>,
+    removed: (f64, f64),
 ) -> (f64, f64) {
     let (in_project, in_studio) = sums(project, month, jobs);
-    (cents(in_project), cents(in_studio))
+    (cents(in_project + removed.0), cents(in_studio + removed.1))
 }
 
 /// Refuses `estimate_usd` more for a project when it would pass a cap, given what is
@@ -197,7 +199,7 @@ mod tests {
             project: Some(4.0),
             studio: None,
         };
-        let committed = totals("a", month, &jobs);
+        let committed = totals("a", month, &jobs, (0.0, 0.0));
         assert_eq!(check(caps, committed, 1.0), Ok(()));
         let over = check(caps, committed, 1.01).unwrap_err();
         assert_eq!(

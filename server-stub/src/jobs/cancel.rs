@@ -2,9 +2,15 @@
 //! between frames and a token that wakes a hosted job's poller at once. A cancel trips it, and
 //! so does the service's stop; a hosted job is also cancelled at the provider where its API
 //! allows. A cancelled job is `error` with the message "Cancelled".
+//!
+//! With replicas, a switch belongs to one claim of the job (its attempt, the fencing token):
+//! every write of that claim's worker carries it, so a worker whose lease passed to another
+//! replica writes nothing, however late it wakes. A job claimed again gets a new switch, and
+//! the old one is tripped. A cancel is the user's write, not a worker's: it carries no fence
+//! and wins on any replica.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -15,15 +21,26 @@ use crate::providers::Maker;
 
 pub const CANCELLED: &str = "Cancelled";
 
-#[derive(Default)]
 pub struct Switch {
     /// Read by the engine between frames.
     pub flag: AtomicBool,
     /// Cancelled with the flag; a child of the service's stop.
     pub token: CancellationToken,
-    /// The attempt this replica works the job under, when replicas share a database (its
+    /// The claim this replica works the job under, when replicas share a database (its
     /// writes are fenced by it); 0 otherwise.
-    pub attempt: AtomicU32,
+    attempt: u32,
+}
+
+impl Switch {
+    /// What the worker's writes are fenced by: its claim's attempt (none without replicas).
+    pub fn fence(&self) -> Option<u32> {
+        (self.attempt > 0).then_some(self.attempt)
+    }
+
+    pub fn trip(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.token.cancel();
+    }
 }
 
 #[derive(Default)]
@@ -32,40 +49,42 @@ pub struct Switches {
 }
 
 impl Switches {
-    /// The switch of job `id`, made on first use, tripped by `stop` too.
-    pub fn arm(&self, id: &str, stop: &CancellationToken) -> Arc<Switch> {
-        self.armed
-            .lock()
-            .unwrap()
-            .entry(id.to_owned())
-            .or_insert_with(|| {
-                Arc::new(Switch {
-                    flag: AtomicBool::new(false),
-                    token: stop.child_token(),
-                    attempt: AtomicU32::new(0),
-                })
-            })
-            .clone()
+    /// The switch of job `id` under claim `attempt` (0 without replicas), made on first use,
+    /// tripped by `stop` too. The switch of an older claim is tripped and replaced.
+    pub fn arm(&self, id: &str, attempt: u32, stop: &CancellationToken) -> Arc<Switch> {
+        let mut armed = self.armed.lock().unwrap();
+        if let Some(switch) = armed.get(id) {
+            if switch.attempt == attempt {
+                return switch.clone();
+            }
+            switch.trip();
+        }
+        let switch = Arc::new(Switch {
+            flag: AtomicBool::new(false),
+            token: stop.child_token(),
+            attempt,
+        });
+        armed.insert(id.to_owned(), switch.clone());
+        switch
     }
 
-    /// Forgets the switch of a job that has stopped working.
-    pub fn disarm(&self, id: &str) {
-        self.armed.lock().unwrap().remove(id);
+    /// Forgets `switch`, whose work on job `id` has stopped (a newer claim's stays).
+    pub fn disarm(&self, id: &str, switch: &Arc<Switch>) {
+        let mut armed = self.armed.lock().unwrap();
+        if armed.get(id).is_some_and(|held| Arc::ptr_eq(held, switch)) {
+            armed.remove(id);
+        }
     }
 
     /// The attempt this replica works job `id` under, while it does.
     pub fn fence(&self, id: &str) -> Option<u32> {
-        let armed = self.armed.lock().unwrap();
-        let attempt = armed.get(id)?.attempt.load(Ordering::SeqCst);
-        (attempt > 0).then_some(attempt)
+        self.armed.lock().unwrap().get(id)?.fence()
     }
 
-    /// Stops the work on job `id`; its switch stays (and fences its writes) until the work
-    /// has stopped and disarms it.
+    /// Stops the work on job `id`.
     pub fn trip(&self, id: &str) {
         if let Some(switch) = self.armed.lock().unwrap().get(id) {
-            switch.flag.store(true, Ordering::SeqCst);
-            switch.token.cancel();
+            switch.trip();
         }
     }
 

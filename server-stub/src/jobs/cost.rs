@@ -39,7 +39,7 @@ impl Estimate {
 }
 
 /// Where an actual cost comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum CostSource {
     #[serde(rename = "provider")]
     Provider,

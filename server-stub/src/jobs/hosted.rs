@@ -3,6 +3,7 @@
 //! job, however many browsers ask), then stream the finished video into the holding area at
 //! once, because provider URLs expire.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, TryStreamExt};
@@ -11,6 +12,7 @@ use time::format_description::well_known::Rfc3339;
 
 use tokio_util::sync::CancellationToken;
 
+use super::cancel::Switch;
 use super::record::{JobRecord, Status};
 use super::{age, now, preview_key, JobService};
 use crate::providers::fetch::MAX_VIDEO_BYTES;
@@ -29,17 +31,17 @@ const ESTIMATE_MAX: u8 = 95;
 const COPY_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 impl JobService {
-    pub(super) async fn run_hosted(&self, id: &str, maker: Maker) {
+    /// Follows a hosted job under `switch` (its claim, with replicas): every write it makes
+    /// carries the claim's fence.
+    pub(super) async fn run_hosted(&self, id: &str, maker: Maker, switch: Arc<Switch>) {
         let Maker::Hosted { provider, remote } = maker else {
             return;
         };
-        let Some(record) = self.get(id).filter(|r| r.status.is_active()) else {
-            return;
-        };
-        let cancelled = self.inner.switches.arm(id, &self.inner.stop).token.clone();
-        self.follow_through(id, provider.as_ref(), &remote, record, &cancelled)
-            .await;
-        self.inner.switches.disarm(id);
+        if let Some(record) = self.get(id).filter(|r| r.status.is_active()) {
+            self.follow_through(id, provider.as_ref(), &remote, record, &switch)
+                .await;
+        }
+        self.inner.switches.disarm(id, &switch);
     }
 
     /// Submits (or recovers) the job, follows it and copies the video out, until done, failed,
@@ -50,15 +52,18 @@ impl JobService {
         provider: &dyn Provider,
         remote: &str,
         record: JobRecord,
-        cancelled: &CancellationToken,
+        switch: &Switch,
     ) {
+        let (cancelled, fence) = (&switch.token, switch.fence());
         let remote_id = match (record.provider_job_id.clone(), record.submit_started_at) {
             (Some(remote_id), _) => remote_id,
-            (None, Some(started)) => match self.recover(id, provider, remote, &started).await {
-                Some(remote_id) => remote_id,
-                None => return,
-            },
-            (None, None) => match self.submit(id, provider, remote, cancelled).await {
+            (None, Some(started)) => {
+                match self.recover(id, provider, remote, &started, fence).await {
+                    Some(remote_id) => remote_id,
+                    None => return,
+                }
+            }
+            (None, None) => match self.submit(id, provider, remote, switch).await {
                 Some(remote_id) => remote_id,
                 None => return,
             },
@@ -75,10 +80,10 @@ impl JobService {
             .await
         {
             Some(Ok(finished)) => {
-                self.copy_out(id, provider, remote, &remote_id, finished)
+                self.copy_out(id, provider, remote, &remote_id, finished, switch)
                     .await
             }
-            Some(Err(message)) => self.fail(id, message).await,
+            Some(Err(message)) => self.fail(id, fence, message).await,
             None if self.stopping() => {
                 tracing::info!(job = %id, "stopped; the poller starts again at the next start")
             }
@@ -94,6 +99,7 @@ impl JobService {
         provider: &dyn Provider,
         remote: &str,
         started: &str,
+        fence: Option<u32>,
     ) -> Option<String> {
         let record = self.get(id)?;
         let since = time::OffsetDateTime::parse(started, &Rfc3339)
@@ -111,12 +117,12 @@ impl JobService {
         let outcome = match provider.find(remote, id, &record.prompt, since).await {
             Ok(Found::Job(found)) if !taken(&found) => {
                 tracing::warn!(job = %id, remote = %found, "a submission cut off by a stop was found at the provider");
-                self.change(id, |r| {
+                self.change_as(id, fence, |r| {
                     r.status = Status::Running;
                     r.attempts += 1;
                     r.provider_job_id = Some(found.clone());
                 })
-                .await;
+                .await?;
                 return Some(found);
             }
             Ok(Found::Job(_) | Found::Nothing) => format!("{name} has no such job"),
@@ -130,7 +136,7 @@ impl JobService {
             "The server stopped while this job was being sent to {name}, and {outcome}. It was \
              not sent again, so it cannot be billed twice; retry it if you still want it."
         );
-        self.fail(id, message).await;
+        self.fail(id, fence, message).await;
         None
     }
 
@@ -142,8 +148,9 @@ impl JobService {
         id: &str,
         provider: &dyn Provider,
         remote: &str,
-        cancelled: &CancellationToken,
+        switch: &Switch,
     ) -> Option<String> {
+        let (cancelled, fence) = (&switch.token, switch.fence());
         let _slot = tokio::select! {
             slot = self.inner.submissions.acquire() => slot.ok()?,
             () = cancelled.cancelled() => return None,
@@ -152,8 +159,12 @@ impl JobService {
         let pictures = match self.pictures(&record).await {
             Ok(pictures) => pictures,
             Err(e) => {
-                self.fail(id, format!("The job's pictures could not be read: {e}"))
-                    .await;
+                self.fail(
+                    id,
+                    fence,
+                    format!("The job's pictures could not be read: {e}"),
+                )
+                .await;
                 return None;
             }
         };
@@ -163,6 +174,7 @@ impl JobService {
             self.update(id, |r| r.submit_started_at = None);
             self.fail(
                 id,
+                fence,
                 "The job could not be recorded, so it was not sent".into(),
             )
             .await;
@@ -176,7 +188,7 @@ impl JobService {
                 tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
                 let mut active = false;
                 let record = self
-                    .change(id, |r| {
+                    .change_as(id, fence, |r| {
                         r.provider_job_id = Some(remote_id.clone());
                         active = r.status.is_active();
                         if active {
@@ -193,7 +205,7 @@ impl JobService {
                 Some(remote_id)
             }
             Err(e) => {
-                self.fail(id, e.to_string()).await;
+                self.fail(id, fence, e.to_string()).await;
                 None
             }
         }
@@ -262,7 +274,8 @@ impl JobService {
     }
 
     /// Streams the finished video into the holding area and marks the job done, with what the
-    /// provider reported of it.
+    /// provider reported of it. A cancel (or a removal) stops the copy, and what it had kept
+    /// (the video, its poster, a last frame) is removed: no record points at it.
     async fn copy_out(
         &self,
         id: &str,
@@ -270,7 +283,10 @@ impl JobService {
         remote: &str,
         remote_id: &str,
         finished: Finished,
+        switch: &Switch,
     ) {
+        let fence = switch.fence();
+        let project = self.read(id, |r| r.project_id.clone());
         let key = preview_key(id);
         let mut attempt = 0;
         let copy = async {
@@ -309,31 +325,54 @@ impl JobService {
                 }
             }
         };
-        let outcome = tokio::time::timeout(COPY_DEADLINE, copy)
-            .await
-            .unwrap_or_else(|_| Err("the copy took longer than 30 minutes".to_owned()));
+        let outcome = tokio::select! {
+            biased;
+            () = switch.token.cancelled() => None,
+            copied = tokio::time::timeout(COPY_DEADLINE, copy) => Some(
+                copied.unwrap_or_else(|_| Err("the copy took longer than 30 minutes".to_owned())),
+            ),
+        };
         match outcome {
-            Ok(object) => {
+            Some(Ok(object)) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
                 crate::metrics::get().copied(object.size_bytes);
                 let reference = match finished.last_frame {
                     Some(frame) => self.offer_last_frame(id, frame).await,
                     None => None,
                 };
-                self.done_with(id, object.key, |r| {
-                    r.provider_usage = finished.usage;
-                    r.last_frame_reference.clone_from(&reference);
-                })
-                .await;
+                let marked = self
+                    .done_with(id, fence, object.key.clone(), |r| {
+                        r.provider_usage = finished.usage;
+                        r.last_frame_reference.clone_from(&reference);
+                    })
+                    .await;
+                if !marked {
+                    self.discard_unheld_preview(id, &object.key).await;
+                    if let (Some(project), Some(reference)) = (&project, reference) {
+                        self.discard_reference(id, project, &reference).await;
+                    }
+                }
             }
-            Err(_) if self.stopping() => {}
-            Err(e) => {
+            _ if self.stopping() => {}
+            None => {
+                tracing::info!(job = %id, "cancelled while its video was copied; copy stopped");
+                self.discard_unheld_preview(id, &key).await;
+            }
+            Some(Err(e)) => {
                 self.fail(
                     id,
+                    fence,
                     format!("The finished video could not be copied from the provider: {e}"),
                 )
                 .await
             }
+        }
+    }
+
+    /// Removes a last frame kept for a job that was cancelled or removed meanwhile.
+    async fn discard_reference(&self, id: &str, project: &str, reference: &str) {
+        if let Err(e) = self.references().delete(project, reference).await {
+            tracing::warn!(job = %id, reference, error = %e, "a last frame no job holds could not be removed");
         }
     }
 

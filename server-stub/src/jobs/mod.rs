@@ -15,6 +15,7 @@ pub mod database;
 pub mod events;
 mod hosted;
 pub mod inputs;
+pub mod ledger;
 mod library;
 mod persist;
 pub mod record;
@@ -149,6 +150,8 @@ pub struct JobService {
 
 struct Inner {
     records: Mutex<HashMap<String, JobRecord>>,
+    /// What removed jobs spent. Taken after `records` when both are held.
+    ledger: ledger::Ledger,
     backend: Backend,
     storage: Arc<dyn Storage>,
     posters: Posters,
@@ -216,6 +219,7 @@ impl JobService {
     ) -> Result<JobService, JobError> {
         let disk = RecordDir::open(data.join("jobs"))?;
         let mut records = disk.load_all()?;
+        let removed = disk.ledger().load()?;
         for record in &mut records {
             // A hosted job keeps running at its provider: its poller simply starts again.
             if record.status == Status::Running && record.provider_job_id.is_none() {
@@ -226,6 +230,9 @@ impl JobService {
             }
         }
         let service = JobService::new(Backend::Files(disk), &data, storage, catalog, limits)?;
+        for (id, spent) in removed {
+            service.inner.ledger.add(&id, spent);
+        }
         let resume: Vec<String> = records
             .iter()
             .filter(|r| r.status.is_active())
@@ -256,6 +263,7 @@ impl JobService {
         Ok(JobService {
             inner: Arc::new(Inner {
                 records: Mutex::new(HashMap::new()),
+                ledger: ledger::Ledger::default(),
                 backend,
                 posters: Posters::new(storage.clone()),
                 references: References::new(storage.clone()),
@@ -305,22 +313,27 @@ impl JobService {
         &self.inner.catalog
     }
 
-    /// The Prometheus exposition, with the job gauges counted from the records now.
+    /// The Prometheus exposition, with the job gauges counted from the records and the
+    /// ledger of removed jobs now.
     pub fn metrics_text(&self) -> String {
         let now = now();
         let month = budget::month_of(&now);
-        let jobs: Vec<crate::metrics::JobCount> = self
-            .inner
-            .records
-            .lock()
-            .unwrap()
-            .values()
-            .map(|r| crate::metrics::JobCount {
-                status: r.status,
+        let mut jobs: Vec<crate::metrics::JobCount> = Vec::new();
+        {
+            let records = self.inner.records.lock().unwrap();
+            jobs.extend(records.values().map(|r| crate::metrics::JobCount {
+                status: Some(r.status),
                 provider: r.provider.clone(),
                 committed_usd: budget::committed(r, month),
-            })
-            .collect();
+            }));
+            self.inner.ledger.read(|removed| {
+                jobs.extend(removed.map(|spent| crate::metrics::JobCount {
+                    status: None,
+                    provider: spent.provider.clone(),
+                    committed_usd: spent.committed(month),
+                }))
+            });
+        }
         crate::metrics::get().render(&jobs)
     }
 
@@ -331,19 +344,28 @@ impl JobService {
         from: time::Date,
         to: time::Date,
     ) -> Vec<spend::Line> {
-        spend::lines(
-            self.inner.records.lock().unwrap().values(),
-            project,
-            from,
-            to,
-        )
+        let wanted = |p: &str| project.is_none_or(|want| want == p);
+        let records = self.inner.records.lock().unwrap();
+        let kept = records
+            .values()
+            .filter(|r| wanted(&r.project_id))
+            .map(spend::Line::of);
+        self.inner.ledger.read(|removed| {
+            let removed = removed
+                .filter(|s| wanted(&s.project_id))
+                .map(|s| s.line.clone());
+            spend::within(kept.chain(removed), from, to)
+        })
     }
 
-    /// What counts against this month's budgets now: of `project`, and of the whole studio.
+    /// What counts against this month's budgets now: of `project`, and of the whole studio
+    /// (removed jobs included).
     pub fn committed(&self, project: &str) -> (f64, f64) {
         let now = now();
+        let month = budget::month_of(&now);
         let records = self.inner.records.lock().unwrap();
-        budget::totals(project, budget::month_of(&now), records.values())
+        let removed = self.inner.ledger.committed(project, month);
+        budget::totals(project, month, records.values(), removed)
     }
 
     /// The studio's monthly cap, if any.
@@ -360,7 +382,7 @@ impl JobService {
         self.inner.records.lock().unwrap().get(id).map(look)
     }
 
-    /// A project's jobs, newest first.
+    /// A project's jobs, newest first (by when they were made, whatever their model).
     pub fn list(&self, project: &str) -> Vec<JobRecord> {
         let mut jobs: Vec<JobRecord> = self
             .inner
@@ -371,7 +393,9 @@ impl JobService {
             .filter(|r| r.project_id == project)
             .cloned()
             .collect();
-        jobs.sort_by(|a, b| b.sora_job_id.cmp(&a.sora_job_id));
+        jobs.sort_by(|a, b| {
+            record::made_order(&b.sora_job_id).cmp(record::made_order(&a.sora_job_id))
+        });
         jobs
     }
 
@@ -403,12 +427,23 @@ impl JobService {
         Some((record.clone(), true))
     }
 
-    /// Changes a record in memory and where it is kept; a failed write is logged. `None` when
-    /// there is no such job, or (with a shared database) the change could not be written or
-    /// came from a worker that lost the job's lease.
+    /// The user's change of a record (a cancel, a save), in memory and where it is kept; it
+    /// wins whichever replica works the job. A failed write is logged. `None` when there is no
+    /// such job, or (with a shared database) the change could not be written.
     async fn change(&self, id: &str, f: impl FnMut(&mut JobRecord)) -> Option<JobRecord> {
+        self.change_as(id, None, f).await
+    }
+
+    /// A worker's change of a record, fenced by its claim (`Switch::fence`): `None` too when
+    /// the job's lease has passed to another replica, and nothing is written.
+    async fn change_as(
+        &self,
+        id: &str,
+        fence: Option<u32>,
+        f: impl FnMut(&mut JobRecord),
+    ) -> Option<JobRecord> {
         if let Backend::Shared(replica) = &self.inner.backend {
-            return self.change_shared(replica, id, f).await;
+            return self.change_shared(replica, id, fence, f).await;
         }
         let (record, changed) = self.apply(id, f)?;
         if changed {

@@ -4,7 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::record::JobRecord;
+use super::ledger::LedgerFile;
+use super::record::{made_order, JobRecord};
 
 pub struct RecordDir {
     dir: PathBuf,
@@ -14,6 +15,11 @@ impl RecordDir {
     pub fn open(dir: PathBuf) -> std::io::Result<Self> {
         std::fs::create_dir_all(&dir)?;
         Ok(RecordDir { dir })
+    }
+
+    /// The spend ledger of removed jobs, beside the records.
+    pub fn ledger(&self) -> LedgerFile {
+        LedgerFile::new(&self.dir)
     }
 
     fn path(&self, id: &str) -> PathBuf {
@@ -60,7 +66,7 @@ impl RecordDir {
                 }
             }
         }
-        records.sort_by(|a, b| a.sora_job_id.cmp(&b.sora_job_id));
+        records.sort_by(|a, b| made_order(&a.sora_job_id).cmp(made_order(&b.sora_job_id)));
         Ok(records)
     }
 }

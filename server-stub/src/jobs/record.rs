@@ -117,6 +117,13 @@ pub fn new_id(model: &str) -> String {
     )
 }
 
+/// The part of a job id that orders jobs by when they were made: the ULID after `:task_`
+/// (its first ten characters are the millisecond it was made in). Ids begin with the model's
+/// name, so ordering by the whole id groups jobs by model instead.
+pub fn made_order(id: &str) -> &str {
+    id.split_once(":task_").map_or(id, |(_, ulid)| ulid)
+}
+
 /// Whether `id` has the job id form: a model name, `:task_`, then lowercase letters and digits.
 pub fn is_valid_id(id: &str) -> bool {
     let Some((model, rest)) = id.split_once(":task_") else {

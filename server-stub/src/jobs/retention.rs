@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::ledger::Spent;
 use super::library::library_key;
 use super::record::{JobRecord, Status};
 use super::{age, budget, cost, now, Backend, JobError, JobService};
@@ -89,13 +90,26 @@ impl JobService {
         }
         let id = record.sora_job_id.clone();
         if let Backend::Shared(replica) = &self.inner.backend {
-            replica.remove(record).await?;
-            self.inner.records.lock().unwrap().remove(&id);
+            let removed = replica.remove(record).await?;
+            let mut records = self.inner.records.lock().unwrap();
+            records.remove(&id);
+            if let Some(spent) = removed.as_ref().and_then(Spent::of) {
+                self.inner.ledger.add(&id, spent);
+            }
             return Ok(());
+        }
+        // What it spent is on disk before its record is gone.
+        let spent = self.read(&id, Spent::of).flatten();
+        if let Some(spent) = spent.clone() {
+            self.on_disk(move |_, disk| disk.ledger().append(&spent))
+                .await?;
         }
         {
             let mut records = self.inner.records.lock().unwrap();
             if let Some(removed) = records.remove(&id) {
+                if let Some(spent) = spent {
+                    self.inner.ledger.add(&id, spent);
+                }
                 self.inner.events.publish(&removed, true);
             }
         }

@@ -25,12 +25,15 @@ impl JobService {
         match self.inner.catalog.get(&model).cloned() {
             None => {
                 let message = format!("The model {model} is no longer offered by this server");
-                self.background(async move { service.fail(&id, message).await }.instrument(span));
+                self.background(
+                    async move { service.fail(&id, None, message).await }.instrument(span),
+                );
                 return;
             }
             Some(maker @ Maker::Hosted { .. }) => {
+                let switch = self.inner.switches.arm(&id, 0, &self.inner.stop);
                 self.background(
-                    async move { service.run_hosted(&id, maker).await }.instrument(span),
+                    async move { service.run_hosted(&id, maker, switch).await }.instrument(span),
                 );
                 return;
             }
@@ -51,10 +54,10 @@ impl JobService {
     }
 
     pub(super) async fn run(&self, id: &str) {
-        let switch = self.inner.switches.arm(id, &self.inner.stop);
+        let switch = self.inner.switches.arm(id, 0, &self.inner.stop);
         let mut queued = false;
         let Some(record) = self
-            .change(id, |r| {
+            .change_as(id, switch.fence(), |r| {
                 queued = r.status == Status::Queued;
                 if queued {
                     r.status = Status::Running;
@@ -66,14 +69,17 @@ impl JobService {
             .filter(|_| queued)
         else {
             // Cancelled while it waited for a worker.
-            self.inner.switches.disarm(id);
+            self.inner.switches.disarm(id, &switch);
             return;
         };
         self.render(id, record, switch).await;
     }
 
-    /// Renders a job this server has claimed, into the holding area.
+    /// Renders a job this server has claimed, into the holding area. How it ends is written
+    /// under the claim's fence: not at all once the lease has passed to another replica.
     pub(super) async fn render(&self, id: &str, record: JobRecord, switch: Arc<cancel::Switch>) {
+        let fence = switch.fence();
+        let armed = switch.clone();
         tracing::info!(job = %id, prompt = %record.prompt, "rendering");
         let out = self
             .inner
@@ -113,15 +119,16 @@ impl JobService {
             Err(e) => Err(e.to_string()),
         };
         let _ = tokio::fs::remove_file(&out).await;
-        self.inner.switches.disarm(id);
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
-                self.done(id, object.key).await;
+                if !self.done(id, fence, object.key.clone()).await {
+                    self.discard_unheld_preview(id, &object.key).await;
+                }
             }
             Err(_) if self.stopping() => {
                 tracing::info!(job = %id, "stopped; will resume at next start");
-                self.change(id, |r| {
+                self.change_as(id, fence, |r| {
                     if r.status.is_active() {
                         r.status = Status::Queued;
                         r.progress = 0;
@@ -129,41 +136,67 @@ impl JobService {
                 })
                 .await;
             }
-            Err(e) => self.fail(id, e).await,
+            Err(e) => self.fail(id, fence, e).await,
         }
+        self.inner.switches.disarm(id, &armed);
     }
 
-    /// Marks a job done with its preview (and the preview's poster), unless it has finished
-    /// already (a cancel).
-    pub(super) async fn done(&self, id: &str, preview_key: String) {
-        self.done_with(id, preview_key, |_| {}).await;
+    /// Marks a job done with its preview (and the preview's poster), by the worker of claim
+    /// `fence`, unless it has finished already (a cancel) or the claim is no longer the job's:
+    /// whether it was marked.
+    pub(super) async fn done(&self, id: &str, fence: Option<u32>, preview_key: String) -> bool {
+        self.done_with(id, fence, preview_key, |_| {}).await
     }
 
     /// [`Self::done`], with `also` changing the record in the same write.
     pub(super) async fn done_with(
         &self,
         id: &str,
+        fence: Option<u32>,
         preview_key: String,
         also: impl Fn(&mut JobRecord),
-    ) {
+    ) -> bool {
         if let Err(e) = self.inner.posters.ensure(&preview_key).await {
             tracing::warn!(job = %id, error = %e, "the preview has no poster");
         }
-        self.change(id, |r| {
-            if r.status.is_active() {
-                r.status = Status::Done;
-                r.progress = 100;
-                r.preview_key = Some(preview_key.clone());
-                also(r);
-                crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
-            }
-        })
-        .await;
+        let mut marked = false;
+        let written = self
+            .change_as(id, fence, |r| {
+                marked = r.status.is_active();
+                if marked {
+                    r.status = Status::Done;
+                    r.progress = 100;
+                    r.preview_key = Some(preview_key.clone());
+                    also(r);
+                    crate::metrics::get().finished(&r.provider, r.status, age(&r.created_at));
+                }
+            })
+            .await;
+        marked && written.is_some()
     }
 
-    /// Marks a job failed with `message`, unless it has finished already (a cancel).
-    pub(super) async fn fail(&self, id: &str, message: String) {
-        self.change(id, |r| {
+    /// Removes a preview (with its poster) that was made for a job cancelled or removed
+    /// meanwhile: one no record holds. A job another replica took over and works on still
+    /// may (it writes the same key), and keeps it.
+    pub(super) async fn discard_unheld_preview(&self, id: &str, key: &str) {
+        let held = self.read(id, |r| {
+            r.status.is_active() || r.preview_key.as_deref() == Some(key)
+        });
+        if held == Some(true) {
+            return;
+        }
+        let poster = crate::poster::poster_key(key);
+        for key in poster.iter().map(String::as_str).chain([key]) {
+            if let Err(e) = self.inner.storage.delete(key).await {
+                tracing::warn!(key, error = %e, "a render no job holds could not be removed");
+            }
+        }
+    }
+
+    /// Marks a job failed with `message`, by the worker of claim `fence`, unless it has
+    /// finished already (a cancel) or the claim is no longer the job's.
+    pub(super) async fn fail(&self, id: &str, fence: Option<u32>, message: String) {
+        self.change_as(id, fence, |r| {
             if r.status.is_active() {
                 tracing::error!(job = %id, error = %message, "failed");
                 r.status = Status::Error;

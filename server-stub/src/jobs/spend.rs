@@ -1,9 +1,10 @@
-//! What was spent, read from the job records: per job (the CSV), by day and by model, between
-//! two dates (UTC, by the day each job was made, both ends included).
+//! What was spent, read from the job records and the ledger of removed jobs (`ledger.rs`): per
+//! job (the CSV), by day and by model, between two dates (UTC, by the day each job was made,
+//! both ends included).
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use studio_core::price::cents;
 use time::Date;
 use utoipa::ToSchema;
@@ -12,7 +13,7 @@ use super::cost::{self, CostSource};
 use super::record::JobRecord;
 
 /// One job, as a row of the CSV.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Line {
     pub created_at: String,
     pub job_id: String,
@@ -25,7 +26,7 @@ pub struct Line {
 }
 
 impl Line {
-    fn of(job: &JobRecord) -> Line {
+    pub fn of(job: &JobRecord) -> Line {
         let cost = cost::of(job);
         Line {
             created_at: job.created_at.clone(),
@@ -45,7 +46,7 @@ impl Line {
     }
 
     /// What it has cost so far: nothing until it has finished.
-    fn spent(&self) -> f64 {
+    pub fn spent(&self) -> f64 {
         self.actual_usd.unwrap_or(0.0)
     }
 }
@@ -57,11 +58,20 @@ pub fn lines<'a>(
     from: Date,
     to: Date,
 ) -> Vec<Line> {
+    within(
+        jobs.into_iter()
+            .filter(|job| project.is_none_or(|p| job.project_id == p))
+            .map(Line::of),
+        from,
+        to,
+    )
+}
+
+/// The lines of jobs made from `from` to `to`, oldest first.
+pub fn within(lines: impl IntoIterator<Item = Line>, from: Date, to: Date) -> Vec<Line> {
     let (from, to) = (from.to_string(), to.to_string());
-    let mut lines: Vec<Line> = jobs
+    let mut lines: Vec<Line> = lines
         .into_iter()
-        .filter(|job| project.is_none_or(|p| job.project_id == p))
-        .map(Line::of)
         .filter(|line| (from.as_str()..=to.as_str()).contains(&line.day()))
         .collect();
     lines.sort_by(|a, b| (&a.created_at, &a.job_id).cmp(&(&b.created_at, &b.job_id)));

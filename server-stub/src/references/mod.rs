@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use crate::frames::{At, FrameError};
 use crate::jobs::record::project_folder;
+use crate::keyed_lock::KeyedLocks;
 use crate::storage::{Storage, StorageError};
 use probe::ProbeError;
 
@@ -134,6 +135,9 @@ pub struct References {
     storage: Arc<dyn Storage>,
     /// One video is read for its frames at a time: a read holds the whole video in memory.
     frames: Arc<tokio::sync::Semaphore>,
+    /// A project's references are added one at a time on this server, so two at once cannot
+    /// both take its last place.
+    adding: Arc<KeyedLocks>,
 }
 
 impl References {
@@ -141,6 +145,7 @@ impl References {
         References {
             storage,
             frames: Arc::new(tokio::sync::Semaphore::new(1)),
+            adding: Arc::new(KeyedLocks::new()),
         }
     }
 
@@ -218,6 +223,7 @@ impl References {
         reference: Reference,
         bytes: Vec<u8>,
     ) -> Result<Reference, ReferenceError> {
+        let _turn = self.adding.lock(project).await;
         let records = self.storage.list(&folder(project)).await?;
         if records.iter().filter(|o| o.key.ends_with(".json")).count() >= MAX_PER_PROJECT {
             return Err(ReferenceError::Full);
@@ -346,6 +352,29 @@ mod tests {
             Err(ReferenceError::Full)
         ));
         assert!(refs.upload("other", png).await.is_ok(), "per project");
+    }
+
+    /// Fails on counting, then keeping, without a turn: 20 uploads at once at 199 references
+    /// each counted 199, and the project ended with 219.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn uploads_at_once_never_pass_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let refs = service(dir.path());
+        let png = bytes::Bytes::from(probe::tests::png_of(64, 64));
+        for _ in 1..MAX_PER_PROJECT {
+            refs.upload("p", png.clone()).await.unwrap();
+        }
+        let uploads = (0..20).map(|_| {
+            let (refs, png) = (refs.clone(), png.clone());
+            tokio::spawn(async move { refs.upload("p", png).await })
+        });
+        let kept = futures_util::future::join_all(uploads)
+            .await
+            .into_iter()
+            .filter(|upload| upload.as_ref().unwrap().is_ok())
+            .count();
+        assert_eq!(kept, 1, "one place was left");
+        assert_eq!(refs.list("p").await.unwrap().len(), MAX_PER_PROJECT);
     }
 
     #[test]

@@ -18,6 +18,8 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use crate::jobs::database::{Database, Posted};
+use crate::keyed_lock::KeyedLocks;
 use crate::storage::{Storage, StorageError};
 
 /// The most comments and decisions one link takes in a minute.
@@ -263,14 +265,44 @@ pub async fn notes(storage: &dyn Storage, id: &str) -> Result<Vec<Note>, Storage
     Ok(read.into_iter().flatten().collect())
 }
 
-/// One post at a time on this server, so two at once cannot both take the 60th place.
-static POSTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// Posts on one link take turns on this server, so two at once cannot both take the 60th
+/// place; posts on other links never wait for them.
+static POSTING: KeyedLocks = KeyedLocks::new();
 
-/// Keeps a note on a share, unless the link took its 60 notes in the last minute (counted from
-/// the stored notes, so the limit holds across replicas).
-pub async fn add(storage: &dyn Storage, share: &Share, note: &Note) -> Result<(), NoteError> {
-    let _one = POSTING.lock().await;
+/// Keeps a note on a share, unless the link took its 60 notes in the last minute: counted in
+/// the database when replicas share one (every replica counts alike), else from the stored
+/// notes.
+pub async fn add(
+    storage: &dyn Storage,
+    database: Option<&Database>,
+    share: &Share,
+    note: &Note,
+) -> Result<(), NoteError> {
+    let _turn = POSTING.lock(&share.id).await;
     let folder = notes_folder(&share.id);
+    let keep = async {
+        let id = match note {
+            Note::Comment(c) => &c.id,
+            Note::Decision(d) => &d.id,
+        };
+        let bytes =
+            serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
+        storage
+            .put_bytes(&format!("{folder}{id}.json"), bytes)
+            .await
+            .map(drop)
+    };
+    if let Some(database) = database {
+        return match database
+            .post_note(&share.id, NOTES_PER_MINUTE, keep)
+            .await
+            .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
+        {
+            Posted::Kept => Ok(()),
+            Posted::TooMany { retry_after } => Err(NoteError::TooMany { retry_after }),
+            Posted::Failed(e) => Err(e.into()),
+        };
+    }
     let since = unix_millis().saturating_sub(60_000);
     let mut recent: Vec<u128> = storage
         .list(&folder)
@@ -287,15 +319,7 @@ pub async fn add(storage: &dyn Storage, share: &Share, note: &Note) -> Result<()
             retry_after: u64::try_from(wait).unwrap_or(60).max(1),
         });
     }
-    let id = match note {
-        Note::Comment(c) => &c.id,
-        Note::Decision(d) => &d.id,
-    };
-    let bytes = serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
-    storage
-        .put_bytes(&format!("{folder}{id}.json"), bytes)
-        .await?;
-    Ok(())
+    Ok(keep.await?)
 }
 
 #[cfg(test)]
@@ -333,8 +357,8 @@ mod tests {
         let wire = serde_json::to_value(&first).unwrap();
         assert_eq!(wire["kind"], "comment");
         let second = comment("a.mp4");
-        add(&storage, &share, &first).await.unwrap();
-        add(&storage, &share, &second).await.unwrap();
+        add(&storage, None, &share, &first).await.unwrap();
+        add(&storage, None, &share, &second).await.unwrap();
         assert_eq!(notes(&storage, &share.id).await.unwrap(), [first, second]);
         assert_eq!(of_project(&storage, "p", "p").await.unwrap().len(), 1);
         assert!(get(&storage, "other", &share.id).await.unwrap().is_none());
@@ -352,9 +376,11 @@ mod tests {
             .await
             .unwrap();
         for _ in 0..NOTES_PER_MINUTE {
-            add(&storage, &share, &comment("a.mp4")).await.unwrap();
+            add(&storage, None, &share, &comment("a.mp4"))
+                .await
+                .unwrap();
         }
-        match add(&storage, &share, &comment("a.mp4")).await {
+        match add(&storage, None, &share, &comment("a.mp4")).await {
             Err(NoteError::TooMany { retry_after }) => assert!((1..=60).contains(&retry_after)),
             other => panic!("expected TooMany, got {other:?}"),
         }

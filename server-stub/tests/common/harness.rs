@@ -11,7 +11,7 @@ use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::Router;
 use serde_json::{json, Value};
-use server_stub::http::guard::{Guard, GuardSettings};
+use server_stub::http::guard::{Guard, GuardSettings, TrustedProxies};
 use server_stub::http::{router, Shared};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, Limits};
@@ -23,12 +23,16 @@ pub const TOKEN: &str = "test-token";
 
 pub const ACCESS_CODE: &str = "invitation-code";
 pub const ELSEWHERE: &str = "http://elsewhere.test";
+/// The one proxy the harness's server trusts (`--trusted-proxies`).
+pub const PROXY: [u8; 4] = [10, 9, 9, 9];
 
 pub struct Harness {
     /// Requests from this machine.
     pub app: Router,
     /// Requests from another machine on the network.
     pub remote: Router,
+    /// Requests passed on by the trusted proxy in front (`PROXY`).
+    pub proxied: Router,
     pub jobs: JobService,
     pub dir: tempfile::TempDir,
 }
@@ -71,6 +75,8 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
             extra_hosts: vec!["studio.test".into()],
             cors_origins: vec![ELSEWHERE.into()],
             access_code: ACCESS_CODE.into(),
+            trusted_proxies: TrustedProxies::parse(&[std::net::IpAddr::from(PROXY).to_string()])
+                .unwrap(),
         })
         .unwrap(),
     };
@@ -79,6 +85,9 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
         remote: app
             .clone()
             .layer(MockConnectInfo(SocketAddr::from(([10, 1, 2, 3], 50000)))),
+        proxied: app
+            .clone()
+            .layer(MockConnectInfo(SocketAddr::from((PROXY, 50000)))),
         app: app.layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 50000)))),
         jobs,
         dir,

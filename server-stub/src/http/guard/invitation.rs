@@ -29,10 +29,7 @@ pub async fn join(
         security_headers(&guard, response.headers_mut());
         return response;
     }
-    let secure = parts
-        .headers
-        .get("x-forwarded-proto")
-        .is_some_and(|v| v == "https")
+    let secure = guard.forwarded_https(&parts.headers, peer(&parts.extensions))
         || parts.uri.scheme_str() == Some("https");
     let cookie = format!(
         "{ACCESS_COOKIE}={}; Path=/; Max-Age={ACCESS_MAX_AGE}; HttpOnly; SameSite=Strict{}",

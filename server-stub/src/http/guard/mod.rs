@@ -5,10 +5,12 @@
 //! `host_check.rs`, the page door and headers in `pages.rs`, the invitation link in
 //! `invitation.rs`.
 
+mod forwarded;
 mod host_check;
 mod invitation;
 mod pages;
 
+pub use forwarded::{BadProxy, TrustedProxies};
 pub use host_check::HostCheckLayer;
 pub use invitation::join;
 pub use pages::{nosniff, site_door};
@@ -42,11 +44,14 @@ pub struct GuardSettings {
     pub cors_origins: Vec<String>,
     /// The code of the invitation link.
     pub access_code: String,
+    /// `--trusted-proxies`: whose word about the client's address and scheme is taken.
+    pub trusted_proxies: TrustedProxies,
 }
 
 pub struct Guard {
     names: Vec<String>,
     bound: IpAddr,
+    trusted_proxies: TrustedProxies,
     cors_origins: Vec<HeaderValue>,
     access_code: String,
     csp: HeaderValue,
@@ -99,6 +104,7 @@ impl Guard {
         Ok(Arc::new(Guard {
             names,
             bound: settings.bound,
+            trusted_proxies: settings.trusted_proxies,
             cors_origins,
             access_code: settings.access_code,
             csp: HeaderValue::from_str(&csp).unwrap_or_else(|_| {
@@ -128,8 +134,14 @@ impl Guard {
         self.names.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
 
+    /// Whether a request reached the server over https, as a trusted proxy in front says.
+    pub fn forwarded_https(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> bool {
+        self.trusted_proxies.forwarded_https(headers, peer)
+    }
+
     /// Whether a request may have the app and its token: it is not made by a page of another
-    /// site, and it comes from this machine or carries the invitation cookie.
+    /// site, and it comes from this machine (judged by the client a trusted proxy names, when
+    /// one forwarded it) or carries the invitation cookie.
     fn admits(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Admission {
         let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
         if !matches!(fetch_site, None | Some("same-origin" | "none")) {
@@ -149,7 +161,8 @@ impl Guard {
                 return Admission::ForeignPage;
             }
         }
-        if peer.is_some_and(|ip| ip.to_canonical().is_loopback()) || self.has_cookie(headers) {
+        let client = self.trusted_proxies.client(headers, peer);
+        if client.is_some_and(|ip| ip.to_canonical().is_loopback()) || self.has_cookie(headers) {
             Admission::Welcome
         } else {
             Admission::NeedsInvitation
@@ -221,7 +234,7 @@ fn without_port(host: &str) -> &str {
 }
 
 /// The address of the machine a request came from (a test's `MockConnectInfo` stands in).
-fn peer(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+pub(crate) fn peer(extensions: &axum::http::Extensions) -> Option<IpAddr> {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| addr.ip())
@@ -244,6 +257,7 @@ mod tests {
             extra_hosts: vec!["Studio.Lan".into()],
             cors_origins: vec!["https://app.example.com".into()],
             access_code: "secret-code".into(),
+            trusted_proxies: TrustedProxies::default(),
         })
         .unwrap()
     }
@@ -293,6 +307,7 @@ mod tests {
                 extra_hosts: vec![],
                 cors_origins: vec![bad.into()],
                 access_code: "c".into(),
+                trusted_proxies: TrustedProxies::default(),
             });
             assert!(built.is_err(), "{bad}");
         }

@@ -16,10 +16,11 @@ pub enum Claim {
 }
 
 impl Database {
-    /// Claims the oldest active job of its kind (`local`: the embedded engine's) that nobody
-    /// holds: never claimed, or its lease run out or handed back: the job and the claim's attempt number. `decide`
-    /// makes the record what it becomes; a job it gives up on is written without a lease and
-    /// the next one is looked at.
+    /// Claims the oldest active job (by when it was made, as `record::made_order` orders them)
+    /// of its kind (`local`: the embedded engine's) that nobody holds: never claimed, or its
+    /// lease run out or handed back: the job and the claim's attempt number. `decide` makes the
+    /// record what it becomes; a job it gives up on is written without a lease and the next one
+    /// is looked at.
     pub async fn claim(
         &self,
         local: bool,
@@ -31,7 +32,7 @@ impl Database {
                 "SELECT record, version FROM jobs \
                  WHERE local = $1 AND status IN ('queued', 'running') \
                    AND (lease_until IS NULL OR lease_until < now()) \
-                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                 ORDER BY split_part(id, ':task_', 2) LIMIT 1 FOR UPDATE SKIP LOCKED",
             )
             .bind(local)
             .fetch_optional(&mut *tx)

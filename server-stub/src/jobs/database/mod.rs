@@ -1,12 +1,13 @@
 //! Job records, the queue and the stream of job changes in PostgreSQL (`--database-url`), shared
 //! by any number of replicas: the connection and reads here; writes (each adding its event in
 //! the same transaction) in `writes`, leases on work in `leases`, the numbered events and the
-//! listeners they wake in `events`; what rows written before a migration lack, filled in at
-//! start, in `backfill`.
+//! listeners they wake in `events`; the rate of review notes per link in `review_posts`; what
+//! rows written before a migration lack, filled in at start, in `backfill`.
 
 mod backfill;
 mod events;
 mod leases;
+mod review_posts;
 mod writes;
 
 use std::time::Duration;
@@ -18,10 +19,12 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::Row;
 
+use super::ledger::Spent;
 use super::record::JobRecord;
 
 pub use events::Event;
 pub use leases::Claim;
+pub use review_posts::Posted;
 pub use writes::Written;
 
 /// How long a replica waits for the database at start.
@@ -57,6 +60,20 @@ impl<'s> MigrationSource<'s> for Embedded {
                     "jobs spend".into(),
                     MigrationType::Simple,
                     include_str!("../../../migrations/0003_jobs_spend.sql").into(),
+                    false,
+                ),
+                Migration::new(
+                    4,
+                    "made order and spend ledger".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0004_made_order_and_spend_ledger.sql").into(),
+                    false,
+                ),
+                Migration::new(
+                    5,
+                    "review posts".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0005_review_posts.sql").into(),
                     false,
                 ),
             ])
@@ -122,8 +139,9 @@ impl Database {
         self.lease
     }
 
-    /// Every job with its version, and the number of the last event before them.
-    pub async fn load_all(&self) -> Result<(Vec<Versioned>, i64), DbError> {
+    /// Every job with its version, what removed jobs spent, and the number of the last event
+    /// before them.
+    pub async fn load_all(&self) -> Result<(Vec<Versioned>, Vec<Spent>, i64), DbError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             .execute(&mut *tx)
@@ -137,8 +155,14 @@ impl Database {
             .iter()
             .map(versioned)
             .collect::<Result<_, _>>()?;
+        let removed = sqlx::query_scalar::<_, Json<Spent>>("SELECT entry FROM spend_ledger")
+            .fetch_all(&mut *tx)
+            .await?
+            .into_iter()
+            .map(|entry| entry.0)
+            .collect();
         tx.commit().await?;
-        Ok((jobs, last))
+        Ok((jobs, removed, last))
     }
 
     /// One job as the database has it now.

@@ -6,8 +6,9 @@ use sqlx::Row;
 use studio_core::price::cents;
 
 use super::{Database, DbError};
-use crate::jobs::admission::{Active, Counting};
+use crate::jobs::admission::{daily_seconds, Active, Counting};
 use crate::jobs::budget;
+use crate::jobs::ledger::Spent;
 use crate::jobs::record::JobRecord;
 
 /// The advisory lock every replica's admissions take: the limits and budgets are checked
@@ -36,7 +37,7 @@ impl Database {
         records: &[JobRecord],
         local: bool,
         counting: Counting<'_>,
-        admit: impl Fn(Active, (f64, f64), &[JobRecord]) -> Result<(), E>,
+        admit: impl Fn(Active, (f64, f64), u64) -> Result<(), E>,
     ) -> Result<Result<(), E>, DbError> {
         let project = records.first().map_or("", |r| r.project_id.as_str());
         let mut tx = self.pool.begin().await?;
@@ -59,21 +60,30 @@ impl Database {
             None => (0.0, 0.0),
             Some(month) => Self::committed(&mut tx, project, month).await?,
         };
-        let today: Vec<JobRecord> = match counting.today {
-            None => Vec::new(),
-            Some((provider, day)) => sqlx::query_scalar::<_, Json<JobRecord>>(
-                "SELECT record FROM jobs WHERE left(record->>'created_at', 7) = left($2, 7) \
-                 AND left(record->>'created_at', 10) = $2 AND record->>'provider' = $1",
-            )
-            .bind(provider)
-            .bind(day)
-            .fetch_all(&mut *tx)
-            .await?
-            .into_iter()
-            .map(|j| j.0)
-            .collect(),
+        let today_seconds = match counting.today {
+            None => 0,
+            Some((provider, day)) => {
+                let kept: Vec<Json<JobRecord>> = sqlx::query_scalar(
+                    "SELECT record FROM jobs WHERE left(record->>'created_at', 7) = left($2, 7) \
+                     AND left(record->>'created_at', 10) = $2 AND record->>'provider' = $1",
+                )
+                .bind(provider)
+                .bind(day)
+                .fetch_all(&mut *tx)
+                .await?;
+                let removed: i64 = sqlx::query_scalar(
+                    "SELECT coalesce(sum(seconds), 0)::int8 FROM spend_ledger \
+                     WHERE provider = $1 AND day = $2",
+                )
+                .bind(provider)
+                .bind(day)
+                .fetch_one(&mut *tx)
+                .await?;
+                daily_seconds(kept.iter().map(|j| &j.0), provider, day)
+                    + u64::try_from(removed).unwrap_or(0)
+            }
         };
-        if let Err(refused) = admit(active, committed, &today) {
+        if let Err(refused) = admit(active, committed, today_seconds) {
             return Ok(Err(refused));
         }
         for record in records {
@@ -158,24 +168,57 @@ impl Database {
         .await?;
         let (more_in_project, more_in_studio) =
             budget::sums(project, month, unsummed.iter().map(|j| &j.0));
+        let (removed_in_project, removed_in_studio): (f64, f64) = sqlx::query_as(
+            "SELECT coalesce(sum(spend_usd) FILTER (WHERE project_id = $2), 0)::float8, \
+                    coalesce(sum(spend_usd), 0)::float8 \
+             FROM spend_ledger WHERE month = $1",
+        )
+        .bind(month)
+        .bind(project)
+        .fetch_one(&mut *tx)
+        .await?;
         Ok((
-            cents(in_project + more_in_project),
-            cents(in_studio + more_in_studio),
+            cents(in_project + more_in_project + removed_in_project),
+            cents(in_studio + more_in_studio + removed_in_studio),
         ))
     }
 
-    /// Removes a job for good.
-    pub async fn remove(&self, record: &JobRecord) -> Result<(), DbError> {
+    /// Removes a job for good, keeping what it spent in the ledger in the same transaction:
+    /// the record as it was removed, if it was there.
+    pub async fn remove(&self, id: &str) -> Result<Option<JobRecord>, DbError> {
         let mut tx = self.pool.begin().await?;
-        let version: Option<i64> =
-            sqlx::query_scalar("DELETE FROM jobs WHERE id = $1 RETURNING version")
-                .bind(&record.sora_job_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        if let Some(version) = version {
-            Self::event(&mut tx, record, version + 1, true).await?;
-            tx.commit().await?;
+        let row = sqlx::query("DELETE FROM jobs WHERE id = $1 RETURNING version, record")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let version: i64 = row.try_get("version")?;
+        let record = row.try_get::<Json<JobRecord>, _>("record")?.0;
+        if let Some(spent) = Spent::of(&record) {
+            sqlx::query(
+                "INSERT INTO spend_ledger \
+                   (job_id, project_id, month, day, provider, spend_usd, seconds, entry) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (job_id) DO NOTHING",
+            )
+            .bind(id)
+            .bind(&spent.project_id)
+            .bind(budget::month_of(&spent.line.created_at))
+            .bind(spent.line.created_at.get(..10).unwrap_or_default())
+            .bind(&spent.provider)
+            .bind(spent.line.spent())
+            .bind(if spent.counts_seconds {
+                i32::try_from(spent.line.seconds).unwrap_or(i32::MAX)
+            } else {
+                0
+            })
+            .bind(Json(&spent))
+            .execute(&mut *tx)
+            .await?;
         }
-        Ok(())
+        Self::event(&mut tx, &record, version + 1, true).await?;
+        tx.commit().await?;
+        Ok(Some(record))
     }
 }

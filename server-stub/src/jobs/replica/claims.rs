@@ -8,7 +8,6 @@ use crate::jobs::record::Status;
 use crate::jobs::running::job_span;
 use crate::jobs::{interrupted, JobService};
 use crate::providers::Maker;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio_util::sync::DropGuard;
 use tracing::Instrument;
@@ -84,12 +83,12 @@ impl JobService {
                         async move {
                             match maker {
                                 Some(maker @ Maker::Hosted { .. }) => {
-                                    service.run_hosted(&id, maker).await
+                                    service.run_hosted(&id, maker, held.switch.clone()).await
                                 }
                                 _ => {
                                     let message = "The model is no longer offered by this server";
-                                    service.fail(&id, message.into()).await;
-                                    service.inner.switches.disarm(&id);
+                                    service.fail(&id, held.switch.fence(), message.into()).await;
+                                    service.inner.switches.disarm(&id, &held.switch);
                                 }
                             }
                             drop(held);
@@ -111,12 +110,12 @@ impl JobService {
     fn hold(&self, replica: &Replica, job: Versioned, attempt: u32) -> Held {
         let id = job.record.sora_job_id.clone();
         self.keep(job);
-        let switch = self.inner.switches.arm(&id, &self.inner.stop);
-        switch.attempt.store(attempt, Ordering::SeqCst);
+        let switch = self.inner.switches.arm(&id, attempt, &self.inner.stop);
         let renewing = tokio_util::sync::CancellationToken::new();
         let service = self.clone();
         let every = replica.db.lease() / 3;
         let until = renewing.clone();
+        let claimed = switch.clone();
         self.background(async move {
             let Some(replica) = service.replica() else {
                 return;
@@ -130,7 +129,7 @@ impl JobService {
                     Ok(true) => {}
                     Ok(false) => {
                         tracing::warn!(job = %id, "the lease was lost; stopping work on it");
-                        service.inner.switches.trip(&id);
+                        claimed.trip();
                         return;
                     }
                     Err(e) => {

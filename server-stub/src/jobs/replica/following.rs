@@ -5,6 +5,7 @@
 use super::{Replica, CATCH_UP_EVERY};
 use crate::jobs::database::Event;
 use crate::jobs::events::{Change, Start};
+use crate::jobs::ledger::Spent;
 use crate::jobs::record::Status;
 use crate::jobs::JobService;
 use std::sync::atomic::Ordering;
@@ -133,11 +134,17 @@ impl JobService {
             .publish_numbered(seq as u64, &job.record, removed);
         let record = job.record.clone();
         let newer = if removed {
+            // In the one order every holder of both takes them: records, then versions.
+            let mut records = self.inner.records.lock().unwrap();
             let mut versions = replica.versions.lock().unwrap();
             let newer = versions.get(&id).is_none_or(|&held| held < job.version);
             if newer {
                 versions.remove(&id);
-                self.inner.records.lock().unwrap().remove(&id);
+                records.remove(&id);
+            }
+            // What it spent is counted from now on, whichever replica removed it.
+            if let Some(spent) = Spent::of(&record) {
+                self.inner.ledger.add(&id, spent);
             }
             newer
         } else {

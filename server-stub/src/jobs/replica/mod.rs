@@ -49,10 +49,12 @@ pub struct Replica {
 }
 
 impl Replica {
-    pub async fn remove(&self, record: &JobRecord) -> Result<(), JobError> {
-        self.db.remove(record).await?;
+    /// Removes a job for good: the record removed (as the database last had it), if it was
+    /// still there.
+    pub async fn remove(&self, record: &JobRecord) -> Result<Option<JobRecord>, JobError> {
+        let removed = self.db.remove(&record.sora_job_id).await?;
         self.versions.lock().unwrap().remove(&record.sora_job_id);
-        Ok(())
+        Ok(removed)
     }
 
     /// Marks a record changed in memory, to be written soon.
@@ -72,7 +74,7 @@ impl JobService {
         limits: Limits,
         db: Database,
     ) -> Result<JobService, JobError> {
-        let (jobs, seen) = db.load_all().await?;
+        let (jobs, removed, seen) = db.load_all().await?;
         let filler = db.clone();
         let replica = Replica {
             db,
@@ -93,6 +95,10 @@ impl JobService {
         )?;
         for job in jobs {
             service.keep(job);
+        }
+        for spent in removed {
+            let id = spent.line.job_id.clone();
+            service.inner.ledger.add(&id, spent);
         }
         service.inner.events.start_at(seen as u64);
         let events = service.clone();

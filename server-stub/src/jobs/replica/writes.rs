@@ -23,7 +23,7 @@ impl JobService {
         records: &[JobRecord],
         local: bool,
         counting: Counting<'_>,
-        admit: impl Fn(Active, (f64, f64), &[JobRecord]) -> Result<(), JobError>,
+        admit: impl Fn(Active, (f64, f64), u64) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
         replica
             .db
@@ -41,11 +41,13 @@ impl JobService {
     /// Changes a record: `f` is applied to a copy of the record held, which is written over its
     /// version and only then held in memory, so no one is told of a change the database does
     /// not have. When another replica wrote first, the record is read again and `f` applied
-    /// again; a worker's change after its lease passed to another replica is discarded.
+    /// again; a worker's change (`fence`: its claim) after its lease passed to another replica
+    /// is discarded.
     pub(in crate::jobs) async fn change_shared(
         &self,
         replica: &Replica,
         id: &str,
+        fence: Option<u32>,
         mut f: impl FnMut(&mut JobRecord),
     ) -> Option<JobRecord> {
         self.refresh_if_missing(id).await;
@@ -58,7 +60,6 @@ impl JobService {
                 return Some(record);
             }
             record.updated_at = now();
-            let fence = self.inner.switches.fence(id);
             let written = match replica.db.write(&record, version, fence).await {
                 Ok(written) => written,
                 Err(e) => {
@@ -78,6 +79,7 @@ impl JobService {
                 Written::Changed => {}
                 Written::Fenced => {
                     tracing::warn!(job = %id, "a change from a lost lease was discarded");
+                    crate::metrics::get().fenced();
                     let _ = self.reload(replica, id).await;
                     return None;
                 }
@@ -116,6 +118,7 @@ impl JobService {
         self.reload(replica, id).await?;
         Err(if let Written::Fenced = written {
             tracing::warn!(job = %id, "a write from a lost lease was discarded");
+            crate::metrics::get().fenced();
             JobError::Fenced
         } else {
             JobError::Conflict
