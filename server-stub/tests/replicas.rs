@@ -912,3 +912,75 @@ async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
         "claimed by A, then by B only"
     );
 }
+
+/// Fails on renewing leases from the pool creates use: with every connection of it waiting on
+/// the admission lock (held here from the test's own connection), a rendering replica could
+/// not renew its lease, and would hand its job over with nobody frozen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_are_renewed_while_creates_hold_every_connection() {
+    const ADMISSION_LOCK: i64 = 0x5354_5544_4255;
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let a = Replica::start(&pg, media.path(), &["--shared-media".to_owned()]);
+    let id = a
+        .create(
+            "busy",
+            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    until("A rendering", || async {
+        let job = a.job(&id).await;
+        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
+    })
+    .await;
+    let mut held = db.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(ADMISSION_LOCK)
+        .execute(&mut *held)
+        .await
+        .unwrap();
+    let body = json!({"prompt": "a kite", "seconds": 1, "size": "128x128"});
+    let creates = futures_util::future::join_all((0..12).map(|_| {
+        a.http
+            .post(format!("{}/api/projects/other/jobs", a.url))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+    }));
+    let creates = tokio::spawn(creates);
+    until(
+        "every work connection waiting on the admission lock",
+        || async {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            )
+            .fetch_one(&db)
+            .await
+            .unwrap();
+            (waiting >= 8).then_some(())
+        },
+    )
+    .await;
+    let lease_until = || async {
+        sqlx::query_scalar::<_, f64>(
+            "SELECT extract(epoch FROM lease_until)::float8 FROM jobs WHERE id = $1",
+        )
+        .bind(&id)
+        .fetch_one(&db)
+        .await
+        .unwrap()
+    };
+    let before = lease_until().await;
+    until("A to renew its lease", || async {
+        (lease_until().await > before).then_some(())
+    })
+    .await;
+    held.commit().await.unwrap();
+    for reply in creates.await.unwrap() {
+        // Admitted, or over the project's ten active jobs; none timed out.
+        let status = reply.unwrap().status().as_u16();
+        assert!(status == 201 || status == 429, "{status}");
+    }
+    assert_eq!(row(&db, &id).await.1, 1, "claimed once: never handed over");
+}

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
 
+use crate::keyed_lock::KeyedLocks;
 use crate::storage::{Storage, StorageError};
 
 /// The largest poster read back from storage.
@@ -40,8 +41,11 @@ pub fn poster_key(video_key: &str) -> Option<String> {
 
 pub struct Posters {
     storage: Arc<dyn Storage>,
-    /// One poster is made at a time: a public request can cost the server one decode at most.
-    making: tokio::sync::Mutex<()>,
+    /// One request makes a given poster; others for it wait for that one.
+    making: KeyedLocks,
+    /// One poster is decoded at a time: a public request can cost the server one decode at
+    /// most. Reading a poster that exists never waits for it.
+    decoding: tokio::sync::Mutex<()>,
     /// Videos whose poster could not be made (not H.264, damaged), not tried again until a
     /// restart.
     failed: Mutex<HashSet<String>>,
@@ -51,7 +55,8 @@ impl Posters {
     pub fn new(storage: Arc<dyn Storage>) -> Posters {
         Posters {
             storage,
-            making: tokio::sync::Mutex::new(()),
+            making: KeyedLocks::new(),
+            decoding: tokio::sync::Mutex::new(()),
             failed: Mutex::new(HashSet::new()),
         }
     }
@@ -59,14 +64,21 @@ impl Posters {
     /// The JPEG poster of `video_key`, made and stored now when there is none.
     pub async fn ensure(&self, video_key: &str) -> Result<Vec<u8>, PosterError> {
         let key = poster_key(video_key).ok_or(PosterError::NoVideo)?;
-        let _one_at_a_time = self.making.lock().await;
-        if self.storage.head(&key).await?.is_some() {
-            return Ok(self.storage.read(&key, MAX_POSTER_BYTES).await?.to_vec());
+        if let Some(stored) = self.stored(&key).await? {
+            return Ok(stored);
+        }
+        let _this_poster = self.making.lock(&key).await;
+        // Made while this request waited for its turn.
+        if let Some(stored) = self.stored(&key).await? {
+            return Ok(stored);
         }
         if self.failed.lock().unwrap().contains(video_key) {
             return Err(PosterError::FailedBefore);
         }
-        let made = self.make(video_key, &key).await;
+        let made = {
+            let _one_decode = self.decoding.lock().await;
+            self.make(video_key, &key).await
+        };
         if let Err(e) = &made {
             if !matches!(e, PosterError::NoVideo | PosterError::Storage(_)) {
                 tracing::warn!(video = %video_key, error = %e, "no poster for this video");
@@ -74,6 +86,15 @@ impl Posters {
             }
         }
         made
+    }
+
+    /// The poster at `key`, if it is stored.
+    async fn stored(&self, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        match self.storage.read(key, MAX_POSTER_BYTES).await {
+            Ok(bytes) => Ok(Some(bytes.to_vec())),
+            Err(StorageError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Reads the video's boxes and first frame by range (never the whole video), decodes the
@@ -121,10 +142,24 @@ mod tests {
     use super::*;
     use crate::storage::{ByteStream, LocalStorage, Object, Objects};
 
-    /// A local store that counts the bytes read and refuses whole reads of videos.
+    /// A local store that counts the bytes read and refuses whole reads of videos; a range
+    /// read waits for a permit of `gate`.
     struct Counting {
         inner: LocalStorage,
         read: AtomicU64,
+        gate: tokio::sync::Semaphore,
+        waiting: AtomicU64,
+    }
+
+    impl Counting {
+        fn new(dir: &Path, permits: usize) -> Counting {
+            Counting {
+                inner: LocalStorage::new(dir.join("media"), dir.join("tmp")).unwrap(),
+                read: AtomicU64::new(0),
+                gate: tokio::sync::Semaphore::new(permits),
+                waiting: AtomicU64::new(0),
+            }
+        }
     }
 
     #[async_trait]
@@ -149,6 +184,9 @@ mod tests {
             self.inner.read(key, max).await
         }
         async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            let _pass = self.gate.acquire().await.unwrap();
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
             self.read
                 .fetch_add(range.end - range.start, Ordering::Relaxed);
             self.inner.read_range(key, range).await
@@ -175,10 +213,10 @@ mod tests {
             fps: 24,
         };
         crate::engine::render_clip("waves on a shore", &spec, &made).unwrap();
-        let storage = Arc::new(Counting {
-            inner: LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap(),
-            read: AtomicU64::new(0),
-        });
+        let storage = Arc::new(Counting::new(
+            dir.path(),
+            tokio::sync::Semaphore::MAX_PERMITS,
+        ));
         let video = storage.put_file("previews/v.mp4", &made).await.unwrap();
         let posters = Posters::new(storage.clone());
         let jpeg = posters.ensure("previews/v.mp4").await.unwrap();
@@ -195,5 +233,47 @@ mod tests {
             jpeg,
             "kept"
         );
+    }
+
+    /// Fails on one lock for every poster request: a stored poster waited for another
+    /// video's poster to be made (on S3, each miss read up to 4 MB under that lock).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stored_poster_never_waits_for_one_being_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = dir.path().join("v.mp4");
+        let spec = crate::engine::VideoSpec {
+            seconds: 1,
+            width: 320,
+            height: 180,
+            fps: 24,
+        };
+        crate::engine::render_clip("a kite", &spec, &made).unwrap();
+        let storage = Arc::new(Counting::new(dir.path(), 0));
+        storage.put_file("previews/v.mp4", &made).await.unwrap();
+        storage
+            .put_bytes("previews/w.jpg", b"a stored poster".to_vec())
+            .await
+            .unwrap();
+        let posters = Arc::new(Posters::new(storage.clone()));
+        let making = tokio::spawn({
+            let posters = posters.clone();
+            async move { posters.ensure("previews/v.mp4").await }
+        });
+        while storage.waiting.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        // v's poster is being made (its reads held); w's is read meanwhile.
+        let stored = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            posters.ensure("previews/w.mp4"),
+        )
+        .await
+        .expect("a stored poster waited for another being made");
+        assert_eq!(stored.unwrap(), b"a stored poster");
+        storage
+            .gate
+            .add_permits(tokio::sync::Semaphore::MAX_PERMITS);
+        let jpeg = making.await.unwrap().unwrap();
+        assert_eq!(&jpeg[..2], &[0xff, 0xd8]);
     }
 }

@@ -118,7 +118,7 @@ impl Database {
 
     /// A listener woken by every commit.
     pub async fn listen(&self) -> Result<PgListener, DbError> {
-        let mut listener = PgListener::connect_with(&self.pool).await?;
+        let mut listener = PgListener::connect_with(&self.listening).await?;
         listener.listen(CHANNEL).await?;
         Ok(listener)
     }
@@ -135,7 +135,7 @@ impl Database {
 
     /// A listener of what replicas announce.
     pub async fn listen_projects(&self) -> Result<PgListener, DbError> {
-        let mut listener = PgListener::connect_with(&self.pool).await?;
+        let mut listener = PgListener::connect_with(&self.listening).await?;
         listener.listen(PROJECT_CHANNEL).await?;
         Ok(listener)
     }

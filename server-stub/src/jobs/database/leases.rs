@@ -81,7 +81,7 @@ impl Database {
         .bind(&self.owner)
         .bind(attempt as i32)
         .bind(self.lease.as_millis() as i64)
-        .execute(&self.pool)
+        .execute(&self.leasing)
         .await?;
         Ok(renewed.rows_affected() == 1)
     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::Row;
 
@@ -96,9 +96,19 @@ pub struct Versioned {
     pub version: i64,
 }
 
+/// Connections for requests, admissions, claims and writes.
+const WORK_CONNECTIONS: u32 = 8;
+
 #[derive(Clone)]
 pub struct Database {
+    /// Requests, admissions, claims and writes.
     pool: PgPool,
+    /// The two event listeners, each holding a connection for good: apart, so that they
+    /// never take two of the work pool's.
+    listening: PgPool,
+    /// Lease renewals, apart from the work pool: however many creates wait for a connection
+    /// there, a replica that works keeps its leases.
+    leasing: PgPool,
     /// This replica's name in leases.
     owner: String,
     lease: Duration,
@@ -116,23 +126,32 @@ impl Database {
     /// embedded migrations.
     pub async fn connect(url: &str, owner: String, lease: Duration) -> Result<Database, DbError> {
         let deadline = tokio::time::Instant::now() + CONNECT_FOR;
-        let pool = loop {
-            match PgPoolOptions::new()
-                .max_connections(8)
+        let options: PgConnectOptions = url.parse()?;
+        let pool_of = |connections: u32| {
+            PgPoolOptions::new()
+                .max_connections(connections)
                 .acquire_timeout(Duration::from_secs(10))
-                .connect(url)
-                .await
-            {
-                Ok(pool) => break pool,
+                .connect_lazy_with(options.clone())
+        };
+        let pool = pool_of(WORK_CONNECTIONS);
+        loop {
+            match pool.acquire().await {
+                Ok(_) => break,
                 Err(e) if tokio::time::Instant::now() < deadline => {
                     tracing::warn!(error = %e, "the database is not reachable yet; trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(e) => return Err(e.into()),
             }
-        };
+        }
         Migrator::new(Embedded).await?.run(&pool).await?;
-        Ok(Database { pool, owner, lease })
+        Ok(Database {
+            pool,
+            listening: pool_of(2),
+            leasing: pool_of(2),
+            owner,
+            lease,
+        })
     }
 
     pub fn lease(&self) -> Duration {
