@@ -60,10 +60,17 @@ async fn until_said(mut events: Events, wanted: &str) -> String {
 /// A replica's output (its logs and its address), read line by line.
 type Output = std::io::Lines<BufReader<std::process::ChildStdout>>;
 
-/// Starts a replica on the database at `url` with the data folder `data` and `extra` flags.
+/// Starts a replica on the database at `url` with the data folder `data` and `extra` flags
+/// (leases of `LEASE` unless they name another).
 fn spawn(url: &str, data: &Path, extra: &[String]) -> (Child, Output) {
+    let lease = if extra.iter().any(|flag| flag.starts_with("--lease-seconds")) {
+        None
+    } else {
+        Some(LEASE)
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_server-stub"))
-        .args(["--port", "0", "--api-token", TOKEN, LEASE])
+        .args(["--port", "0", "--api-token", TOKEN])
+        .args(lease)
         .arg(format!("--data={}", data.display()))
         .arg(format!("--app-dir={}", data.display()))
         .arg(format!("--database-url={url}"))
@@ -983,4 +990,92 @@ async fn leases_are_renewed_while_creates_hold_every_connection() {
         assert!(status == 201 || status == 429, "{status}");
     }
     assert_eq!(row(&db, &id).await.1, 1, "claimed once: never handed over");
+}
+
+/// Fails on a cancel sent with the worker's fence: once the job's lease had passed to another
+/// replica (its claim count raised here, as another replica's claim raises it), A still held
+/// the job's switch until its next renewal, and refused the user's cancel as 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_wins_at_a_replica_whose_lease_has_passed() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    // Renewed every 10 s: between two renewals A does not know it has lost the job.
+    let flags = ["--shared-media".to_owned(), "--lease-seconds=30".into()];
+    let a = Replica::start(&pg, media.path(), &flags);
+    let id = a
+        .create(
+            "cancel",
+            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    until("A rendering", || async {
+        let job = a.job(&id).await;
+        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
+    })
+    .await;
+    let taken = sqlx::query(
+        "UPDATE jobs SET attempt = attempt + 1, lease_owner = 'another-replica' WHERE id = $1",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .unwrap();
+    assert_eq!(taken.rows_affected(), 1);
+    let cancelled = a
+        .http
+        .post(format!("{}/api{}/cancel", a.url, job_path(&id)))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200);
+    let (record, _) = row(&db, &id).await;
+    assert_eq!(
+        (&record["status"], &record["error"]),
+        (&json!("error"), &json!("Cancelled")),
+        "{record}"
+    );
+}
+
+/// Fails on claiming hosted jobs without a cap: a hosted job whose following keeps taking
+/// replicas down (each claim of it ending in a lease that ran out) was claimed again forever.
+/// Here two such lapses are written as a dead replica would leave them; the third gives up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosted_job_cut_off_again_and_again_is_given_up_on() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let (fakes, mut flags) = openai_fake(Settings {
+        job_time: Duration::from_secs(600),
+        ..Settings::default()
+    })
+    .await;
+    let media = tempfile::tempdir().unwrap();
+    flags.extend([
+        "--provider-poll-ms=50".into(),
+        "--allow-local-provider-downloads".into(),
+    ]);
+    let a = Replica::start(&pg, media.path(), &flags);
+    let id = a
+        .create("hosted", json!({"prompt": "a heron", "model": "sora-2"}))
+        .await;
+    until("A to submit the job", || async {
+        (a.job(&id).await["status"] == "running").then_some(())
+    })
+    .await;
+    let lapsed = sqlx::query(
+        "UPDATE jobs SET lapses = 2, lease_owner = 'a-dead-replica', \
+         lease_until = now() - interval '1 second' WHERE id = $1",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .unwrap();
+    assert_eq!(lapsed.rows_affected(), 1);
+    let given_up = a.finished(&id).await;
+    assert_eq!(given_up["status"], "error", "{given_up}");
+    let message = given_up["error"].as_str().unwrap();
+    assert!(message.contains("3 times"), "{message}");
+    assert!(message.contains("no longer followed"), "{message}");
+    assert_eq!(fakes.jobs().len(), 1, "never sent again");
 }

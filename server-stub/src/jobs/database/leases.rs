@@ -19,17 +19,19 @@ impl Database {
     /// Claims the oldest active job (by when it was made, as `record::made_order` orders them)
     /// of its kind (`local`: the embedded engine's) that nobody holds: never claimed, or its
     /// lease run out or handed back: the job and the claim's attempt number. `decide` makes the
-    /// record what it becomes; a job it gives up on is written without a lease and the next one
-    /// is looked at.
+    /// record what it becomes, told how many claims before this one took the job over from a
+    /// lease that had run out (this one counts when its lease has too); a job it gives up on is
+    /// written without a lease and the next one is looked at.
     pub async fn claim(
         &self,
         local: bool,
-        mut decide: impl FnMut(&mut JobRecord) -> Claim,
+        mut decide: impl FnMut(&mut JobRecord, u32) -> Claim,
     ) -> Result<Option<(Versioned, u32)>, DbError> {
         loop {
             let mut tx = self.pool.begin().await?;
             let row = sqlx::query(
-                "SELECT record, version FROM jobs \
+                "SELECT record, version, \
+                        lapses + (lease_until IS NOT NULL)::int AS lapses FROM jobs \
                  WHERE local = $1 AND status IN ('queued', 'running') \
                    AND (lease_until IS NULL OR lease_until < now()) \
                  ORDER BY split_part(id, ':task_', 2) LIMIT 1 FOR UPDATE SKIP LOCKED",
@@ -40,10 +42,12 @@ impl Database {
             let Some(mut job) = row.as_ref().map(versioned).transpose()? else {
                 return Ok(None);
             };
-            let taken = matches!(decide(&mut job.record), Claim::Take);
+            let lapses: i32 = row.as_ref().map_or(Ok(0), |r| r.try_get("lapses"))?;
+            let taken = matches!(decide(&mut job.record, lapses.unsigned_abs()), Claim::Take);
             let row = sqlx::query(
                 "UPDATE jobs SET record = $2, status = $3, version = version + 1, \
                    spend_usd = $6, attempt = attempt + 1, lease_owner = $4, \
+                   lapses = lapses + (lease_until IS NOT NULL)::int, \
                    lease_until = now() + $5::bigint * interval '1 millisecond' \
                  WHERE id = $1 RETURNING version, attempt",
             )

@@ -76,6 +76,13 @@ impl<'s> MigrationSource<'s> for Embedded {
                     include_str!("../../../migrations/0005_review_posts.sql").into(),
                     false,
                 ),
+                Migration::new(
+                    6,
+                    "claim lapses".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0006_claim_lapses.sql").into(),
+                    false,
+                ),
             ])
         })
     }

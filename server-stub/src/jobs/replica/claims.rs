@@ -4,9 +4,9 @@
 
 use super::{Replica, CATCH_UP_EVERY};
 use crate::jobs::database::{Claim, Versioned};
-use crate::jobs::record::Status;
+use crate::jobs::record::{JobRecord, Status};
 use crate::jobs::running::job_span;
-use crate::jobs::{interrupted, JobService};
+use crate::jobs::{interrupted, now, JobService, MAX_ATTEMPTS};
 use crate::providers::Maker;
 use std::sync::Arc;
 use tokio_util::sync::DropGuard;
@@ -33,7 +33,7 @@ impl JobService {
             };
             let claimed = replica
                 .db
-                .claim(true, |r| {
+                .claim(true, |r, _| {
                     if r.status == Status::Running && !interrupted(r) {
                         return Claim::GiveUp;
                     }
@@ -71,7 +71,17 @@ impl JobService {
             return;
         };
         while !self.stopping() {
-            let claimed = replica.db.claim(false, |_| Claim::Take).await;
+            let claimed = replica
+                .db
+                .claim(false, |r, lapses| {
+                    if lapses >= MAX_ATTEMPTS {
+                        abandon(r, lapses);
+                        Claim::GiveUp
+                    } else {
+                        Claim::Take
+                    }
+                })
+                .await;
             match claimed {
                 Ok(Some((job, attempt))) => {
                     let id = job.record.sora_job_id.clone();
@@ -161,4 +171,18 @@ impl JobService {
 struct Held {
     switch: Arc<crate::jobs::cancel::Switch>,
     _renewing: DropGuard,
+}
+
+/// Gives up on a hosted job whose following was cut off `lapses` times (a replica died, froze or
+/// crashed while following it): it is not followed again, so it cannot take replicas down with
+/// it, and its message says the provider may still finish it.
+fn abandon(record: &mut JobRecord, lapses: u32) {
+    tracing::error!(job = %record.sora_job_id, lapses, "a hosted job cut off too often; no longer followed");
+    record.status = Status::Error;
+    record.updated_at = now();
+    record.error = Some(format!(
+        "The server stopped {lapses} times while following this job at {}; it is no longer \
+         followed here. The provider may still finish it (and bill it): look for it there.",
+        record.provider
+    ));
 }
