@@ -1079,3 +1079,161 @@ async fn a_hosted_job_cut_off_again_and_again_is_given_up_on() {
     assert!(message.contains("no longer followed"), "{message}");
     assert_eq!(fakes.jobs().len(), 1, "never sent again");
 }
+
+/// A bounded soak: eight clients, each making jobs through either replica and, by turns,
+/// cancelling one at once, removing one, or saving one and starring and approving it through
+/// both replicas at the same moment. Every request answers within 30 s (none hangs), every
+/// job ends once (its events never go from finished back to active, nor finish twice), both
+/// replicas and the database agree on how each ended, and no pick loses a field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_soak_of_creates_cancels_removals_and_picks_at_two_replicas() {
+    // Eight jobs at most are active at once: within the project's ten.
+    const CLIENTS: usize = 8;
+    const ROUNDS: usize = 6;
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = ["--shared-media".to_owned(), "--workers=2".into()];
+    let mut replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    for replica in &mut replicas {
+        replica.http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+    }
+    let replicas = &replicas;
+    let body = json!({"prompt": "a heron over reeds", "seconds": 1, "size": "128x128"});
+    let client = |client: usize| {
+        let body = body.clone();
+        async move {
+            let mut kept = Vec::new();
+            for round in 0..ROUNDS {
+                let (here, there) = (
+                    &replicas[(client + round) % 2],
+                    &replicas[(client + round + 1) % 2],
+                );
+                let id = here.create("soak", body.clone()).await;
+                match (client + round) % 3 {
+                    0 => {
+                        let cancel = there
+                            .http
+                            .post(format!("{}/api{}/cancel", there.url, job_path(&id)))
+                            .bearer_auth(TOKEN)
+                            .send()
+                            .await
+                            .unwrap();
+                        // Cancelled, or finished first.
+                        assert!(
+                            matches!(cancel.status().as_u16(), 200 | 409),
+                            "{}",
+                            cancel.status()
+                        );
+                        kept.push(id);
+                    }
+                    1 => {
+                        there.finished(&id).await;
+                        let removed = there
+                            .http
+                            .delete(format!("{}/api{}", there.url, job_path(&id)))
+                            .bearer_auth(TOKEN)
+                            .send()
+                            .await
+                            .unwrap();
+                        assert_eq!(removed.status(), 204);
+                    }
+                    _ => {
+                        assert_eq!(here.finished(&id).await["status"], "done");
+                        let saved = there
+                            .call(
+                                reqwest::Method::POST,
+                                &format!("{}/save", job_path(&id)),
+                                Some(json!({"project_id": "soak"})),
+                            )
+                            .await;
+                        let name = saved["r2_key"]
+                            .as_str()
+                            .unwrap()
+                            .rsplit('/')
+                            .next()
+                            .unwrap()
+                            .to_owned();
+                        let pick = |replica: &'static str, change: Value| {
+                            let replica = if replica == "here" { here } else { there };
+                            let path = format!(
+                                "/projects/soak/assets/{}",
+                                url::form_urlencoded::byte_serialize(name.as_bytes())
+                                    .collect::<String>()
+                            );
+                            async move {
+                                replica
+                                    .call(reqwest::Method::PATCH, &path, Some(change))
+                                    .await
+                            }
+                        };
+                        futures_util::join!(
+                            pick("here", json!({"favourite": true})),
+                            pick("there", json!({"decision": "approved"})),
+                        );
+                        kept.push(id);
+                    }
+                }
+            }
+            kept
+        }
+    };
+    let kept: Vec<String> = futures_util::future::join_all((0..CLIENTS).map(client))
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+
+    for id in &kept {
+        let ended = replicas[0].finished(id).await;
+        let (record, _) = row(&db, id).await;
+        assert_eq!(record["status"], ended["status"], "{id}");
+        until("the other replica to agree", || async {
+            (replicas[1].job(id).await["status"] == ended["status"]).then_some(())
+        })
+        .await;
+    }
+    // Every job, removed ones too, ends once in the order its events were committed.
+    let events: Vec<(String, String)> = sqlx::query_as(
+        "SELECT job_id, record->>'status' FROM job_events WHERE NOT removed ORDER BY seq",
+    )
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    let mut ended: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (id, status) in &events {
+        let finished = status == "done" || status == "error";
+        match ended.get(id.as_str()) {
+            Some(first) => assert!(
+                finished && first == status,
+                "{id} ended {first}, then was {status}"
+            ),
+            None if finished => {
+                ended.insert(id, status);
+            }
+            None => {}
+        }
+    }
+    assert_eq!(ended.len(), CLIENTS * ROUNDS, "every job made ended");
+    let library = replicas[1]
+        .call(reqwest::Method::GET, "/projects/soak/assets", None)
+        .await;
+    let saved = (0..CLIENTS)
+        .flat_map(|client| (0..ROUNDS).map(move |round| (client + round) % 3))
+        .filter(|&turn| turn == 2)
+        .count();
+    assert_eq!(library["videos"].as_array().unwrap().len(), saved);
+    for video in library["videos"].as_array().unwrap() {
+        assert_eq!(
+            (&video["favourite"], &video["decision"]),
+            (&json!(true), &json!("approved")),
+            "{video}"
+        );
+    }
+}

@@ -121,7 +121,7 @@ pub(super) fn valid_file_name(name: &str) -> bool {
     context_path = super::API,
     path = "/projects/{project_id}/assets",
     tag = "assets",
-    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters"), Page),
+    params(("project_id" = String, Path, description = "1 to 100 characters, not blank, no control characters"), Page),
     responses(
         (status = 200, description = "The project's saved videos, newest first (a page of them with `limit`)", body = Assets),
         (status = 400, description = "Invalid project id, limit or cursor", body = ErrorBody),

@@ -248,7 +248,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
     context_path = super::API,
     path = "/projects/{project_id}/jobs",
     tag = "jobs",
-    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    params(("project_id" = String, Path, description = "1 to 100 characters, not blank, no control characters")),
     request_body = CreateJob,
     responses(
         (status = 201, description = "The job, queued", body = JobView),
@@ -302,7 +302,7 @@ fn seed(value: f64) -> Result<u32, ApiError> {
     context_path = super::API,
     path = "/projects/{project_id}/takes",
     tag = "jobs",
-    params(("project_id" = String, Path, description = "a-z, 0-9 and '-', 1 to 64 characters")),
+    params(("project_id" = String, Path, description = "1 to 100 characters, not blank, no control characters")),
     request_body = CreateTakes,
     responses(
         (status = 201, description = "The takes, queued: one job each, seeds counting up from the first", body = Takes),

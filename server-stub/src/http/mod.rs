@@ -108,7 +108,7 @@ pub fn valid_project(id: &str) -> Result<(), ApiError> {
         Ok(())
     } else {
         Err(ApiError::BadRequest(
-            "project id must be 1 to 64 characters of a-z, 0-9 and '-'".into(),
+            "project id must be 1 to 100 characters, not blank, with no control characters".into(),
         ))
     }
 }

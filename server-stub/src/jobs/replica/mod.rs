@@ -8,7 +8,8 @@
 //! one claimer takes hosted jobs to follow, each under a lease renewed while it is worked on. A
 //! replica that dies stops renewing; once its leases run out, others take its jobs over (a
 //! render starts again, a hosted job is followed again from its saved provider id, never sent
-//! twice). Writes by a worker carry its attempt number: one that lost its lease is discarded.
+//! twice). Every write of a worker carries its own claim's attempt number: one whose lease has
+//! passed to another replica is discarded, however late it wakes. A user's change carries none.
 //!
 //! Here: joining, and holding versioned records in memory. Writing them is in `writes.rs`,
 //! following the events in `following.rs`, claiming work under leases in `claims.rs`.
