@@ -1228,3 +1228,43 @@ fn millisecond() -> u128 {
         .unwrap()
         .as_millis()
 }
+
+/// Fails on a copy-out that a cancel did not stop: the download went on to the end, and the
+/// video was kept in storage with no record pointing at it.
+#[tokio::test]
+async fn a_cancel_during_the_copy_stops_it_and_keeps_nothing() {
+    let setup = Setup::new(Settings {
+        content_bytes: 1024 * 1024,
+        ..Settings::default()
+    })
+    .await;
+    setup.fakes.hold_content();
+    let jobs = setup.service();
+    let id = jobs
+        .create(job("sora-2", "cancelled mid-copy"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    while setup.fakes.count("openai.content") == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let cancelled = jobs.cancel(&id).await.unwrap();
+    assert_eq!(cancelled.error.as_deref(), Some("Cancelled"));
+    setup.fakes.release_content();
+    let ended = || setup.fakes.count("content.completed") + setup.fakes.count("content.dropped");
+    while ended() == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        setup.fakes.count("content.dropped"),
+        1,
+        "the download was left as the job was cancelled"
+    );
+    let preview = setup.dir.path().join("data/media/previews");
+    let kept = std::fs::read_dir(&preview)
+        .map(|dir| dir.count())
+        .unwrap_or(0);
+    assert_eq!(kept, 0, "nothing of the copy is kept");
+    assert_eq!(jobs.get(&id).unwrap().status, Status::Error);
+    jobs.shutdown().await;
+}

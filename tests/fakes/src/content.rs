@@ -20,27 +20,73 @@ pub fn byte_at(offset: u64) -> u8 {
     (offset % 251) as u8
 }
 
-/// A streamed body of `len` bytes of the cycle.
-pub fn video_body(len: u64) -> Body {
+/// A streamed body of `len` bytes of the cycle: past its first chunk only once `fakes`' content
+/// gate lets it; counted as `content.completed` or, when its reader went away first,
+/// `content.dropped`.
+pub fn video_body(fakes: &Fakes, len: u64) -> Body {
     let chunk: Bytes = (0..251 * 256)
         .map(|i| byte_at(i as u64))
         .collect::<Vec<u8>>()
         .into();
     let step = chunk.len() as u64;
-    let chunks = (0..len.div_ceil(step)).map(move |i| {
-        let take = (len - i * step).min(step) as usize;
-        Ok::<Bytes, std::io::Error>(chunk.slice(..take))
+    let chunks = len.div_ceil(step);
+    let gate = fakes.content_gate();
+    let counted = Counted {
+        fakes: fakes.clone(),
+        finished: false,
+    };
+    let stream = futures_util::stream::unfold((0, counted), move |(i, mut counted)| {
+        let (chunk, gate) = (chunk.clone(), gate.clone());
+        async move {
+            if i == chunks {
+                return None;
+            }
+            if i == 1 {
+                let _pass = gate.acquire().await.ok()?;
+            }
+            if i + 1 == chunks {
+                // The reader has every byte with this chunk (the server may never ask for more).
+                counted.complete();
+            }
+            let take = (len - i * step).min(step) as usize;
+            Some((
+                Ok::<Bytes, std::io::Error>(chunk.slice(..take)),
+                (i + 1, counted),
+            ))
+        }
     });
-    Body::from_stream(futures_util::stream::iter(chunks))
+    Body::from_stream(stream)
 }
 
-pub fn video_response(len: u64) -> Response {
+/// Counts a download as it ends.
+struct Counted {
+    fakes: Fakes,
+    finished: bool,
+}
+
+impl Counted {
+    fn complete(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.fakes.counted(if self.finished {
+            "content.completed"
+        } else {
+            "content.dropped"
+        });
+    }
+}
+
+pub fn video_response(fakes: &Fakes, len: u64) -> Response {
     (
         [
             (header::CONTENT_TYPE, "video/mp4".to_owned()),
             (header::CONTENT_LENGTH, len.to_string()),
         ],
-        video_body(len),
+        video_body(fakes, len),
     )
         .into_response()
 }
@@ -115,7 +161,7 @@ async fn file(
             (StatusCode::FORBIDDEN, "Request has expired").into_response()
         }
         Some(_) if frame => ([(header::CONTENT_TYPE, "image/png")], frame_png()).into_response(),
-        Some(_) => video_response(settings.content_bytes),
+        Some(_) => video_response(&fakes, settings.content_bytes),
     }
 }
 

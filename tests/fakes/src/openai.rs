@@ -361,5 +361,5 @@ async fn content(
             Some("video_expired"),
         );
     }
-    video_response(settings.content_bytes)
+    video_response(&fakes, settings.content_bytes)
 }

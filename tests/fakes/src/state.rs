@@ -144,6 +144,9 @@ struct Inner {
     jobs: Mutex<HashMap<String, Job>>,
     faults: Mutex<Vec<Fault>>,
     counts: Mutex<HashMap<String, u32>>,
+    /// Videos are streamed past their first chunk only with a permit of this: a test holds
+    /// the rest of every download while it does something mid-copy.
+    content_gate: Mutex<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Fakes {
@@ -154,6 +157,9 @@ impl Fakes {
                 jobs: Mutex::default(),
                 faults: Mutex::default(),
                 counts: Mutex::default(),
+                content_gate: Mutex::new(Arc::new(tokio::sync::Semaphore::new(
+                    tokio::sync::Semaphore::MAX_PERMITS,
+                ))),
             }),
         }
     }
@@ -164,6 +170,22 @@ impl Fakes {
 
     pub fn set_settings(&self, settings: Settings) {
         *self.inner.settings.lock().unwrap() = settings;
+    }
+
+    /// Holds every video download after its first chunk until `release_content`. Each
+    /// download is counted as `content.completed` when streamed whole, or `content.dropped`
+    /// when its reader went away first.
+    pub fn hold_content(&self) {
+        *self.inner.content_gate.lock().unwrap() = Arc::new(tokio::sync::Semaphore::new(0));
+    }
+
+    pub fn release_content(&self) {
+        self.content_gate()
+            .add_permits(tokio::sync::Semaphore::MAX_PERMITS);
+    }
+
+    pub(crate) fn content_gate(&self) -> Arc<tokio::sync::Semaphore> {
+        self.inner.content_gate.lock().unwrap().clone()
     }
 
     /// The next `count` requests to `provider` (`openai`, `runway`, `fal` or `content`) answer
