@@ -121,6 +121,15 @@ pub enum JobStatus {
 /// tells fills an empty `final_r2_key`: see [`Job::merged`]).
 const CLIENT_OWNED: [&str; 3] = ["created_at", "updated_at", "final_r2_key"];
 
+/// Where a job keeps the server's own stamp (its `updated_at`) of the last answer it took: the
+/// order of the server's answers, whichever arrives last.
+const SERVER_STAMP: &str = "server_updated_at";
+
+/// The server's stamp of an answer or a stored job, in milliseconds.
+fn stamp(value: Option<&Value>) -> Option<i64> {
+    value.and_then(Value::as_str).and_then(parse_iso_millis)
+}
+
 impl Job {
     /// Builds the stored job from the creation answer plus the client-added fields.
     /// The answer must carry a string `sora_job_id`.
@@ -156,13 +165,36 @@ impl Job {
         {
             fields.insert("final_r2_key".into(), key.clone());
         }
+        if let Some(stamp @ Value::String(_)) = answer.get("updated_at") {
+            fields.insert(SERVER_STAMP.into(), stamp.clone());
+        }
         fields.insert("updated_at".into(), now.into());
         Job::from_value(Value::Object(fields))
     }
 
+    /// Whether a status answer is older than what the job holds: the server stamped it before
+    /// the answer the job last took (a poll sent before a Cancel, answered after it), or it
+    /// would make a finished job queued or running again. Such an answer is dropped.
+    pub fn is_older(&self, answer: &Value) -> bool {
+        let reopens = !self.is_active()
+            && matches!(
+                answer.get("status").and_then(Value::as_str),
+                Some("queued" | "running")
+            );
+        let earlier = matches!(
+            (stamp(answer.get("updated_at")), stamp(self.extra.get(SERVER_STAMP))),
+            (Some(answered), Some(held)) if answered < held
+        );
+        reopens || earlier
+    }
+
     /// The job merged with a status answer, or `None` when the answer changes nothing (so an
-    /// unchanged job is not written again, and nothing is redrawn).
+    /// unchanged job is not written again, and nothing is redrawn) or is older than what the
+    /// job holds ([`Job::is_older`]).
     pub fn merged_if_changed(&self, answer: &Value, now: &str) -> Option<Job> {
+        if self.is_older(answer) {
+            return None;
+        }
         let mut merged = self.merged(answer, &self.updated_at)?;
         if merged == *self {
             return None;
@@ -178,7 +210,11 @@ impl Job {
             .get("sora_job_id")?
             .as_str()
             .filter(|id| !id.is_empty())?;
-        Job::from_value(answer.clone())
+        let mut job = Job::from_value(answer.clone())?;
+        if let Some(stamp @ Value::String(_)) = answer.get("updated_at") {
+            job.extra.insert(SERVER_STAMP.into(), stamp.clone());
+        }
+        Some(job)
     }
 
     /// A field the server answered (kept in `extra`), such as `model`, `seconds` or `size`.
@@ -436,5 +472,41 @@ mod tests {
         assert_eq!(merged[1].percent(), 40);
         assert_eq!(merged[1].updated_at, T1);
         assert_eq!(merge_listed(&merged, &listed, "later"), None, "nothing new");
+    }
+
+    /// A poll sent before a Cancel and answered after it, or a slow "running" after a pushed
+    /// "done", used to overwrite the newer state.
+    #[test]
+    fn an_older_answer_never_undoes_a_newer_one() {
+        let running = created()
+            .merged(
+                &json!({"status": "running", "progress": 40, "updated_at": "2026-11-21T10:00:05.100Z"}),
+                T0,
+            )
+            .unwrap();
+        let cancelled = running
+            .merged_if_changed(
+                &json!({"status": "error", "error": "Cancelled", "updated_at": "2026-11-21T10:00:06.000Z"}),
+                T1,
+            )
+            .unwrap();
+        let late =
+            json!({"status": "running", "progress": 80, "updated_at": "2026-11-21T10:00:05.900Z"});
+        assert!(cancelled.is_older(&late));
+        assert_eq!(cancelled.merged_if_changed(&late, T1), None);
+        // Without stamps (an older server), a finished job is still never reopened.
+        let unstamped = json!({"status": "queued"});
+        assert_eq!(cancelled.merged_if_changed(&unstamped, T1), None);
+        // An older progress answer of a running job is dropped too; a newer one is taken.
+        let slower =
+            json!({"status": "running", "progress": 30, "updated_at": "2026-11-21T10:00:05.000Z"});
+        assert_eq!(running.merged_if_changed(&slower, T1), None);
+        let newer =
+            json!({"status": "running", "progress": 60, "updated_at": "2026-11-21T10:00:05.500Z"});
+        assert_eq!(running.merged_if_changed(&newer, T1).unwrap().percent(), 60);
+        // What another browser did later is taken: a saved key, a later stamp.
+        let told =
+            json!({"final_r2_key": "projects/p/x.mp4", "updated_at": "2026-11-21T10:00:07.000Z"});
+        assert!(cancelled.merged_if_changed(&told, T1).is_some());
     }
 }

@@ -712,6 +712,48 @@ fn check_status_goes_through_while_an_automatic_poll_is_in_flight() {
     );
 }
 
+/// Fails on merging whichever answer arrives last: a poll sent before a Cancel and answered
+/// after it brought the cancelled job back to running, with Cancel showing again.
+#[test]
+fn a_poll_answered_after_a_cancel_does_not_undo_it() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    fake(&core).hold.set(true);
+    // Answers are taken in the order requests finish: the cancel finishes first.
+    script(
+        &core,
+        ok(
+            json!({"status": "error", "error": "Cancelled", "updated_at": "2026-11-21T10:00:09.000Z"}),
+        ),
+    );
+    script(
+        &core,
+        ok(json!({"status": "running", "progress": 80, "updated_at": "2026-11-21T10:00:08.000Z"})),
+    );
+    let mut poll = Box::pin(core.poll_job("m:task_a"));
+    let waker = futures::task::noop_waker();
+    assert!(poll
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    let cancelled = block_on(core.cancel_job("m:task_a")).unwrap();
+    assert_eq!(cancelled.status, "error");
+    block_on(poll).unwrap();
+    let view = &core.snapshot().jobs.items[0];
+    assert_eq!(view.error.as_deref(), Some("Cancelled"));
+    assert!(!view.can_cancel, "Cancel does not come back");
+    assert_eq!(
+        stored(&core, "jobs:p1").unwrap()[0]["status"],
+        "error",
+        "nor does the stored job go back"
+    );
+    assert!(
+        core.jobs_due_for_poll().is_empty(),
+        "a cancelled job is not polled"
+    );
+}
+
 fn ids(core: &Core<Fake>) -> Vec<String> {
     core.snapshot()
         .jobs
