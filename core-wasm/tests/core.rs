@@ -1411,6 +1411,44 @@ fn roles_follow_the_chosen_model() {
     ));
 }
 
+/// Fails on refusing an upload while one is in flight: three pictures chosen at once made one
+/// reference, and the two others were dropped without a word.
+#[test]
+fn pictures_chosen_at_once_are_all_added_one_after_another() {
+    let core = studio();
+    open_shot(&core);
+    fake(&core).hold.set(true);
+    for id in ["ref_1", "ref_2", "ref_3"] {
+        script(&core, ok(reference(id, 64, 64)));
+    }
+    let sent = fake(&core).requests.borrow().len();
+    let uploads = futures::future::join3(
+        core.upload_reference(vec![1], "image/png"),
+        core.upload_reference(vec![2], "image/png"),
+        core.upload_reference(vec![3], "image/png"),
+    );
+    let (a, b, c) = block_on(uploads);
+    assert_eq!(
+        [a.unwrap(), b.unwrap(), c.unwrap()],
+        ["ref_1", "ref_2", "ref_3"]
+    );
+    let bodies: Vec<Option<Body>> = fake(&core).requests.borrow()[sent..]
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    let file = |byte| {
+        Some(Body::File {
+            bytes: vec![byte],
+            content_type: "image/png".into(),
+        })
+    };
+    assert_eq!(bodies, [file(1), file(2), file(3)], "in the order chosen");
+    let view = core.shot_view();
+    let newest: Vec<&str> = view.references[..3].iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(newest, ["ref_3", "ref_2", "ref_1"], "newest first");
+    assert!(!view.adding);
+}
+
 #[test]
 fn uploads_send_the_bytes_and_a_refusal_names_the_limit() {
     let core = studio();

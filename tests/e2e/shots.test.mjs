@@ -190,3 +190,34 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
     `projects/${PROJECT}/${source}`,
   );
 });
+
+// Fails on refusing an upload while one is in flight: three pictures chosen at once in the
+// picker made one reference, and the two others were dropped without a word.
+test("three pictures chosen at once become three references", async () => {
+  await t.page.goto(`${t.server.url}/${PROJECT}`);
+  const references = t.page.locator("li.reference:not(.add)");
+  await t.page.getByRole("button", { name: "Add image" }).waitFor();
+  const before = await references.count();
+  const pictures = await t.page.evaluate(() =>
+    ["#c33", "#3c3", "#33c"].map((colour) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = 64;
+      canvas.height = 64;
+      const g = canvas.getContext("2d");
+      g.fillStyle = colour;
+      g.fillRect(0, 0, 64, 64);
+      return canvas.toDataURL("image/png").split(",")[1];
+    }),
+  );
+  await t.page.locator('input[type="file"][aria-label="Reference image file"]').setInputFiles(
+    pictures.map((base64, i) => ({
+      name: `picture-${i}.png`,
+      mimeType: "image/png",
+      buffer: Buffer.from(base64, "base64"),
+    })),
+  );
+  await waitUntil(async () => (await references.count()) === before + 3);
+  await t.page.getByRole("button", { name: "Add image" }).waitFor();
+  const ids = await t.page.evaluate(() => window.studio.view("shot").references.map((r) => r.id));
+  assert.equal(new Set(ids).size, ids.length, "three distinct references");
+});

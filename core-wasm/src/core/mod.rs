@@ -16,6 +16,7 @@ mod shares;
 mod shot;
 mod slice;
 mod spend;
+mod turns;
 
 use std::cell::{Cell, RefCell};
 
@@ -60,6 +61,8 @@ pub struct Core<P: Platform> {
     shares: Slice<shares::Shares>,
     spend: Slice<spend::Spend>,
     review: Slice<review::Review>,
+    /// Reference images are added one at a time, in the order asked.
+    reference_turns: turns::Turns,
 }
 
 impl<P: Platform> Core<P> {
@@ -83,6 +86,7 @@ impl<P: Platform> Core<P> {
             shares: Slice::new(Part::Shares),
             spend: Slice::new(Part::Spend),
             review: Slice::new(Part::Review),
+            reference_turns: turns::Turns::default(),
         };
         core.load_recent();
         core

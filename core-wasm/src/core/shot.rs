@@ -24,7 +24,8 @@ pub struct Shot {
     attached: Vec<(String, ImageRole)>,
     video: Option<(String, VideoRole)>,
     fit: Fit,
-    adding: bool,
+    /// Reference images being added, or waiting for their turn.
+    adding: u64,
 }
 
 impl Shot {
@@ -97,7 +98,7 @@ impl<P: Platform> Core<P> {
                 }),
                 fit: s.fit,
                 fit_note: inputs::fit_note(&sizes, JOB_SIZE.0, JOB_SIZE.1, s.fit),
-                adding: s.adding,
+                adding: s.adding > 0,
             }
         })
     }
@@ -157,17 +158,19 @@ impl<P: Platform> Core<P> {
         self.add_reference(body).await
     }
 
+    /// Adds a reference image once those asked for before it are added.
     async fn add_reference(&self, body: Body) -> Result<String, CoreError> {
         let visit = self.visit()?;
-        if self.shot.read(|s| s.adding) {
-            return Err(CoreError::Busy("Adding a reference image".into()));
+        self.write(&self.shot, |s| s.adding += 1);
+        let added = async {
+            let _turn = self.reference_turns.take().await;
+            self.api().add_reference(&visit.project, body).await
         }
-        self.write(&self.shot, |s| s.adding = true);
-        let added = self.api().add_reference(&visit.project, body).await;
+        .await;
+        self.write(&self.shot, |s| s.adding -= 1);
         if !self.still(&visit) {
             return added.map(|r| r.id).map_err(CoreError::from);
         }
-        self.write(&self.shot, |s| s.adding = false);
         match added {
             Ok(reference) => {
                 let id = reference.id.clone();
