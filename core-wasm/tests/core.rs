@@ -873,6 +873,62 @@ fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
     );
 }
 
+/// Fails on Compare and the share selection keeping what was deleted: sharing a selection
+/// with a video deleted elsewhere failed with "No such video".
+#[test]
+fn deleted_videos_leave_compare_and_the_selection() {
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
+               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
+    };
+    let key = |name: &str| format!("projects/p1/{name}");
+    let core = studio();
+    core.enter_project("p1");
+    script(
+        &core,
+        ok(json!({"videos": [video("a.mp4"), video("b.mp4"), video("c.mp4")]})),
+    );
+    block_on(core.load_assets()).unwrap();
+    for name in ["a.mp4", "b.mp4", "c.mp4"] {
+        core.toggle_compare(&key(name)).unwrap();
+        core.toggle_select(&key(name)).unwrap();
+    }
+    let chosen = |core: &Core<Fake>| -> (Vec<String>, Vec<String>) {
+        let compared = core
+            .compare_view()
+            .chosen
+            .into_iter()
+            .map(|i| i.id)
+            .collect();
+        (compared, core.shares_view().selected)
+    };
+    // Deleted elsewhere, pushed.
+    *fake(&core).pieces.borrow_mut() = [Ok(
+        "event: library\ndata: {\"file_name\":\"a.mp4\",\"saved\":false}\n\n".to_owned(),
+    )]
+    .into();
+    script(&core, ok(json!(null)));
+    block_on(core.follow_changes()).unwrap();
+    let rest = vec![key("b.mp4"), key("c.mp4")];
+    assert_eq!(chosen(&core), (rest.clone(), rest));
+    // Deleted here.
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 204,
+            status_text: "No Content".into(),
+            body: String::new(),
+        }),
+    );
+    block_on(core.delete_asset(&key("b.mp4"))).unwrap();
+    assert_eq!(chosen(&core), (vec![key("c.mp4")], vec![key("c.mp4")]));
+    // Deleted while nothing was pushed here: the next load of the library no longer has it.
+    script(&core, ok(json!({"videos": []})));
+    block_on(core.load_assets()).unwrap();
+    assert_eq!(chosen(&core), (vec![], vec![]));
+    assert!(!core.compare_view().open);
+}
+
 #[test]
 fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
     let video = |name: &str| {

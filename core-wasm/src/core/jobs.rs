@@ -347,6 +347,7 @@ impl<P: Platform> Core<P> {
         let outcome = async {
             self.api().remove_job(id).await?;
             self.change_jobs(&visit, |jobs| Some(without(jobs, id)))?;
+            self.drop_missing_compared();
             Ok(())
         }
         .await;
@@ -427,6 +428,7 @@ impl<P: Platform> Core<P> {
                             .any(|j| j.sora_job_id == id)
                             .then(|| without(jobs, id))
                     })?;
+                    self.drop_missing_compared();
                 }
             }
             ("library", Ok(change)) => saved = self.library_pushed(visit, &change),

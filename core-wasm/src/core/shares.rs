@@ -71,6 +71,22 @@ impl<P: Platform> Core<P> {
         self.shares.read(|s| s.loaded)
     }
 
+    /// Takes out of the selection the videos deleted from the library.
+    pub(super) fn drop_missing_selected(&self) {
+        let gone: Vec<String> = self.shares.read(|s| {
+            s.selected
+                .iter()
+                .filter(|key| !self.holds_asset(key))
+                .cloned()
+                .collect()
+        });
+        if !gone.is_empty() {
+            self.write(&self.shares, |s| {
+                s.selected.retain(|key| !gone.contains(key))
+            });
+        }
+    }
+
     pub(super) fn reset_shares(&self) {
         self.write(&self.shares, |s| *s = Shares::default());
     }

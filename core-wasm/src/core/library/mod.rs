@@ -136,6 +136,19 @@ impl<P: Platform> Core<P> {
         })
     }
 
+    /// Whether the library holds the video `key`.
+    pub(super) fn holds_asset(&self, key: &str) -> bool {
+        self.library
+            .read(|l| l.items.iter().any(|i| i.asset.key == key))
+    }
+
+    /// Compare and the share selection keep only what the library (and the jobs) still hold:
+    /// called once the library is known whole, or a video has left it.
+    pub(super) fn choices_follow_library(&self) {
+        self.drop_missing_compared();
+        self.drop_missing_selected();
+    }
+
     pub(super) fn asset(&self, key: &str) -> Result<Asset, CoreError> {
         self.library
             .read(|l| {
@@ -271,6 +284,7 @@ impl<P: Platform> Core<P> {
                 l.expected = None;
             });
         }
+        self.choices_follow_library();
         self.clear_banner(|f| matches!(f, Failure::Assets(_)));
         Ok(self.library.read(|l| l.items.len()))
     }
@@ -330,7 +344,10 @@ impl<P: Platform> Core<P> {
             }
         });
         match outcome {
-            Ok(()) => self.untick(&visit, key),
+            Ok(()) => {
+                self.choices_follow_library();
+                self.untick(&visit, key)
+            }
             Err(e) => {
                 self.log(LogLevel::Error, &e.to_string());
                 self.fail(Failure::Delete(e.clone()));

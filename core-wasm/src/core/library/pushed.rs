@@ -80,6 +80,7 @@ impl<P: Platform> Core<P> {
             (Some(true), None) => Some(name.to_owned()),
             (Some(false), Some(key)) => {
                 self.write(&self.library, |l| l.items.retain(|i| i.asset.key != key));
+                self.choices_follow_library();
                 if let Err(e) = self.untick(visit, &key) {
                     self.log(LogLevel::Warn, &e.to_string());
                 }
