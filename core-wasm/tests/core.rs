@@ -856,12 +856,19 @@ fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
     assert_eq!(core.stream_state(), StreamState::Off, "the body ended");
 
     script(&core, ok(json!(null)));
+    // Opened again: the library, which the stream does not replay, is read again first.
+    script(&core, ok(json!({"videos": []})));
     fake(&core)
         .pieces
         .borrow_mut()
         .push_back(Err("network error".into()));
     assert_eq!(block_on(core.follow_changes()).unwrap_err().code(), "api");
-    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    let requests = fake(&core).requests.borrow().clone();
+    let [.., request, reread] = requests.as_slice() else {
+        panic!("{requests:?}")
+    };
+    assert_eq!(reread.url, "http://h/api/projects/p1/assets");
+    let request = request.clone();
     assert_eq!(request.url, "http://h/api/projects/p1/events");
     assert_eq!(request.last_event_id.as_deref(), Some("6"));
     assert_eq!(request.bearer.as_deref(), Some("t0k"));
@@ -871,6 +878,36 @@ fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
         block_on(core.follow_changes()).unwrap_err().to_string(),
         "Failed to follow job changes: Unauthorized"
     );
+}
+
+/// Fails on trusting a reopened stream to bring what it does not replay: a video saved
+/// elsewhere while the stream was cut never showed until the page was reloaded.
+#[test]
+fn a_stream_opened_again_reads_the_library_again() {
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
+               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
+    };
+    let core = studio();
+    core.enter_project("p1");
+    script(&core, ok(json!({"videos": [video("a.mp4")]})));
+    block_on(core.load_assets()).unwrap();
+    // The first stream ends (a restart, a proxy's cut); b.mp4 is saved elsewhere meanwhile.
+    script(&core, ok(json!(null)));
+    block_on(core.follow_changes()).unwrap();
+    script(&core, ok(json!(null)));
+    script(
+        &core,
+        ok(json!({"videos": [video("b.mp4"), video("a.mp4")]})),
+    );
+    block_on(core.follow_changes()).unwrap();
+    let names: Vec<String> = core
+        .library_view()
+        .assets
+        .into_iter()
+        .map(|a| a.file_name)
+        .collect();
+    assert_eq!(names, ["b.mp4", "a.mp4"]);
 }
 
 /// Fails on Compare and the share selection keeping what was deleted: sharing a selection
@@ -992,7 +1029,9 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
 
     // A saved video the newest page does not show (its file's time is older): the whole
     // library is loaded again.
+    // (The stream opens again: the library it does not replay is read again first.)
     script(&core, ok(json!(null)));
+    script(&core, ok(json!({"videos": [video("m:task_2.mp4")]})));
     script(
         &core,
         ok(json!({"videos": [video("m:task_2.mp4")], "total": 2})),
@@ -1009,6 +1048,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         loads,
         [
             "http://h/api/projects/p1/events",
+            "http://h/api/projects/p1/assets",
             "http://h/api/projects/p1/assets?limit=100",
             "http://h/api/projects/p1/assets"
         ]
@@ -1017,6 +1057,10 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
 
     // Each new video goes after the one before it on the page.
     script(&core, ok(json!(null)));
+    script(
+        &core,
+        ok(json!({"videos": [video("m:task_2.mp4"), video("old.mp4")]})),
+    );
     script(
         &core,
         ok(

@@ -26,6 +26,9 @@ pub struct Jobs {
     /// Jobs with an automatic poll in flight (not shown; keeps polls from piling up).
     polling: Vec<String>,
     stream: StreamState,
+    /// Whether the stream was open before in this visit: once it opens again, what it does not
+    /// replay (saves, deletions, picks, review notes) is read again.
+    opened_before: bool,
     /// The id of the last pushed change, to resume after. Kept outside the view's version:
     /// it changes with every event, the view need not.
     last_event: RefCell<Option<String>>,
@@ -386,9 +389,18 @@ impl<P: Platform> Core<P> {
         if !self.still(visit) {
             return Ok(());
         }
-        self.write(&self.jobs, |j| j.stream = StreamState::Open);
-        // Review notes are not replayed: links read before the stream (re)opened are read
-        // again, and what arrives meanwhile waits in the stream.
+        let reopened = self.write(&self.jobs, |j| {
+            j.stream = StreamState::Open;
+            std::mem::replace(&mut j.opened_before, true)
+        });
+        // Library changes (saves, deletions, picks) and review notes are not replayed: what
+        // was read before the stream opened again is read again, and what arrives meanwhile
+        // waits in the stream.
+        if reopened {
+            if let Err(e) = self.load_assets().await {
+                self.log(LogLevel::Warn, &e.to_string());
+            }
+        }
         if self.shares_loaded() {
             let _ = self.load_shares().await;
         }
