@@ -53,7 +53,7 @@ export async function apiAndRanges(server, data) {
   }
 }
 
-/** Range reads from the media address the README sets up, beside the plain nginx reference;
+/** Range reads from the media address docs/configuration.md sets up, beside the plain nginx reference;
  * and a missing poster, which must fall through to server-stub. */
 async function throughReadmeFront(front, nginx) {
   const range = "Range: bytes=1048576-2097151";
@@ -68,7 +68,7 @@ async function throughReadmeFront(front, nginx) {
   if (poster.status !== 404 || poster.headers.get("x-content-type-options") !== "nosniff") {
     throw new Error(`a missing poster was not passed to server-stub (${poster.status})`);
   }
-  rangeRow("Range reads through the README's nginx media address (MB/s)", runs, references);
+  rangeRow("Range reads through the documented nginx media address (MB/s)", runs, references);
 }
 
 /** A Range row: the median throughput of `runs` beside that of nginx's `references`. */

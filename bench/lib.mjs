@@ -106,9 +106,10 @@ export function startNginx(server) {
   };
 }
 
-/** The README's nginx block for heavy media traffic, word for word but for its addresses. */
+/** The documented nginx block for heavy media traffic (docs/configuration.md), word for word
+ * but for its addresses. */
 export function readmeMediaFront(data, studioUrl) {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
   const block = /```nginx\n([\s\S]*?)```/.exec(readme)[1];
   return (port) =>
     block

@@ -84,7 +84,7 @@ pub struct Config {
     /// request that carries those headers from any other peer is never taken for this machine.
     #[arg(long, env = "STUDIO_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<String>,
-    /// Allow listening on an address other machines can reach (see the README's Security).
+    /// Allow listening on an address other machines can reach (see docs/security.md).
     #[arg(long, env = "STUDIO_ALLOW_REMOTE")]
     pub allow_remote: bool,
     /// The code of the invitation link for other machines; generated and kept in the data
@@ -170,7 +170,7 @@ impl Config {
         if !ip.is_loopback() && !self.allow_remote {
             anyhow::bail!(
                 "--host {ip} lets other machines reach Studio; add --allow-remote \
-                 (STUDIO_ALLOW_REMOTE=true) to mean it (see the README's Security section)"
+                 (STUDIO_ALLOW_REMOTE=true) to mean it (see docs/security.md)"
             );
         }
         Ok(ip)

@@ -7,7 +7,7 @@
 //! nginx's do without `aio`: from the page cache a 1 MiB read takes tens of microseconds, less
 //! than a trip through the blocking pool. tower-http's `ServeDir` read 256 KiB at a time, each
 //! read a trip through that pool, and reached 0.6x of nginx's range reads; this measured about
-//! 1.0x in turns and 0.85x in the bench's own run (the README's figures): nginx's `sendfile`
+//! 1.0x in turns and 0.85x in the bench's own run (docs/benchmarks.md): nginx's `sendfile`
 //! still saves the copy into memory that a hyper body needs.
 
 use std::fs::{File, Metadata};
