@@ -212,7 +212,7 @@ impl JobService {
         for record in &takes {
             if let Err(e) = self.persist(&record.sora_job_id).await {
                 for unkept in &takes {
-                    if let Err(e) = self.forget(unkept).await {
+                    if let Err(e) = self.forget(unkept, None).await {
                         tracing::warn!(job = %unkept.sora_job_id, error = %e, "an unkept take could not be removed");
                     }
                 }

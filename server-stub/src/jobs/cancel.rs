@@ -149,6 +149,6 @@ impl JobService {
             Err(e) => return Err(e),
         }
         let record = self.get(id).ok_or(JobError::NotFound)?;
-        self.forget(&record).await
+        self.forget(&record, None).await.map(drop)
     }
 }

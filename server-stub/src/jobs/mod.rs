@@ -230,8 +230,14 @@ impl JobService {
             }
         }
         let service = JobService::new(Backend::Files(disk), &data, storage, catalog, limits)?;
+        // An entry whose record is still kept (the job changed while it was being removed)
+        // is counted through its record.
+        let kept: std::collections::HashSet<&str> =
+            records.iter().map(|r| r.sora_job_id.as_str()).collect();
         for (id, spent) in removed {
-            service.inner.ledger.add(&id, spent);
+            if !kept.contains(id.as_str()) {
+                service.inner.ledger.add(&id, spent);
+            }
         }
         let resume: Vec<String> = records
             .iter()

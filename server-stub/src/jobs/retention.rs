@@ -55,7 +55,7 @@ impl JobService {
             }
         }
         for record in expired {
-            if let Err(e) = self.forget(&record).await {
+            if let Err(e) = self.forget(&record, Some(&record.updated_at)).await {
                 tracing::warn!(job = %record.sora_job_id, error = %e, "an expired job could not be removed");
             }
         }
@@ -80,39 +80,208 @@ impl JobService {
         }
     }
 
-    /// Removes a finished job's preview and record, in memory and on disk.
-    pub(super) async fn forget(&self, record: &JobRecord) -> Result<(), JobError> {
+    /// Removes a job's record (in memory and where it is kept), what it spent staying in the
+    /// ledger, then its preview and the preview's poster. With `judged` (retention: the
+    /// `updated_at` the job was judged by), only a job unchanged since is removed, so a job
+    /// saved or changed after it was judged stays, and of replicas sweeping at once one
+    /// removes it. Whether it was removed.
+    pub(super) async fn forget(
+        &self,
+        record: &JobRecord,
+        judged: Option<&str>,
+    ) -> Result<bool, JobError> {
+        let id = record.sora_job_id.clone();
+        let unchanged = |held: &JobRecord| judged.is_none_or(|at| held.updated_at == at);
+        let removed = if let Backend::Shared(replica) = &self.inner.backend {
+            let removed = replica.remove(record, judged).await?;
+            let mut records = self.inner.records.lock().unwrap();
+            if let Some(removed) = &removed {
+                records.remove(&id);
+                if let Some(spent) = Spent::of(removed) {
+                    self.inner.ledger.add(&id, spent);
+                }
+            }
+            removed.is_some()
+        } else {
+            // What it spent is on disk before its record is gone (an entry whose record
+            // stays, changed meanwhile, is not counted: see `JobService::start`).
+            let Some(Some(spent)) = self.read(&id, |r| unchanged(r).then(|| Spent::of(r))) else {
+                return Ok(false);
+            };
+            if let Some(spent) = spent.clone() {
+                self.on_disk(move |_, disk| disk.ledger().append(&spent))
+                    .await?;
+            }
+            let removed = {
+                let mut records = self.inner.records.lock().unwrap();
+                let removed = if records.get(&id).is_some_and(unchanged) {
+                    records.remove(&id)
+                } else {
+                    None
+                };
+                if let Some(removed) = &removed {
+                    if let Some(spent) = spent {
+                        self.inner.ledger.add(&id, spent);
+                    }
+                    self.inner.events.publish(removed, true);
+                }
+                removed.is_some()
+            };
+            if removed {
+                let id = id.clone();
+                self.on_disk(move |_, disk| disk.remove(&id)).await?;
+            }
+            removed
+        };
+        if !removed {
+            return Ok(false);
+        }
         if let Some(key) = &record.preview_key {
             if let Some(poster) = poster_key(key) {
                 self.inner.storage.delete(&poster).await?;
             }
             self.inner.storage.delete(key).await?;
         }
-        let id = record.sora_job_id.clone();
-        if let Backend::Shared(replica) = &self.inner.backend {
-            let removed = replica.remove(record).await?;
-            let mut records = self.inner.records.lock().unwrap();
-            records.remove(&id);
-            if let Some(spent) = removed.as_ref().and_then(Spent::of) {
-                self.inner.ledger.add(&id, spent);
-            }
-            return Ok(());
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::Range;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use async_trait::async_trait;
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::jobs::record::fixture;
+    use crate::jobs::Limits;
+    use crate::providers::Catalog;
+    use crate::storage::{ByteStream, LocalStorage, Object, Objects, Storage, StorageError};
+
+    /// A local store whose deletions wait for a permit of `gate`.
+    struct Gated {
+        inner: LocalStorage,
+        gate: tokio::sync::Semaphore,
+        waiting: AtomicU64,
+    }
+
+    #[async_trait]
+    impl Storage for Gated {
+        async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
+            self.inner.put_file(key, source).await
         }
-        // What it spent is on disk before its record is gone.
-        let spent = self.read(&id, Spent::of).flatten();
-        if let Some(spent) = spent.clone() {
-            self.on_disk(move |_, disk| disk.ledger().append(&spent))
-                .await?;
+        async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError> {
+            self.inner.put_stream(key, body).await
         }
-        {
-            let mut records = self.inner.records.lock().unwrap();
-            if let Some(removed) = records.remove(&id) {
-                if let Some(spent) = spent {
-                    self.inner.ledger.add(&id, spent);
-                }
-                self.inner.events.publish(&removed, true);
-            }
+        async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
+            self.inner.put_bytes(key, bytes).await
         }
-        self.on_disk(move |_, disk| disk.remove(&id)).await
+        async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
+            self.inner.copy(from, to).await
+        }
+        async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
+            self.inner.head(key).await
+        }
+        async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
+            self.inner.read(key, max).await
+        }
+        async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
+            self.inner.read_range(key, range).await
+        }
+        async fn delete(&self, key: &str) -> Result<(), StorageError> {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            let _pass = self.gate.acquire().await.unwrap();
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            self.inner.delete(key).await
+        }
+        async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
+            self.inner.list(prefix).await
+        }
+        fn public_url(&self, key: &str) -> Option<String> {
+            self.inner.public_url(key)
+        }
+    }
+
+    /// Fails on deleting what was judged without looking again: a job saved while the sweep
+    /// was busy removing another, judged expired a moment before, lost its record all the same.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_job_changed_after_it_was_judged_is_not_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(data.join("jobs")).unwrap();
+        std::fs::create_dir_all(data.join("tmp")).unwrap();
+        let clip = dir.path().join("clip.mp4");
+        let spec = crate::engine::VideoSpec {
+            seconds: 1,
+            width: 128,
+            height: 128,
+            fps: 24,
+        };
+        crate::engine::render_clip("old hills", &spec, &clip).unwrap();
+        let storage = Arc::new(Gated {
+            inner: LocalStorage::new(dir.path().join("media"), data.join("tmp")).unwrap(),
+            gate: tokio::sync::Semaphore::new(0),
+            waiting: AtomicU64::new(0),
+        });
+        let old = "2026-01-05T10:00:00Z";
+        let ids = [
+            "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaaa",
+            "local-1:task_01bbbbbbbbbbbbbbbbbbbbbbbb",
+        ];
+        for id in ids {
+            let record = JobRecord {
+                sora_job_id: id.into(),
+                preview_key: Some(super::super::preview_key(id)),
+                ..fixture("p", Status::Done, old, 0.0)
+            };
+            // A put moves its file in: each preview from a copy.
+            let copy = dir.path().join("copy.mp4");
+            std::fs::copy(&clip, &copy).unwrap();
+            storage
+                .put_file(record.preview_key.as_deref().unwrap(), &copy)
+                .await
+                .unwrap();
+            std::fs::write(
+                data.join("jobs").join(format!("{id}.json")),
+                serde_json::to_vec(&record).unwrap(),
+            )
+            .unwrap();
+        }
+        let jobs = JobService::start(
+            data,
+            storage.clone(),
+            Catalog::default(),
+            Limits {
+                retention: None,
+                ..Limits::default()
+            },
+        )
+        .unwrap();
+        let sweeping = tokio::spawn({
+            let jobs = jobs.clone();
+            async move { jobs.sweep(Duration::from_secs(60)).await }
+        });
+        // The sweep has judged both and is removing the first (its preview's deletion held).
+        while storage.waiting.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        let second = ids
+            .into_iter()
+            .find(|id| jobs.get(id).is_some())
+            .expect("one is still kept");
+        jobs.save(second, "p", "").await.unwrap();
+        storage
+            .gate
+            .add_permits(tokio::sync::Semaphore::MAX_PERMITS);
+        sweeping.await.unwrap();
+        let kept: Vec<&str> = ids
+            .into_iter()
+            .filter(|id| jobs.get(id).is_some())
+            .collect();
+        assert_eq!(kept, [second], "the job saved after it was judged stays");
     }
 }

@@ -184,13 +184,22 @@ impl Database {
     }
 
     /// Removes a job for good, keeping what it spent in the ledger in the same transaction:
-    /// the record as it was removed, if it was there.
-    pub async fn remove(&self, id: &str) -> Result<Option<JobRecord>, DbError> {
+    /// the record as it was removed, if it was there (with `judged`, and its `updated_at` was
+    /// still that).
+    pub async fn remove(
+        &self,
+        id: &str,
+        judged: Option<&str>,
+    ) -> Result<Option<JobRecord>, DbError> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("DELETE FROM jobs WHERE id = $1 RETURNING version, record")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let row = sqlx::query(
+            "DELETE FROM jobs WHERE id = $1 \
+             AND ($2::text IS NULL OR record->>'updated_at' = $2) RETURNING version, record",
+        )
+        .bind(id)
+        .bind(judged)
+        .fetch_optional(&mut *tx)
+        .await?;
         let Some(row) = row else {
             return Ok(None);
         };

@@ -50,11 +50,17 @@ pub struct Replica {
 }
 
 impl Replica {
-    /// Removes a job for good: the record removed (as the database last had it), if it was
-    /// still there.
-    pub async fn remove(&self, record: &JobRecord) -> Result<Option<JobRecord>, JobError> {
-        let removed = self.db.remove(&record.sora_job_id).await?;
-        self.versions.lock().unwrap().remove(&record.sora_job_id);
+    /// Removes a job for good (with `judged`, only if its `updated_at` is still that): the
+    /// record removed (as the database last had it), if it was removed.
+    pub async fn remove(
+        &self,
+        record: &JobRecord,
+        judged: Option<&str>,
+    ) -> Result<Option<JobRecord>, JobError> {
+        let removed = self.db.remove(&record.sora_job_id, judged).await?;
+        if removed.is_some() {
+            self.versions.lock().unwrap().remove(&record.sora_job_id);
+        }
         Ok(removed)
     }
 
