@@ -3,18 +3,23 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { createStudio, Studio } from "./core/studio";
 import { StudioContext } from "./core/useStudio";
+import { StartFailure } from "./StartFailure";
 import "./styles.css";
 
-const studio = await createStudio();
-Object.assign(window, { studio, Studio });
-
 const root = document.getElementById("root");
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <StudioContext.Provider value={studio}>
-        <App />
-      </StudioContext.Provider>
-    </StrictMode>,
-  );
+try {
+  const studio = await createStudio();
+  Object.assign(window, { studio, Studio });
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <StudioContext.Provider value={studio}>
+          <App />
+        </StudioContext.Provider>
+      </StrictMode>,
+    );
+  }
+} catch (error) {
+  console.error("[studio] could not start", error);
+  if (root) createRoot(root).render(<StartFailure error={error} />);
 }

@@ -24,6 +24,19 @@ class ResizeObserverStandIn {
 }
 globalThis.ResizeObserver ??= ResizeObserverStandIn;
 
+// jsdom has no media queries: every one answers "no match" (no preference, like most visitors).
+window.matchMedia ??= (query: string) =>
+  ({
+    matches: false,
+    media: query,
+    onchange: null,
+    addEventListener: () => {},
+    removeEventListener: () => {},
+    addListener: () => {},
+    removeListener: () => {},
+    dispatchEvent: () => false,
+  }) as MediaQueryList;
+
 initSync({ module: readFileSync(resolve(process.cwd(), "../pkg/studio_core_bg.wasm")) });
 
 afterEach(() => {

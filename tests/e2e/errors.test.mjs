@@ -90,3 +90,15 @@ test("a corrupted job list: the dashboard loads what is valid and keeps the text
   await t.page.reload();
   await t.page.getByText("“still here”").waitFor();
 });
+
+// Fails on a page that awaited the core with nothing to catch it: a WebAssembly that does not
+// load left a white page.
+test("a core that cannot load says so and offers Retry", async () => {
+  await t.page.route("**/*.wasm", (route) => route.abort());
+  await t.page.goto(`${t.server.url}/errors`);
+  const failure = t.page.getByRole("alert");
+  await failure.getByRole("heading", { name: "Studio could not start" }).waitFor();
+  await t.page.unroute("**/*.wasm");
+  await failure.getByRole("button", { name: "Retry" }).click();
+  await t.page.getByRole("button", { name: "Generate" }).waitFor();
+});

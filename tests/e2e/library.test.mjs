@@ -54,6 +54,40 @@ test("a card plays its video on hover and stops when the pointer leaves", async 
   assert.ok(videoRequests.length > 0, "the hover loaded the video");
 });
 
+// Fails on playing every focused or hovered card: a visitor who asked for reduced motion got
+// moving previews all the same.
+test("with reduced motion a focused or hovered card shows its picture, still", async () => {
+  await t.page.emulateMedia({ reducedMotion: "reduce" });
+  await t.page.goto(`${t.server.url}/hover`);
+  const card = t.page.locator(".asset").first();
+  await card.focus();
+  const video = card.locator("video");
+  await waitUntil(() => video.evaluate((v) => v.readyState >= 2));
+  await card.hover();
+  assert.ok(await video.evaluate((v) => v.paused && v.currentTime === 0), "not played");
+  await t.page.emulateMedia({ reducedMotion: null });
+});
+
+// Fails on a dialog that Tab could leave: Tab went on to the page behind the open Info dialog.
+test("Tab stays in the Info dialog, the page behind is inert, and Escape gives focus back", async () => {
+  await t.page.goto(`${t.server.url}/hover`);
+  const info = t.page.locator(".asset").first().getByRole("button", { name: "Info" });
+  await info.click();
+  const dialog = t.page.getByRole("dialog");
+  await dialog.waitFor();
+  const inert = () => info.evaluate((button) => button.closest("[inert]") !== null);
+  assert.ok(await inert(), "the page behind is inert");
+  for (let press = 1; press <= 25; press++) {
+    await t.page.keyboard.press(press % 5 === 0 ? "Shift+Tab" : "Tab");
+    const inside = await dialog.evaluate((d) => d.contains(document.activeElement));
+    assert.ok(inside, `focus left the dialog at press ${press}`);
+  }
+  await t.page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  assert.ok(await info.evaluate((button) => button === document.activeElement), "focus is back");
+  assert.ok(!(await inert()));
+});
+
 test("search by prompt and title, sort by date and size", async () => {
   for (const prompt of ["red kite over hills", "blue sea at dawn", "green forest path"]) {
     await saved("find", prompt);

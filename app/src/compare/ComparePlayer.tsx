@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type CSSProperties } from "react";
 import type { CompareItem } from "../core/types";
 import { useStudio } from "../core/useStudio";
+import { useModal } from "../useModal";
 
 /** One frame at 24 fps: what the arrow keys step, and the most two players may drift apart. */
 const FRAME = 1 / 24;
@@ -19,6 +20,8 @@ export default function ComparePlayer({ items }: Props) {
   const [wipe, setWipe] = useState(50);
   const [wiping, setWiping] = useState(false);
   const canWipe = items.length === 2;
+  const dialog = useRef<HTMLDivElement>(null);
+  useModal(dialog, true, () => studio.closeCompare(false));
   const videos = () => players.current.filter((v): v is HTMLVideoElement => v !== null);
 
   const seek = (to: number) => {
@@ -59,8 +62,7 @@ export default function ComparePlayer({ items }: Props) {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") studio.closeCompare(false);
-      else if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
         event.preventDefault();
         for (const video of videos()) video.pause();
         setPlaying(false);
@@ -80,6 +82,7 @@ export default function ComparePlayer({ items }: Props) {
   return (
     <div className="overlay compare-overlay">
       <div
+        ref={dialog}
         className="modal compare"
         role="dialog"
         aria-modal="true"

@@ -25,6 +25,9 @@ type Props = {
   selected: boolean;
 };
 
+/** Whether the visitor asked for less motion (`prefers-reduced-motion`). */
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
 export function AssetCard({
   asset,
   deleting,
@@ -55,7 +58,8 @@ export function AssetCard({
   useEffect(() => {
     const element = video.current;
     if (!element) return;
-    if (active) element.play().catch(() => undefined);
+    // A visitor who asked for less motion gets the first frame; Play still plays it.
+    if (active && !reducedMotion()) element.play().catch(() => undefined);
     else element.pause();
   }, [active, wanted]);
 

@@ -1,6 +1,7 @@
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
 import { useStudio, useView } from "../core/useStudio";
 import { Notes } from "../review/Notes";
+import { useModal } from "../useModal";
 
 /** The Info modal: a video's facts, prompt, lineage, review notes and technical details. */
 export default function MetadataModal() {
@@ -8,21 +9,8 @@ export default function MetadataModal() {
   const metadata = useView("metadata");
   const { byVideo } = useView("shares");
   const closeButton = useRef<HTMLButtonElement>(null);
-  const open = metadata !== null;
-
-  useEffect(() => {
-    if (!open) return;
-    const previous = document.activeElement as HTMLElement | null;
-    closeButton.current?.focus();
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") studio.closeMetadata();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      previous?.focus();
-    };
-  }, [open, studio]);
+  const dialog = useRef<HTMLDivElement>(null);
+  useModal(dialog, metadata !== null, () => studio.closeMetadata(), closeButton);
 
   if (!metadata) return null;
   const { asset } = metadata;
@@ -33,7 +21,13 @@ export default function MetadataModal() {
       data-testid="modal-overlay"
       onClick={(e) => e.target === e.currentTarget && studio.closeMetadata()}
     >
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="modal-title">
+      <div
+        ref={dialog}
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="modal-title"
+      >
         <div className="modal-head">
           <h2 id="modal-title">Video Metadata</h2>
           <button
