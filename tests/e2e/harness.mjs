@@ -1,7 +1,8 @@
 // Starts server-stub and Chromium for the end-to-end tests, and saves screenshots.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
@@ -184,4 +185,27 @@ export async function playInSync(dialog) {
     if (Math.abs(lead - follower) > 1 / 24) throw new Error(`drift ${lead} vs ${follower}`);
   }
   return times;
+}
+
+/** axe-core, run in the page by the DevTools protocol (as @axe-core/playwright runs it; the
+ * page's CSP forbids injected script tags). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's WCAG 2.1 A and AA audit of what the page shows now: its serious and critical
+ * violations, each with the first few elements it was found on. */
+export async function audit(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+    const { violations } = await window.axe.run(document, {
+      runOnly: { type: "tag", values: tags },
+    });
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")}: ${n.failureSummary}`),
+      }));
+  });
 }
