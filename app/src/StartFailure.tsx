@@ -5,7 +5,7 @@ export function StartFailure({ error }: { error: unknown }) {
     <main className="start-failure" role="alert">
       <h1>Studio could not start</h1>
       <p>{error instanceof Error ? error.message : String(error)}</p>
-      <p>Check the connection to the server, then try again.</p>
+      <p>Check the connection, then try again.</p>
       <button type="button" onClick={() => window.location.reload()}>
         Retry
       </button>

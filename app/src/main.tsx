@@ -20,6 +20,5 @@ try {
     );
   }
 } catch (error) {
-  console.error("[studio] could not start", error);
   if (root) createRoot(root).render(<StartFailure error={error} />);
 }

@@ -115,7 +115,8 @@ describe("dashboard", () => {
       size: "640x360",
     });
 
-    fireEvent.click(screen.getByRole("button", { name: "Remove job local-1:task_a" }));
+    fireEvent.click(screen.getByRole("button", { name: "More for job local-1:task_a" }));
+    fireEvent.click(screen.getByRole("menuitem", { name: "Remove" }));
     await screen.findByRole("heading", { name: "Jobs (1)" });
     expect(
       calls.some((c) => c.method === "DELETE" && c.url.endsWith("/jobs/sora/local-1%3Atask_a")),

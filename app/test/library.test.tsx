@@ -52,7 +52,8 @@ describe("asset library", () => {
     expect(screen.queryByLabelText("Preview of sea")).toBeNull();
     play.mockRestore();
     pause.mockRestore();
-    const download = within(card).getByRole("link", { name: "Download" });
+    fireEvent.click(within(card).getByRole("button", { name: "More for kite" }));
+    const download = within(card).getByRole("menuitem", { name: "Download" });
     expect(download.getAttribute("download")).toBe("A-red-kite-over-the-hills.mp4");
     expect(card.getAttribute("aria-setsize")).toBe("3");
   });
@@ -106,11 +107,15 @@ describe("asset library", () => {
     await screen.findByText("kite");
     expect(screen.getByText("✓ Saved to library")).toBeTruthy();
     const confirm = vi.spyOn(window, "confirm").mockReturnValueOnce(false);
-    fireEvent.click(screen.getByRole("button", { name: "Delete kite" }));
+    const remove = () => {
+      fireEvent.click(screen.getByRole("button", { name: "More for kite" }));
+      fireEvent.click(screen.getByRole("menuitem", { name: /^Delete/ }));
+    };
+    remove();
     expect(confirm).toHaveBeenCalledOnce();
     expect(calls.some((c) => c.method === "DELETE")).toBe(false);
     confirm.mockReturnValueOnce(true);
-    fireEvent.click(screen.getByRole("button", { name: "Delete kite" }));
+    remove();
     expect(await screen.findByRole("button", { name: "Save to Library" })).toBeTruthy();
     expect(screen.queryByText("kite")).toBeNull();
     expect(calls.find((c) => c.method === "DELETE")?.url).toBe(

@@ -24,6 +24,10 @@ class ResizeObserverStandIn {
 }
 globalThis.ResizeObserver ??= ResizeObserverStandIn;
 
+// jsdom plays no media: play() resolves, as a muted preview's does, and pause() does nothing.
+HTMLMediaElement.prototype.play = () => Promise.resolve();
+HTMLMediaElement.prototype.pause = () => undefined;
+
 // jsdom has no media queries: every one answers "no match" (no preference, like most visitors).
 window.matchMedia ??= (query: string) =>
   ({

@@ -3,7 +3,7 @@
 // the Spend panel, and a review link on a phone-sized screen.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { audit, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import { audit, serverAndPage, TOKEN, waitUntil, fromMenu } from "./harness.mjs";
 
 const PROJECT = "audit";
 const t = serverAndPage({ width: 1440, height: 900 });
@@ -55,7 +55,7 @@ test("the dashboard with jobs and a library, the Info dialog, Compare and Spend"
   await info.waitFor({ state: "detached" });
 
   for (const each of await t.page.locator(".asset").all()) {
-    await each.getByRole("button", { name: /^Compare/ }).click();
+    await fromMenu(each, "Compare");
   }
   await t.page.getByRole("button", { name: "Compare (2)" }).click();
   await t.page.getByRole("dialog", { name: "Compare" }).waitFor();

@@ -2,7 +2,7 @@
 // storage) on one project against one server-stub.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launch, screenshot, startServer, TOKEN, waitUntil } from "./harness.mjs";
+import { launch, screenshot, startServer, TOKEN, waitUntil, fromMenu } from "./harness.mjs";
 
 const PROJECT = "shared-reel";
 const t = {};
@@ -100,9 +100,7 @@ test("a video saved in A shows in B's library and as saved there; deleted in A, 
   assert.equal(stored.final_r2_key, `projects/${PROJECT}/${t.done}.mp4`);
 
   t.a.once("dialog", (dialog) => dialog.accept());
-  await card(t.a)
-    .getByRole("button", { name: /^Delete/ })
-    .click();
+  await fromMenu(card(t.a), "Delete");
   await card(t.b).waitFor({ state: "detached" });
   await row(t.b, t.done).getByRole("button", { name: "Save to Library" }).waitFor();
 });
@@ -134,9 +132,7 @@ test("cancel in B ends the job everywhere; retry makes an equal job; remove remo
   await row(t.a, retried.sora_job_id).waitFor();
   await api("POST", `/jobs/sora/${encodeURIComponent(retried.sora_job_id)}/cancel`);
 
-  await row(t.a, id)
-    .getByRole("button", { name: `Remove job ${id}` })
-    .click();
+  await fromMenu(row(t.a, id), "Remove");
   await row(t.b, id).waitFor({ state: "detached" });
   await row(t.a, id).waitFor({ state: "detached" });
   assert.equal((await api("GET", `/jobs/sora/${encodeURIComponent(id)}`)).status, 404);

@@ -209,3 +209,20 @@ export async function audit(page) {
       }));
   });
 }
+
+/** Runs the item `name` (the start of its text) of the More menu in `scope` (a library card
+ * or a job row), by keyboard as the menu pattern has it: ArrowDown on the button opens the
+ * menu on its first item, ArrowDown moves, Enter runs. */
+export async function fromMenu(scope, name) {
+  const more = scope.getByRole("button", { name: /^More for / });
+  await more.focus();
+  await more.press("ArrowDown");
+  const page = scope.page();
+  await scope.getByRole("menu").waitFor();
+  const at = () => page.evaluate(() => document.activeElement.textContent.trim());
+  for (let moves = 0; !(await at()).startsWith(name); moves++) {
+    if (moves > 20) throw new Error(`no menu item ${name}`);
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+}

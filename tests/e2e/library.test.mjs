@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, linkSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { playInSync, screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import { playInSync, screenshot, serverAndPage, TOKEN, waitUntil, fromMenu } from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
@@ -201,10 +201,10 @@ test("delete removes the files, the card and the job's tick", async () => {
 
   const card = t.page.locator(".asset").first();
   t.page.once("dialog", (dialog) => dialog.dismiss());
-  await card.getByRole("button", { name: /^Delete/ }).click();
+  await fromMenu(card, "Delete");
   assert.equal(await card.isVisible(), true, "dismissed: nothing deleted");
   t.page.once("dialog", (dialog) => dialog.accept());
-  await card.getByRole("button", { name: /^Delete/ }).click();
+  await fromMenu(card, "Delete");
   await t.page.getByRole("heading", { name: "Asset Library (0 videos)" }).waitFor();
   assert.deepEqual(files.map(existsSync), [false, false, false], "video, metadata and poster gone");
   await row.getByRole("button", { name: "Save to Library" }).waitFor();
@@ -279,7 +279,7 @@ test("two videos compared side by side stay within a frame of each other", async
   await t.page.goto(`${t.server.url}/compare`);
   for (const id of [first, second]) {
     const card = t.page.locator(`.asset[data-key="projects/compare/${id}.mp4"]`);
-    await card.getByRole("button", { name: /^Compare/ }).click();
+    await fromMenu(card, "Compare");
   }
   const bar = t.page.getByRole("region", { name: "Compare" });
   await bar.getByRole("button", { name: "Compare (2)" }).click();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { playInSync, screenshot, serverAndPage, waitUntil } from "./harness.mjs";
+import { playInSync, screenshot, serverAndPage, waitUntil, fromMenu } from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 
@@ -42,7 +42,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   // Two takes side by side: after a seek and 3 s of play, within a frame of each other.
   const card = studio.locator(`.asset[data-key="projects/client-review/${shared}.mp4"]`);
   const other = studio.locator(`.asset[data-key="projects/client-review/${kept}.mp4"]`);
-  for (const each of [card, other]) await each.getByRole("button", { name: /^Compare/ }).click();
+  for (const each of [card, other]) await fromMenu(each, "Compare");
   await studio.getByRole("button", { name: "Compare (2)" }).click();
   const dialog = studio.getByRole("dialog", { name: "Compare" });
   await playInSync(dialog);
@@ -55,7 +55,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
 
   // The best take: starred, approved, and the one the Approved filter keeps.
   await card.getByRole("button", { name: /^Favourite / }).click();
-  await card.getByRole("button", { name: "Approve" }).click();
+  await fromMenu(card, "Approve");
   await card.locator(".decision-mark.approved").waitFor();
   await studio.getByRole("button", { name: "Approved", exact: true }).click();
   await waitUntil(async () => (await keys(studio)).length === 1);
@@ -65,7 +65,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   await studio.getByRole("button", { name: "All", exact: true }).click();
   await waitUntil(async () => (await keys(studio)).length === 4);
 
-  await card.getByRole("button", { name: /^Select / }).click();
+  await fromMenu(card, "Select");
   const bar = studio.getByRole("region", { name: "Selected videos" });
   await bar.getByText("1 selected").waitFor();
   // The selection downloads as one ZIP of the video and its metadata.

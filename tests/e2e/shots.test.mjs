@@ -3,7 +3,7 @@
 // remixed, and the Info modal says what each was made from.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { screenshot, serverAndPage, waitForDone, waitUntil } from "./harness.mjs";
+import { fromMenu, screenshot, serverAndPage, TOKEN, waitForDone, waitUntil } from "./harness.mjs";
 
 const PROJECT = "shots";
 const t = serverAndPage({ width: 1440, height: 900 });
@@ -129,8 +129,7 @@ test("a frame grabbed from a library video joins the strip", async () => {
     el.currentTime = 2.5;
     await new Promise((r) => el.addEventListener("seeked", r, { once: true }));
   });
-  await card.locator("summary", { hasText: "Grab frame" }).click();
-  await card.getByRole("button", { name: "At playhead" }).click();
+  await fromMenu(card, "Grab frame at playhead");
   await t.page.locator("li.reference:not(.add)").nth(1).waitFor();
   const [newest] = await t.page.evaluate(() => window.studio.view("shot").references);
   const fileName = await card.evaluate((el) => el.dataset.key.split("/").pop());
@@ -143,7 +142,7 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
   const source = await card.evaluate((el) => el.dataset.key.split("/").pop());
   const sourceUrl = await card.locator("video").getAttribute("src");
 
-  await card.getByRole("button", { name: "Extend" }).click();
+  await fromMenu(card, "Extend");
   await t.page.locator(".shot-video").getByText(source).waitFor();
   await generate("the night falls");
   const job = await t.page.evaluate(() => window.studio.jobs()[0]);
@@ -159,7 +158,7 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
   );
   assert.ok(joined >= 30, `the extension starts where the source ends: ${joined.toFixed(1)} dB`);
 
-  await card.getByRole("button", { name: "Remix" }).click();
+  await fromMenu(card, "Remix");
   await t.page.locator(".shot-video").getByText("Remix").waitFor();
   await generate("a snowy night over the hills");
   const remix = await t.page.evaluate(() => window.studio.jobs()[0]);
@@ -171,6 +170,8 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
   await extended.getByText("✓ Saved to library").waitFor();
   await t.page.getByRole("heading", { name: "Asset Library (2 videos)" }).waitFor();
   const extendedCard = t.page.locator(`.asset[data-key$="${job.sora_job_id}.mp4"]`);
+  // The library draws the cards near the screen: it is brought into view first.
+  await t.page.getByRole("heading", { name: /^Asset Library/ }).scrollIntoViewIfNeeded();
   await extendedCard.getByRole("button", { name: "Info" }).click();
   const dialog = t.page.getByRole("dialog");
   const lineage = dialog.locator(".lineage");
@@ -196,8 +197,12 @@ test("a saved video is extended and remixed, and the Info modal shows the lineag
 test("three pictures chosen at once become three references", async () => {
   await t.page.goto(`${t.server.url}/${PROJECT}`);
   const references = t.page.locator("li.reference:not(.add)");
-  await t.page.getByRole("button", { name: "Add image" }).waitFor();
-  const before = await references.count();
+  // The project's references as the server has them, once the page shows them all.
+  const kept = await fetch(`${t.server.url}/api/projects/${PROJECT}/references`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const before = (await kept.json()).references.length;
+  await waitUntil(async () => (await references.count()) === before);
   const pictures = await t.page.evaluate(() =>
     ["#c33", "#3c3", "#33c"].map((colour) => {
       const canvas = document.createElement("canvas");

@@ -29,3 +29,12 @@ export function useView<K extends Part>(part: K): Snapshot[K] {
 export function run(command: Promise<unknown>): void {
   command.catch((error: unknown) => console.debug("[studio]", error));
 }
+
+/** Runs a command that answers at once; a refusal is logged as `run` logs it. */
+export function runNow(command: () => unknown): void {
+  try {
+    command();
+  } catch (error) {
+    console.debug("[studio]", error);
+  }
+}

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AssetView } from "../core/types";
-import { run, useStudio } from "../core/useStudio";
-import { ShotActions } from "../shot/ShotActions";
+import { run, runNow, useStudio } from "../core/useStudio";
+import { Menu, type MenuItem } from "../Menu";
+import { useShotItems } from "../shot/shotItems";
 
 /** The decision buttons, and the key that presses each on a focused card. */
 const DECISIONS = [
@@ -63,7 +64,17 @@ export function AssetCard({
     else element.pause();
   }, [active, wanted]);
 
-  // F stars, A approves and R rejects the focused card; each again takes it back.
+  const toggle = (decision: string) => (asset.decision === decision ? null : decision);
+  const remove = () => {
+    const question = `Delete "${asset.title}"? The video, its metadata and its poster are removed from the library.`;
+    if (window.confirm(question)) run(studio.deleteAsset(asset.key));
+  };
+  const compare = () => runNow(() => studio.toggleCompare(asset.key));
+  const select = () => runNow(() => studio.toggleSelect(asset.key));
+  const shot = useShotItems(asset.fileName, video);
+
+  // The keys of a focused card (the Info dialog lists them): F stars, A approves, R rejects
+  // (each again takes it back), C compares, S selects, E extends, X remixes, Delete deletes.
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.target !== event.currentTarget || event.ctrlKey || event.metaKey || event.altKey)
       return;
@@ -71,20 +82,43 @@ export function AssetCard({
     const decision = DECISIONS.find((d) => d.key.toLowerCase() === key)?.decision;
     if (key === "f") run(studio.setFavourite(asset.key, !asset.favourite));
     else if (decision) run(studio.setDecision(asset.key, toggle(decision)));
+    else if (key === "c" && url) compare();
+    else if (key === "s") select();
+    else if (key === "e" && url && shot.extend) shot.extend();
+    else if (key === "x" && url && shot.remix) shot.remix();
+    else if (event.key === "Delete" && !deleting) remove();
     else return;
     event.preventDefault();
   };
-  const toggle = (decision: string) => (asset.decision === decision ? null : decision);
 
-  const remove = () => {
-    const question = `Delete "${asset.title}"? The video, its metadata and its poster are removed from the library.`;
-    if (window.confirm(question)) run(studio.deleteAsset(asset.key));
-  };
+  const playable: MenuItem[] = url
+    ? [
+        { label: "Download", href: url, download: asset.downloadName },
+        ...shot.items,
+        { label: "Compare", onSelect: compare, checked: compared },
+      ]
+    : [];
+  const more: MenuItem[] = [
+    ...playable,
+    { label: "Select", onSelect: select, checked: selected },
+    ...DECISIONS.map(({ decision, label }) => ({
+      label,
+      onSelect: () => run(studio.setDecision(asset.key, toggle(decision))),
+      checked: asset.decision === decision,
+    })),
+    "separator",
+    {
+      label: deleting ? "Deleting..." : "Delete",
+      onSelect: remove,
+      disabled: deleting,
+      danger: true,
+    },
+  ];
 
   return (
     <div
       role="listitem"
-      className={`asset${asset.decision ? ` decision-${asset.decision}` : ""}`}
+      className={`asset${asset.decision ? ` decision-${asset.decision}` : ""}${compared ? " compared" : ""}${selected ? " selected" : ""}`}
       data-key={asset.key}
       data-position={position}
       aria-setsize={count}
@@ -128,6 +162,12 @@ export function AssetCard({
             {asset.decision && (
               <span className={`decision-mark ${asset.decision}`}>
                 {asset.decision === "approved" ? "✓ Approved" : "✗ Rejected"}
+              </span>
+            )}
+            {(compared || selected) && (
+              <span className="chosen-marks">
+                {selected && <span className="chosen-mark">Selected</span>}
+                {compared && <span className="chosen-mark">In Compare</span>}
               </span>
             )}
           </>
@@ -175,50 +215,7 @@ export function AssetCard({
           <button type="button" onClick={() => run(studio.openMetadata(asset.key))}>
             Info
           </button>
-          {url && (
-            <a className="button" href={url} download={asset.downloadName}>
-              Download
-            </a>
-          )}
-          {url && <ShotActions video={asset.fileName} player={video} />}
-          {url && (
-            <button
-              type="button"
-              aria-pressed={compared}
-              aria-label={`Compare ${asset.title}`}
-              onClick={() => studio.toggleCompare(asset.key)}
-            >
-              Compare
-            </button>
-          )}
-          <button
-            type="button"
-            aria-pressed={selected}
-            aria-label={`Select ${asset.title}`}
-            onClick={() => studio.toggleSelect(asset.key)}
-          >
-            Select
-          </button>
-          {DECISIONS.map(({ decision, label, key }) => (
-            <button
-              key={decision}
-              type="button"
-              aria-pressed={asset.decision === decision}
-              title={`${label} (${key})`}
-              onClick={() => run(studio.setDecision(asset.key, toggle(decision)))}
-            >
-              {label}
-            </button>
-          ))}
-          <button
-            type="button"
-            className="danger"
-            disabled={deleting}
-            aria-label={`Delete ${asset.title}`}
-            onClick={remove}
-          >
-            {deleting ? "Deleting..." : "Delete"}
-          </button>
+          <Menu label={`More for ${asset.title}`} items={more} />
         </div>
       </div>
     </div>

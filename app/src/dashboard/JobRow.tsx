@@ -1,7 +1,8 @@
 import { useRef } from "react";
 import type { JobView } from "../core/types";
-import { run, useStudio } from "../core/useStudio";
-import { ShotActions } from "../shot/ShotActions";
+import { run, runNow, useStudio } from "../core/useStudio";
+import { Menu, type MenuItem } from "../Menu";
+import { useShotItems } from "../shot/shotItems";
 
 type Props = {
   job: JobView;
@@ -20,6 +21,26 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
   const studio = useStudio();
   const busy = job.busy !== null;
   const player = useRef<HTMLVideoElement>(null);
+  const shot = useShotItems(job.id, player);
+  const more: MenuItem[] = [
+    ...(job.showPlayer ? shot.items : []),
+    ...(job.showPlayer
+      ? [
+          {
+            label: "Compare",
+            onSelect: () => runNow(() => studio.toggleCompare(job.id)),
+            checked: compared,
+          },
+        ]
+      : []),
+    ...(job.showPlayer ? ["separator" as const] : []),
+    {
+      label: "Remove",
+      onSelect: () => run(studio.removeJob(job.id)),
+      disabled: busy,
+      danger: true,
+    },
+  ];
   return (
     <li
       className={`job${job.take ? " take" : ""}${sameShot ? " same-shot" : ""}`}
@@ -83,16 +104,6 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
           </button>
         )}
         {job.saved && <span className="saved">✓ Saved to library</span>}
-        {job.showPlayer && <ShotActions video={job.id} player={player} />}
-        {job.showPlayer && (
-          <button
-            type="button"
-            aria-pressed={compared}
-            onClick={() => studio.toggleCompare(job.id)}
-          >
-            Compare
-          </button>
-        )}
         {job.canCheck && (
           <button
             type="button"
@@ -118,17 +129,7 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             Retry
           </button>
         )}
-        <button
-          type="button"
-          className="ghost"
-          disabled={busy}
-          aria-busy={job.busy === "removing"}
-          aria-label={`Remove job ${job.id}`}
-          title="Remove from the list (a saved video stays in the library)"
-          onClick={() => run(studio.removeJob(job.id))}
-        >
-          Remove
-        </button>
+        <Menu label={`More for job ${job.id}`} items={more} />
       </div>
     </li>
   );

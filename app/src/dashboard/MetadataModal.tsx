@@ -96,6 +96,23 @@ export default function MetadataModal() {
             <Notes notes={reviewed} />
           </section>
         )}
+        <section>
+          <h3>Keys on a focused card</h3>
+          <dl className="facts keys">
+            <dt>F</dt>
+            <dd>Favourite</dd>
+            <dt>A / R</dt>
+            <dd>Approve / Reject</dd>
+            <dt>C</dt>
+            <dd>Compare</dd>
+            <dt>S</dt>
+            <dd>Select to share</dd>
+            <dt>E / X</dt>
+            <dd>Extend / Remix</dd>
+            <dt>Delete</dt>
+            <dd>Delete (asks first)</dd>
+          </dl>
+        </section>
         {metadata.detailsJson && (
           <section>
             <h3>Technical Details</h3>

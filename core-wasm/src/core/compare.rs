@@ -73,19 +73,11 @@ impl<P: Platform> Core<P> {
     /// Takes out of Compare what is no longer here to play: a video deleted from the library,
     /// or a job removed.
     pub(super) fn drop_missing_compared(&self) {
-        let gone: Vec<String> = self.compare.read(|c| {
-            c.chosen
-                .iter()
-                .filter(|item| !self.holds_asset(&item.id) && self.stored_job(&item.id).is_err())
-                .map(|item| item.id.clone())
-                .collect()
+        let held = |id: &str| self.holds_asset(id) || self.jobs.read(|j| j.holds(id));
+        self.write(&self.compare, |c| {
+            c.chosen.retain(|item| held(&item.id));
+            c.open &= c.chosen.len() >= MIN_COMPARED;
         });
-        if !gone.is_empty() {
-            self.write(&self.compare, |c| {
-                c.chosen.retain(|item| !gone.contains(&item.id));
-                c.open &= c.chosen.len() >= MIN_COMPARED;
-            });
-        }
     }
 
     pub(super) fn reset_compare(&self) {

@@ -38,6 +38,11 @@ pub struct Jobs {
 }
 
 impl Jobs {
+    /// Whether job `id` is in the list.
+    pub(super) fn holds(&self, id: &str) -> bool {
+        self.list.iter().any(|job| job.sora_job_id == id)
+    }
+
     fn busy_with(&self, id: &str) -> Option<JobActivity> {
         self.busy.iter().find(|(i, _)| i == id).map(|(_, a)| *a)
     }

@@ -73,18 +73,9 @@ impl<P: Platform> Core<P> {
 
     /// Takes out of the selection the videos deleted from the library.
     pub(super) fn drop_missing_selected(&self) {
-        let gone: Vec<String> = self.shares.read(|s| {
-            s.selected
-                .iter()
-                .filter(|key| !self.holds_asset(key))
-                .cloned()
-                .collect()
+        self.write(&self.shares, |s| {
+            s.selected.retain(|key| self.holds_asset(key))
         });
-        if !gone.is_empty() {
-            self.write(&self.shares, |s| {
-                s.selected.retain(|key| !gone.contains(key))
-            });
-        }
     }
 
     pub(super) fn reset_shares(&self) {

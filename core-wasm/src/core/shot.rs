@@ -162,11 +162,9 @@ impl<P: Platform> Core<P> {
     async fn add_reference(&self, body: Body) -> Result<String, CoreError> {
         let visit = self.visit()?;
         self.write(&self.shot, |s| s.adding += 1);
-        let added = async {
-            let _turn = self.reference_turns.take().await;
-            self.api().add_reference(&visit.project, body).await
-        }
-        .await;
+        let turn = self.reference_turns.take().await;
+        let added = self.api().add_reference(&visit.project, body).await;
+        drop(turn);
         self.write(&self.shot, |s| s.adding -= 1);
         if !self.still(&visit) {
             return added.map(|r| r.id).map_err(CoreError::from);
