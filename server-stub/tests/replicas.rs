@@ -216,6 +216,29 @@ async fn row(db: &PgPool, id: &str) -> (Value, i32) {
     (row.0 .0, row.1)
 }
 
+/// Starts a replica and has it render a long job (10 s at 640x360) in `project`: the replica
+/// and the job's id, once the job is rendering.
+async fn rendering(
+    pg: &Postgres,
+    data: &Path,
+    flags: &[String],
+    project: &str,
+) -> (Replica, String) {
+    let replica = Replica::start(pg, data, flags);
+    let id = replica
+        .create(
+            project,
+            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    until("the replica rendering", || async {
+        let job = replica.job(&id).await;
+        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
+    })
+    .await;
+    (replica, id)
+}
+
 fn s3_flags(moto: &Moto) -> Vec<String> {
     let s3 = moto.settings();
     vec![
@@ -375,18 +398,7 @@ async fn a_render_cut_off_by_a_kill_is_finished_by_another_replica() {
     let db = PgPool::connect(&pg.url()).await.unwrap();
     let media = tempfile::tempdir().unwrap();
     let shared = ["--shared-media".to_owned()];
-    let a = Replica::start(&pg, media.path(), &shared);
-    let id = a
-        .create(
-            "kill",
-            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
-        )
-        .await;
-    until("A rendering", || async {
-        let job = a.job(&id).await;
-        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
-    })
-    .await;
+    let (a, id) = rendering(&pg, media.path(), &shared, "kill").await;
     a.kill();
     // B takes the job over once A's lease runs out.
     let b = Replica::start(&pg, media.path(), &shared);
@@ -882,20 +894,10 @@ async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
     let db = PgPool::connect(&pg.url()).await.unwrap();
     let media = tempfile::tempdir().unwrap();
     let shared = ["--shared-media".to_owned()];
-    let a = Replica::start(&pg, media.path(), &shared);
-    let id = a
-        .create(
-            "frozen",
-            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
-        )
-        .await;
-    until("A rendering", || async {
-        let job = a.job(&id).await;
-        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
-    })
-    .await;
-    let b = Replica::start(&pg, media.path(), &shared);
+    let (a, id) = rendering(&pg, media.path(), &shared, "frozen").await;
+    // Frozen mid-render (before B starts, so that the render cannot end meanwhile).
     signal(&a, "STOP");
+    let b = Replica::start(&pg, media.path(), &shared);
     until("B to take the job over", || async {
         (row(&db, &id).await.1 == 2).then_some(())
     })
@@ -1002,18 +1004,7 @@ async fn a_cancel_wins_at_a_replica_whose_lease_has_passed() {
     let media = tempfile::tempdir().unwrap();
     // Renewed every 10 s: between two renewals A does not know it has lost the job.
     let flags = ["--shared-media".to_owned(), "--lease-seconds=30".into()];
-    let a = Replica::start(&pg, media.path(), &flags);
-    let id = a
-        .create(
-            "cancel",
-            json!({"prompt": "a long pan over hills", "seconds": 10, "size": "640x360"}),
-        )
-        .await;
-    until("A rendering", || async {
-        let job = a.job(&id).await;
-        (job["status"] == "running" && job["progress"].as_u64()? > 0).then_some(())
-    })
-    .await;
+    let (a, id) = rendering(&pg, media.path(), &flags, "cancel").await;
     let taken = sqlx::query(
         "UPDATE jobs SET attempt = attempt + 1, lease_owner = 'another-replica' WHERE id = $1",
     )

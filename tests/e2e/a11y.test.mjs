@@ -3,30 +3,14 @@
 // the Spend panel, and a review link on a phone-sized screen.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { audit, serverAndPage, TOKEN, waitUntil, fromMenu } from "./harness.mjs";
+import { audit, serverAndPage, TOKEN, waitUntil, fromMenu, savedVideo } from "./harness.mjs";
 
 const PROJECT = "audit";
 const t = serverAndPage({ width: 1440, height: 900 });
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-/** Renders and saves a 1 s video through the API; answers its file name. */
-async function saved(prompt) {
-  const body = JSON.stringify({ prompt, seconds: 1, size: "640x360" });
-  const created = await fetch(`${t.server.url}/api/projects/${PROJECT}/jobs`, {
-    method: "POST",
-    headers,
-    body,
-  });
-  const { sora_job_id: id } = await created.json();
-  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
-  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
-  const save = await fetch(`${url}/save`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ project_id: PROJECT, prompt }),
-  });
-  return (await save.json()).r2_key.split("/").pop();
-}
+/** Renders and saves a 1 s video; answers its file name. */
+const saved = async (prompt) => `${await savedVideo(t.server, PROJECT, prompt)}.mp4`;
 
 async function clean(screen) {
   assert.deepEqual(await audit(t.page), [], `${screen}: serious or critical violations`);

@@ -5,30 +5,10 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { audit, ROOT, screenshot, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import { audit, ROOT, savedVideo, screenshot, serverAndPage, waitUntil } from "./harness.mjs";
 
 const PROJECT = "cards";
 const t = serverAndPage({ width: 1440, height: 1000 });
-const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-
-/** Renders and saves a 1 s video through the API; answers its job id. */
-async function saved(prompt) {
-  const body = JSON.stringify({ prompt, seconds: 1, size: "640x360" });
-  const created = await fetch(`${t.server.url}/api/projects/${PROJECT}/jobs`, {
-    method: "POST",
-    headers,
-    body,
-  });
-  const { sora_job_id: id } = await created.json();
-  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
-  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
-  await fetch(`${url}/save`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ project_id: PROJECT, prompt }),
-  });
-  return id;
-}
 
 /** The controls a person sees in `scope`: buttons and links that are visible. */
 const visibleControls = (scope) =>
@@ -60,7 +40,7 @@ async function picture(name) {
 
 test("at 1440 x 1000 a card shows its video first and three or more fit a row", async () => {
   for (const prompt of ["a red kite", "a blue sea", "a green hill", "a white sail"]) {
-    await saved(prompt);
+    await savedVideo(t.server, PROJECT, prompt);
   }
   await t.page.goto(`${t.server.url}/${PROJECT}`);
   await waitUntil(async () => (await t.page.locator(".asset").count()) === 4);

@@ -226,3 +226,25 @@ export async function fromMenu(scope, name) {
   }
   await page.keyboard.press("Enter");
 }
+
+/** Renders a video (1 s unless told) in `project` on `server` through the API and saves it to
+ * the library; answers its job id. */
+export async function savedVideo(server, project, prompt, seconds = 1) {
+  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+  const body = JSON.stringify({ prompt, seconds, size: "640x360" });
+  const created = await fetch(`${server.url}/api/projects/${project}/jobs`, {
+    method: "POST",
+    headers,
+    body,
+  });
+  const { sora_job_id: id } = await created.json();
+  const url = `${server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
+  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
+  const save = await fetch(`${url}/save`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ project_id: project, prompt }),
+  });
+  if (save.status !== 200) throw new Error(`save answered ${save.status}`);
+  return id;
+}

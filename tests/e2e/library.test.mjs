@@ -3,32 +3,20 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, linkSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { playInSync, screenshot, serverAndPage, TOKEN, waitUntil, fromMenu } from "./harness.mjs";
+import {
+  playInSync,
+  screenshot,
+  serverAndPage,
+  TOKEN,
+  waitUntil,
+  fromMenu,
+  savedVideo,
+} from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-/** Renders and saves a video (1 s unless told) into `project` through the API; answers its
- * job id. */
-async function saved(project, prompt, seconds = 1) {
-  const body = JSON.stringify({ prompt, seconds, size: "640x360" });
-  const created = await fetch(`${t.server.url}/api/projects/${project}/jobs`, {
-    method: "POST",
-    headers,
-    body,
-  });
-  const { sora_job_id: id } = await created.json();
-  const url = `${t.server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
-  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
-  const save = await fetch(`${url}/save`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ project_id: project, prompt }),
-  });
-  assert.equal(save.status, 200);
-  return id;
-}
-
+const saved = (project, prompt, seconds) => savedVideo(t.server, project, prompt, seconds);
 const folder = (project) => join(t.server.data, "media/projects", project);
 const titles = () => t.page.locator(".asset .asset-title").allTextContents();
 

@@ -133,7 +133,13 @@ impl Database {
     /// embedded migrations.
     pub async fn connect(url: &str, owner: String, lease: Duration) -> Result<Database, DbError> {
         let deadline = tokio::time::Instant::now() + CONNECT_FOR;
-        let options: PgConnectOptions = url.parse()?;
+        // A replica frozen inside a transaction (a pause, a stopped VM) would hold its row and
+        // event locks for as long as it is frozen, and every other replica's writes would wait
+        // for it: the database ends such a transaction once it has waited a lease.
+        let idle = format!("{}ms", lease.as_millis().max(1));
+        let options: PgConnectOptions = url
+            .parse::<PgConnectOptions>()?
+            .options([("idle_in_transaction_session_timeout", idle.as_str())]);
         let pool_of = |connections: u32| {
             PgPoolOptions::new()
                 .max_connections(connections)
