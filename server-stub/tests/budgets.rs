@@ -36,6 +36,19 @@ fn roomy() -> Limits {
 
 const JOB: fn() -> Value = || json!({"prompt": "a red kite", "seconds": 2, "size": SMALL});
 
+/// What /metrics answers.
+async fn metrics(h: &Harness) -> String {
+    let scraped = send(
+        &h.app,
+        request("GET", "/metrics")
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    )
+    .await;
+    String::from_utf8(scraped.body).unwrap()
+}
+
 async fn budget(h: &Harness, method: &str, body: Option<Value>) -> Reply {
     api(&h.app, method, "/api/projects/p/budget", body).await
 }
@@ -194,15 +207,7 @@ async fn the_spend_is_answered_by_day_by_model_and_as_csv() {
     .await
     .json();
     assert_eq!(job["cost"]["actual_usd"], json!(0.1));
-    let metrics = send(
-        &h.app,
-        request("GET", "/metrics")
-            .header("authorization", format!("Bearer {TOKEN}"))
-            .body(axum::body::Body::empty())
-            .unwrap(),
-    )
-    .await;
-    let metrics = String::from_utf8(metrics.body).unwrap();
+    let metrics = metrics(&h).await;
     assert!(
         metrics.contains("studio_spend_committed_usd{provider=\"local\"} 0.1"),
         "{metrics}"
@@ -332,15 +337,7 @@ async fn a_removed_job_still_counts_against_the_cap_and_in_the_spend() {
             let mut reader = csv::Reader::from_reader(csv.body.as_slice());
             let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
             assert_eq!(rows.len(), 1);
-            let metrics = send(
-                &h.app,
-                request("GET", "/metrics")
-                    .header("authorization", format!("Bearer {TOKEN}"))
-                    .body(axum::body::Body::empty())
-                    .unwrap(),
-            )
-            .await;
-            let metrics = String::from_utf8(metrics.body).unwrap();
+            let metrics = metrics(&h).await;
             assert!(
                 metrics.contains("studio_spend_committed_usd{provider=\"local\"} 0.2"),
                 "{metrics}"

@@ -139,6 +139,31 @@ impl Replica {
         job["sora_job_id"].as_str().unwrap().to_owned()
     }
 
+    /// The status a call answers, whatever it is (`call` wants a success with a JSON body).
+    async fn status(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> u16 {
+        let mut request = self
+            .http
+            .request(method, format!("{}/api{path}", self.url))
+            .bearer_auth(TOKEN);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        request.send().await.unwrap().status().as_u16()
+    }
+
+    /// Saves finished job `id` to `project`'s library: the saved video's file name.
+    async fn save(&self, id: &str, project: &str) -> String {
+        let saved = self
+            .call(
+                reqwest::Method::POST,
+                &format!("{}/save", job_path(id)),
+                Some(json!({ "project_id": project })),
+            )
+            .await;
+        let key = saved["r2_key"].as_str().unwrap();
+        key.rsplit('/').next().unwrap().to_owned()
+    }
+
     async fn job(&self, id: &str) -> Value {
         self.call(reqwest::Method::GET, &job_path(id), None).await
     }
@@ -752,23 +777,13 @@ async fn a_job_removed_at_one_replica_still_counts_at_every_replica() {
     let id = a.create("capped", body.clone()).await;
     assert_eq!(a.finished(&id).await["status"], "done");
     let removed = b
-        .http
-        .delete(format!("{}/api{}", b.url, job_path(&id)))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(removed.status(), 204);
+        .status(reqwest::Method::DELETE, &job_path(&id), None)
+        .await;
+    assert_eq!(removed, 204);
     // A hears of the removal, then counts it all the same.
     until("A to drop the removed job", || async {
-        let reply = a
-            .http
-            .get(format!("{}/api{}", a.url, job_path(&id)))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap();
-        (reply.status() == 404).then_some(())
+        let status = a.status(reqwest::Method::GET, &job_path(&id), None).await;
+        (status == 404).then_some(())
     })
     .await;
     let third = Replica::start(&pg, media.path(), &flags);
@@ -783,15 +798,9 @@ async fn a_job_removed_at_one_replica_still_counts_at_every_replica() {
         assert_eq!(spend["total_usd"], json!(0.2), "{spend}");
     }
     for (project, refused) in [("capped", 402), ("uncapped", 429)] {
-        let reply = b
-            .http
-            .post(format!("{}/api/projects/{project}/jobs", b.url))
-            .bearer_auth(TOKEN)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(reply.status(), refused, "{project}");
+        let path = format!("/projects/{project}/jobs");
+        let status = b.status(reqwest::Method::POST, &path, Some(&body)).await;
+        assert_eq!(status, refused, "{project}");
     }
 }
 
@@ -813,20 +822,7 @@ async fn a_links_sixty_notes_a_minute_hold_across_replicas() {
         )
         .await;
     assert_eq!(replicas[0].finished(&id).await["status"], "done");
-    let saved = replicas[0]
-        .call(
-            reqwest::Method::POST,
-            &format!("{}/save", job_path(&id)),
-            Some(json!({"project_id": "notes"})),
-        )
-        .await;
-    let video = saved["r2_key"]
-        .as_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let video = replicas[0].save(&id, "notes").await;
     let link = replicas[0]
         .call(
             reqwest::Method::POST,
@@ -1013,14 +1009,8 @@ async fn a_cancel_wins_at_a_replica_whose_lease_has_passed() {
     .await
     .unwrap();
     assert_eq!(taken.rows_affected(), 1);
-    let cancelled = a
-        .http
-        .post(format!("{}/api{}/cancel", a.url, job_path(&id)))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(cancelled.status(), 200);
+    let cancel = format!("{}/cancel", job_path(&id));
+    assert_eq!(a.status(reqwest::Method::POST, &cancel, None).await, 200);
     let (record, _) = row(&db, &id).await;
     assert_eq!(
         (&record["status"], &record["error"]),
@@ -1109,64 +1099,31 @@ async fn a_soak_of_creates_cancels_removals_and_picks_at_two_replicas() {
                 let id = here.create("soak", body.clone()).await;
                 match (client + round) % 3 {
                     0 => {
-                        let cancel = there
-                            .http
-                            .post(format!("{}/api{}/cancel", there.url, job_path(&id)))
-                            .bearer_auth(TOKEN)
-                            .send()
-                            .await
-                            .unwrap();
+                        let cancel = format!("{}/cancel", job_path(&id));
+                        let status = there.status(reqwest::Method::POST, &cancel, None).await;
                         // Cancelled, or finished first.
-                        assert!(
-                            matches!(cancel.status().as_u16(), 200 | 409),
-                            "{}",
-                            cancel.status()
-                        );
+                        assert!(matches!(status, 200 | 409), "{status}");
                         kept.push(id);
                     }
                     1 => {
                         there.finished(&id).await;
                         let removed = there
-                            .http
-                            .delete(format!("{}/api{}", there.url, job_path(&id)))
-                            .bearer_auth(TOKEN)
-                            .send()
-                            .await
-                            .unwrap();
-                        assert_eq!(removed.status(), 204);
+                            .status(reqwest::Method::DELETE, &job_path(&id), None)
+                            .await;
+                        assert_eq!(removed, 204);
                     }
                     _ => {
                         assert_eq!(here.finished(&id).await["status"], "done");
-                        let saved = there
-                            .call(
-                                reqwest::Method::POST,
-                                &format!("{}/save", job_path(&id)),
-                                Some(json!({"project_id": "soak"})),
-                            )
-                            .await;
-                        let name = saved["r2_key"]
-                            .as_str()
-                            .unwrap()
-                            .rsplit('/')
-                            .next()
-                            .unwrap()
-                            .to_owned();
-                        let pick = |replica: &'static str, change: Value| {
-                            let replica = if replica == "here" { here } else { there };
-                            let path = format!(
-                                "/projects/soak/assets/{}",
-                                url::form_urlencoded::byte_serialize(name.as_bytes())
-                                    .collect::<String>()
-                            );
-                            async move {
-                                replica
-                                    .call(reqwest::Method::PATCH, &path, Some(change))
-                                    .await
-                            }
-                        };
+                        let name = there.save(&id, "soak").await;
+                        let path = format!(
+                            "/projects/soak/assets/{}",
+                            url::form_urlencoded::byte_serialize(name.as_bytes())
+                                .collect::<String>()
+                        );
+                        let patch = reqwest::Method::PATCH;
                         futures_util::join!(
-                            pick("here", json!({"favourite": true})),
-                            pick("there", json!({"decision": "approved"})),
+                            here.call(patch.clone(), &path, Some(json!({"favourite": true}))),
+                            there.call(patch, &path, Some(json!({"decision": "approved"}))),
                         );
                         kept.push(id);
                     }

@@ -148,63 +148,15 @@ impl JobService {
 
 #[cfg(test)]
 mod tests {
-    use std::ops::Range;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
-
-    use async_trait::async_trait;
-    use bytes::Bytes;
 
     use super::*;
     use crate::jobs::record::fixture;
     use crate::jobs::Limits;
     use crate::providers::Catalog;
-    use crate::storage::{ByteStream, LocalStorage, Object, Objects, Storage, StorageError};
-
-    /// A local store whose deletions wait for a permit of `gate`.
-    struct Gated {
-        inner: LocalStorage,
-        gate: tokio::sync::Semaphore,
-        waiting: AtomicU64,
-    }
-
-    #[async_trait]
-    impl Storage for Gated {
-        async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
-            self.inner.put_file(key, source).await
-        }
-        async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError> {
-            self.inner.put_stream(key, body).await
-        }
-        async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
-            self.inner.put_bytes(key, bytes).await
-        }
-        async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
-            self.inner.copy(from, to).await
-        }
-        async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
-            self.inner.head(key).await
-        }
-        async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
-            self.inner.read(key, max).await
-        }
-        async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
-            self.inner.read_range(key, range).await
-        }
-        async fn delete(&self, key: &str) -> Result<(), StorageError> {
-            self.waiting.fetch_add(1, Ordering::SeqCst);
-            let _pass = self.gate.acquire().await.unwrap();
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            self.inner.delete(key).await
-        }
-        async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
-            self.inner.list(prefix).await
-        }
-        fn public_url(&self, key: &str) -> Option<String> {
-            self.inner.public_url(key)
-        }
-    }
+    use crate::storage::held::{Held, HeldStorage};
+    use crate::storage::Storage;
 
     /// Fails on deleting what was judged without looking again: a job saved while the sweep
     /// was busy removing another, judged expired a moment before, lost its record all the same.
@@ -222,11 +174,7 @@ mod tests {
             fps: 24,
         };
         crate::engine::render_clip("old hills", &spec, &clip).unwrap();
-        let storage = Arc::new(Gated {
-            inner: LocalStorage::new(dir.path().join("media"), data.join("tmp")).unwrap(),
-            gate: tokio::sync::Semaphore::new(0),
-            waiting: AtomicU64::new(0),
-        });
+        let storage = Arc::new(HeldStorage::new(dir.path(), Held::Delete, 0));
         let old = "2026-01-05T10:00:00Z";
         let ids = [
             "local-1:task_01aaaaaaaaaaaaaaaaaaaaaaaa",

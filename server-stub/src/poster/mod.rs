@@ -132,75 +132,10 @@ async fn blocking<T: Send + 'static>(
 
 #[cfg(test)]
 mod tests {
-    use std::ops::Range;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use async_trait::async_trait;
-    use bytes::Bytes;
+    use std::sync::atomic::Ordering;
 
     use super::*;
-    use crate::storage::{ByteStream, LocalStorage, Object, Objects};
-
-    /// A local store that counts the bytes read and refuses whole reads of videos; a range
-    /// read waits for a permit of `gate`.
-    struct Counting {
-        inner: LocalStorage,
-        read: AtomicU64,
-        gate: tokio::sync::Semaphore,
-        waiting: AtomicU64,
-    }
-
-    impl Counting {
-        fn new(dir: &Path, permits: usize) -> Counting {
-            Counting {
-                inner: LocalStorage::new(dir.join("media"), dir.join("tmp")).unwrap(),
-                read: AtomicU64::new(0),
-                gate: tokio::sync::Semaphore::new(permits),
-                waiting: AtomicU64::new(0),
-            }
-        }
-    }
-
-    #[async_trait]
-    impl Storage for Counting {
-        async fn put_file(&self, key: &str, source: &Path) -> Result<Object, StorageError> {
-            self.inner.put_file(key, source).await
-        }
-        async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError> {
-            self.inner.put_stream(key, body).await
-        }
-        async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
-            self.inner.put_bytes(key, bytes).await
-        }
-        async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
-            self.inner.copy(from, to).await
-        }
-        async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
-            self.inner.head(key).await
-        }
-        async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
-            assert!(!key.ends_with(".mp4"), "a video is never read whole");
-            self.inner.read(key, max).await
-        }
-        async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
-            self.waiting.fetch_add(1, Ordering::SeqCst);
-            let _pass = self.gate.acquire().await.unwrap();
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            self.read
-                .fetch_add(range.end - range.start, Ordering::Relaxed);
-            self.inner.read_range(key, range).await
-        }
-        async fn delete(&self, key: &str) -> Result<(), StorageError> {
-            self.inner.delete(key).await
-        }
-        async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
-            self.inner.list(prefix).await
-        }
-        fn public_url(&self, key: &str) -> Option<String> {
-            self.inner.public_url(key)
-        }
-    }
+    use crate::storage::held::{Held, HeldStorage};
 
     #[tokio::test]
     async fn a_poster_reads_the_boxes_and_the_first_frame_only() {
@@ -213,8 +148,9 @@ mod tests {
             fps: 24,
         };
         crate::engine::render_clip("waves on a shore", &spec, &made).unwrap();
-        let storage = Arc::new(Counting::new(
+        let storage = Arc::new(HeldStorage::new(
             dir.path(),
+            Held::ReadRange,
             tokio::sync::Semaphore::MAX_PERMITS,
         ));
         let video = storage.put_file("previews/v.mp4", &made).await.unwrap();
@@ -248,7 +184,7 @@ mod tests {
             fps: 24,
         };
         crate::engine::render_clip("a kite", &spec, &made).unwrap();
-        let storage = Arc::new(Counting::new(dir.path(), 0));
+        let storage = Arc::new(HeldStorage::new(dir.path(), Held::ReadRange, 0));
         storage.put_file("previews/v.mp4", &made).await.unwrap();
         storage
             .put_bytes("previews/w.jpg", b"a stored poster".to_vec())

@@ -1,6 +1,8 @@
 //! Where videos and their metadata are kept. The local folder is the default backend, an
 //! S3-compatible bucket the other; both speak in keys such as `projects/{projectId}/{jobId}.mp4`.
 
+#[cfg(test)]
+pub mod held;
 mod listing_cache;
 mod local;
 mod local_listings;
