@@ -1061,6 +1061,70 @@ async fn a_hosted_job_cut_off_again_and_again_is_given_up_on() {
     assert_eq!(fakes.jobs().len(), 1, "never sent again");
 }
 
+/// Fails on claiming hosted jobs as fast as a replica wakes: a dead replica's hosted jobs,
+/// lapsing at once, all went to whichever living replica looked first, one of the two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_replicas_hosted_jobs_are_shared_among_the_living() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let (_fakes, mut flags) = openai_fake(Settings {
+        job_time: Duration::from_secs(600),
+        ..Settings::default()
+    })
+    .await;
+    let media = tempfile::tempdir().unwrap();
+    flags.extend([
+        "--provider-poll-ms=50".into(),
+        "--allow-local-provider-downloads".into(),
+        "--max-active-per-project=8".into(),
+        "--max-active-jobs=8".into(),
+    ]);
+    let held_by = || async {
+        let owners: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT lease_owner, count(*) FROM jobs WHERE lease_until > now() \
+             GROUP BY lease_owner ORDER BY lease_owner",
+        )
+        .fetch_all(&db)
+        .await
+        .unwrap();
+        owners
+    };
+    let a = Replica::start(&pg, media.path(), &flags);
+    for i in 0..8 {
+        let body = json!({"prompt": format!("heron {i}"), "model": "sora-2"});
+        a.create("hosted", body).await;
+    }
+    let dead = until("A to follow all eight", || async {
+        match held_by().await.as_slice() {
+            [(owner, 8)] => Some(owner.clone()),
+            _ => None,
+        }
+    })
+    .await;
+    let _living = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    a.kill();
+    sqlx::query("UPDATE jobs SET lease_until = now() - interval '1 second'")
+        .execute(&db)
+        .await
+        .unwrap();
+    let shares = until("the living to follow all eight", || async {
+        let owners = held_by().await;
+        let counts: Vec<i64> = owners.iter().map(|(_, held)| *held).collect();
+        let taken = owners.iter().all(|(owner, _)| *owner != dead);
+        (taken && counts.iter().sum::<i64>() == 8).then_some(counts)
+    })
+    .await;
+    assert_eq!(
+        shares.len(),
+        2,
+        "both living replicas follow some: {shares:?}"
+    );
+    assert!(shares.iter().all(|&held| held >= 3), "{shares:?}");
+}
+
 /// A bounded soak: eight clients, each making jobs through either replica and, by turns,
 /// cancelling one at once, removing one, or saving one and starring and approving it through
 /// both replicas at the same moment. Every request answers within 30 s (none hangs), every

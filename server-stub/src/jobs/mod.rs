@@ -13,6 +13,7 @@ pub mod cost;
 
 pub mod database;
 pub mod events;
+mod held;
 mod hosted;
 pub mod inputs;
 pub mod ledger;
@@ -149,7 +150,7 @@ pub struct JobService {
 }
 
 struct Inner {
-    records: Mutex<HashMap<String, JobRecord>>,
+    records: Mutex<held::Records>,
     /// What removed jobs spent. Taken after `records` when both are held.
     ledger: ledger::Ledger,
     backend: Backend,
@@ -268,7 +269,7 @@ impl JobService {
         std::fs::create_dir_all(&scratch)?;
         Ok(JobService {
             inner: Arc::new(Inner {
-                records: Mutex::new(HashMap::new()),
+                records: Mutex::default(),
                 ledger: ledger::Ledger::default(),
                 backend,
                 posters: Posters::new(storage.clone()),

@@ -96,7 +96,7 @@ impl JobService {
             let removed = replica.remove(record, judged).await?;
             let mut records = self.inner.records.lock().unwrap();
             if let Some(removed) = &removed {
-                records.remove(&id);
+                records.forget(&id);
                 if let Some(spent) = Spent::of(removed) {
                     self.inner.ledger.add(&id, spent);
                 }

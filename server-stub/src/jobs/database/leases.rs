@@ -90,7 +90,8 @@ impl Database {
         Ok(renewed.rows_affected() == 1)
     }
 
-    /// Hands back every lease this replica holds (a graceful stop): others take the jobs at once.
+    /// Hands back every lease this replica holds and leaves the replicas alive (a graceful
+    /// stop): others take the jobs at once, and share them without counting this one.
     pub async fn release_all(&self) -> Result<(), DbError> {
         sqlx::query(
             "UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1",
@@ -98,6 +99,43 @@ impl Database {
         .bind(&self.owner)
         .execute(&self.pool)
         .await?;
+        sqlx::query("DELETE FROM replicas WHERE owner = $1")
+            .bind(&self.owner)
+            .execute(&self.pool)
+            .await?;
         Ok(())
+    }
+
+    /// Says this replica is alive for one more lease (and forgets replicas gone for an hour).
+    pub async fn beat(&self) -> Result<(), DbError> {
+        let lease = self.lease.as_millis() as i64;
+        sqlx::query(
+            "INSERT INTO replicas (owner, alive_until)              VALUES ($1, now() + $2::bigint * interval '1 millisecond')              ON CONFLICT (owner) DO UPDATE SET alive_until = EXCLUDED.alive_until",
+        )
+        .bind(&self.owner)
+        .bind(lease)
+        .execute(&self.leasing)
+        .await?;
+        sqlx::query("DELETE FROM replicas WHERE alive_until < now() - interval '1 hour'")
+            .execute(&self.leasing)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether this replica follows its share of the active hosted jobs or more: as many as
+    /// there are such jobs, held or waiting, divided among the replicas alive (rounded up).
+    pub async fn holds_hosted_share(&self) -> Result<bool, DbError> {
+        let (mine, active, alive): (i64, i64, i64) = sqlx::query_as(
+            "SELECT \
+               (SELECT count(*) FROM jobs WHERE NOT local AND status IN ('queued', 'running') \
+                  AND lease_owner = $1 AND lease_until > now()), \
+               (SELECT count(*) FROM jobs WHERE NOT local AND status IN ('queued', 'running')), \
+               (SELECT count(*) FROM replicas WHERE alive_until > now())",
+        )
+        .bind(&self.owner)
+        .fetch_one(&self.leasing)
+        .await?;
+        let share = active.unsigned_abs().div_ceil(alive.unsigned_abs().max(1));
+        Ok(mine.unsigned_abs() >= share.max(1))
     }
 }

@@ -83,6 +83,13 @@ impl<'s> MigrationSource<'s> for Embedded {
                     include_str!("../../../migrations/0006_claim_lapses.sql").into(),
                     false,
                 ),
+                Migration::new(
+                    7,
+                    "replicas".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0007_replicas.sql").into(),
+                    false,
+                ),
             ])
         })
     }

@@ -1,6 +1,7 @@
 //! Claiming work from the database: engine workers take the oldest queued local job, one
-//! claimer takes hosted jobs to follow, each under a lease renewed while it is worked on; a
-//! graceful stop hands the leases back.
+//! claimer takes hosted jobs to follow (a replica that follows its share of them lets the
+//! others claim first), each under a lease renewed while it is worked on; a graceful stop hands
+//! the leases back.
 
 use super::{Replica, CATCH_UP_EVERY};
 use crate::jobs::database::{Claim, Versioned};
@@ -9,10 +10,48 @@ use crate::jobs::running::job_span;
 use crate::jobs::{interrupted, now, JobService, MAX_ATTEMPTS};
 use crate::providers::Maker;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::DropGuard;
 use tracing::Instrument;
 
+/// How long a replica that follows its share of hosted jobs lets the others claim first: every
+/// replica alive looks for work at least once in that time.
+const LET_OTHERS_CLAIM: Duration = Duration::from_secs(2);
+
 impl JobService {
+    /// Says again that this replica is alive, every third of a lease, until it stops: hosted
+    /// jobs are shared among the replicas alive.
+    pub(super) async fn beat(&self) {
+        let Some(replica) = self.replica() else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(replica.db.lease() / 3) => {}
+                () = self.inner.stop.cancelled() => return,
+            }
+            if let Err(e) = replica.db.beat().await {
+                tracing::warn!(error = %e, "could not say this replica is alive");
+            }
+        }
+    }
+
+    /// Waits a moment while this replica follows its share of hosted jobs or more, so that a
+    /// burst (a dead replica's jobs, lapsing at once) is shared instead of going to whoever
+    /// wakes first. It claims after that anyway: no job waits on a replica that does not.
+    async fn let_others_claim(&self, replica: &Replica) {
+        match replica.db.holds_hosted_share().await {
+            Ok(false) => {}
+            Ok(true) => {
+                tokio::select! {
+                    () = tokio::time::sleep(LET_OTHERS_CLAIM) => {}
+                    () = self.inner.stop.cancelled() => {}
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not count this replica's share"),
+        }
+    }
+
     /// Waits for work: a queued job, a lease that runs out, or the stop.
     async fn idle(&self, replica: &Replica) {
         tokio::select! {
@@ -71,6 +110,7 @@ impl JobService {
             return;
         };
         while !self.stopping() {
+            self.let_others_claim(replica).await;
             let claimed = replica
                 .db
                 .claim(false, |r, lapses| {

@@ -134,13 +134,13 @@ impl JobService {
             .publish_numbered(seq as u64, &job.record, removed);
         let record = job.record.clone();
         let newer = if removed {
-            // In the one order every holder of both takes them: records, then versions.
             let mut records = self.inner.records.lock().unwrap();
-            let mut versions = replica.versions.lock().unwrap();
-            let newer = versions.get(&id).is_none_or(|&held| held < job.version);
+            let newer = records
+                .versions
+                .get(&id)
+                .is_none_or(|&held| held < job.version);
             if newer {
-                versions.remove(&id);
-                records.remove(&id);
+                records.forget(&id);
             }
             // What it spent is counted from now on, whichever replica removed it.
             if let Some(spent) = Spent::of(&record) {

@@ -18,7 +18,7 @@ mod claims;
 mod following;
 mod writes;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,8 +36,6 @@ const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
 
 pub struct Replica {
     db: Database,
-    /// The version of each record held in memory.
-    versions: Mutex<HashMap<String, i64>>,
     /// Records changed in memory only (progress), written soon by the flusher.
     dirty: Mutex<HashSet<String>>,
     /// Held while this replica writes a record, so that its own writes never race each other.
@@ -57,11 +55,7 @@ impl Replica {
         record: &JobRecord,
         judged: Option<&str>,
     ) -> Result<Option<JobRecord>, JobError> {
-        let removed = self.db.remove(&record.sora_job_id, judged).await?;
-        if removed.is_some() {
-            self.versions.lock().unwrap().remove(&record.sora_job_id);
-        }
-        Ok(removed)
+        Ok(self.db.remove(&record.sora_job_id, judged).await?)
     }
 
     /// Marks a record changed in memory, to be written soon.
@@ -82,10 +76,12 @@ impl JobService {
         db: Database,
     ) -> Result<JobService, JobError> {
         let (jobs, removed, seen) = db.load_all().await?;
+        if let Err(e) = db.beat().await {
+            tracing::warn!(error = %e, "could not say this replica is alive");
+        }
         let filler = db.clone();
         let replica = Replica {
             db,
-            versions: Mutex::new(HashMap::new()),
             dirty: Mutex::default(),
             writing: tokio::sync::Mutex::new(()),
             flush: Notify::new(),
@@ -108,6 +104,8 @@ impl JobService {
             service.inner.ledger.add(&id, spent);
         }
         service.inner.events.start_at(seen as u64);
+        let beating = service.clone();
+        service.background(async move { beating.beat().await });
         let events = service.clone();
         service.background(async move { events.follow_events().await });
         let flusher = service.clone();
@@ -160,16 +158,19 @@ impl JobService {
 
     /// Holds `job` in memory unless a newer version is held already; whether it was newer.
     fn keep(&self, job: Versioned) -> bool {
-        let Some(replica) = self.replica() else {
-            return false;
-        };
-        let id = job.record.sora_job_id.clone();
-        let mut records = self.inner.records.lock().unwrap();
-        let mut versions = replica.versions.lock().unwrap();
-        if versions.get(&id).is_some_and(|&held| held >= job.version) {
+        if self.replica().is_none() {
             return false;
         }
-        versions.insert(id.clone(), job.version);
+        let id = job.record.sora_job_id.clone();
+        let mut records = self.inner.records.lock().unwrap();
+        if records
+            .versions
+            .get(&id)
+            .is_some_and(|&held| held >= job.version)
+        {
+            return false;
+        }
+        records.versions.insert(id.clone(), job.version);
         records.insert(id, job.record);
         true
     }
@@ -196,21 +197,23 @@ impl JobService {
     }
 
     /// The record held in memory and its version.
-    fn held(&self, replica: &Replica, id: &str) -> Option<(JobRecord, i64)> {
+    fn held(&self, id: &str) -> Option<(JobRecord, i64)> {
         let records = self.inner.records.lock().unwrap();
-        let versions = replica.versions.lock().unwrap();
-        records.get(id).cloned().zip(versions.get(id).copied())
+        records
+            .get(id)
+            .cloned()
+            .zip(records.versions.get(id).copied())
     }
 
     /// Puts memory back to what the database has (after a write that came second).
     async fn reload(&self, replica: &Replica, id: &str) -> Result<(), JobError> {
-        replica.versions.lock().unwrap().remove(id);
+        self.inner.records.lock().unwrap().versions.remove(id);
         match replica.db.read(id).await? {
             Some(job) => {
                 self.keep(job);
             }
             None => {
-                self.inner.records.lock().unwrap().remove(id);
+                self.inner.records.lock().unwrap().forget(id);
             }
         }
         Ok(())

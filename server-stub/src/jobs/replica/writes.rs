@@ -53,7 +53,7 @@ impl JobService {
         self.refresh_if_missing(id).await;
         for _ in 0..WRITE_TRIES {
             let _one_at_a_time = replica.writing.lock().await;
-            let (mut record, version) = self.held(replica, id)?;
+            let (mut record, version) = self.held(id)?;
             let before = record.clone();
             f(&mut record);
             if record == before {
@@ -104,14 +104,14 @@ impl JobService {
     ) -> Result<(), JobError> {
         let _one_at_a_time = replica.writing.lock().await;
         replica.dirty.lock().unwrap().remove(id);
-        let Some((record, version)) = self.held(replica, id) else {
+        let Some((record, version)) = self.held(id) else {
             return Ok(());
         };
         let fence = self.inner.switches.fence(id);
         let written = replica.db.write(&record, version, fence).await?;
         if let Written::As(version) = written {
-            let mut versions = replica.versions.lock().unwrap();
-            let held = versions.entry(id.to_owned()).or_insert(version);
+            let mut records = self.inner.records.lock().unwrap();
+            let held = records.versions.entry(id.to_owned()).or_insert(version);
             *held = (*held).max(version);
             return Ok(());
         }
