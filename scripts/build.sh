@@ -48,8 +48,10 @@ else
   wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name studio_core \
     "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
   # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
-  # enabled are those rustc's wasm32 target already emits.
-  wasm-opt -Oz --gufa -Oz --converge --strip-producers --strip-target-features --enable-bulk-memory \
+  # enabled are those rustc's wasm32 target already emits. --low-memory-unused lets constant
+  # offsets fold into loads and stores (755 bytes on the wire): a pointer only wraps past 4 GB
+  # into the first 1 KB, which no Rust pointer does in a memory this size.
+  wasm-opt -Oz --gufa -Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-bulk-memory \
     --enable-nontrapping-float-to-int --enable-sign-ext --enable-reference-types --enable-mutable-globals \
     --enable-multivalue "$ROOT/pkg/studio_core_bg.wasm" -o "$ROOT/pkg/studio_core_bg.wasm"
   touch "$ROOT/target/.built-pkg"

@@ -12,6 +12,11 @@ pub const RECENT_KEY: &str = "recent-projects";
 pub const JOBS_KEY_PREFIX: &str = "jobs:";
 /// Unreadable stored text is kept under `backup:{key}:{timestamp}`.
 pub const BACKUP_KEY_PREFIX: &str = "backup:";
+/// Finished jobs kept in a project's stored list (the newest; active ones are always kept):
+/// the server holds every record, and the list is read and written whole.
+pub const STORED_FINISHED_JOBS: usize = 200;
+/// A change of progress alone is written to storage at most this often (it shows at once).
+pub const PROGRESS_WRITE_EVERY_MS: i64 = 5_000;
 /// Asset titles are cut to this many characters.
 pub const TITLE_MAX_CHARS: usize = 20;
 /// The duration badge on every asset card.

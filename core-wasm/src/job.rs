@@ -4,6 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::constants::STORED_FINISHED_JOBS;
 use crate::time::parse_iso_millis;
 
 /// A generation job as kept in local storage. Fields the server adds are kept in `extra`.
@@ -307,8 +308,32 @@ pub fn merge_listed(jobs: &[Job], listed: &[Value], now: &str) -> Option<Vec<Job
     }
     out.map(|mut out| {
         sort_newest_first(&mut out);
-        out
+        bounded(out)
     })
+    .filter(|out| out.as_slice() != jobs)
+}
+
+/// The newest jobs, as many as are kept: every active one, and the newest finished ones up to
+/// [`STORED_FINISHED_JOBS`]. `jobs` is newest first.
+pub fn bounded(mut jobs: Vec<Job>) -> Vec<Job> {
+    let mut finished = 0;
+    jobs.retain(|job| {
+        finished += usize::from(!job.is_active());
+        job.is_active() || finished <= STORED_FINISHED_JOBS
+    });
+    jobs
+}
+
+/// Whether `after` differs from `before` in progress alone (and the stamps that come with it):
+/// the same jobs, each in the same status, with the same preview and library key.
+pub fn progress_only(before: &[Job], after: &[Job]) -> bool {
+    before.len() == after.len()
+        && before.iter().zip(after).all(|(b, a)| {
+            b.sora_job_id == a.sora_job_id
+                && b.status == a.status
+                && b.preview_url == a.preview_url
+                && b.final_r2_key == a.final_r2_key
+        })
 }
 
 #[cfg(test)]

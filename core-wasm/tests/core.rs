@@ -34,6 +34,8 @@ struct Fake {
     pieces: RefCell<VecDeque<Result<String, String>>>,
     /// The file names of the downloads saved.
     downloads: RefCell<Vec<String>>,
+    /// How many times each key was written.
+    writes: RefCell<BTreeMap<String, u32>>,
 }
 
 /// A streamed body that hands out the scripted pieces, then ends.
@@ -76,6 +78,7 @@ impl Platform for Fake {
             return Err("QuotaExceededError: full".into());
         }
         self.storage.borrow_mut().insert(key.into(), value.into());
+        *self.writes.borrow_mut().entry(key.into()).or_default() += 1;
         Ok(())
     }
     async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, String> {
@@ -878,6 +881,78 @@ fn pushed_changes_merge_add_and_remove_jobs_and_resume_after_the_last_id() {
         block_on(core.follow_changes()).unwrap_err().to_string(),
         "Failed to follow job changes: Unauthorized"
     );
+}
+
+/// Fails on writing the whole stored list for every pushed percent (with 300 finished jobs
+/// stored, one render wrote 24 MB in Chromium) and on keeping every job ever made: progress
+/// alone shows at once and is written at most every 5 s, and 200 finished jobs are kept.
+#[test]
+fn progress_is_written_now_and_then_and_the_stored_list_stays_bounded() {
+    let core = studio();
+    let old: Vec<Value> = (0..300)
+        .map(|i| {
+            let at = format!("2026-11-20T{:02}:{:02}:00.000Z", i / 60, i % 60);
+            json!({"sora_job_id": format!("m:task_old{i:03}"), "status": "done", "progress": 100,
+                   "prompt": "old", "created_at": at, "updated_at": at})
+        })
+        .collect();
+    fake(&core)
+        .storage
+        .borrow_mut()
+        .insert("jobs:p1".into(), json!(old).to_string());
+    open(&core, "p1");
+    create(&core, "m:task_new", "2026-11-21T10:00:00.000Z");
+    let kept = stored(&core, "jobs:p1").unwrap();
+    let kept = kept.as_array().unwrap();
+    assert_eq!(kept.len(), 201, "the new job and the 200 newest finished");
+    assert_eq!(kept[1]["sora_job_id"], "m:task_old299");
+    assert_eq!(kept[200]["sora_job_id"], "m:task_old100");
+
+    let writes = || fake(&core).writes.borrow().get("jobs:p1").copied();
+    let before = writes();
+    let push = |from: u32, to: u32, end: &str| {
+        script(&core, ok(json!(null)));
+        if from > 1 {
+            // Opened again: the library is read again first.
+            script(&core, ok(json!({"videos": []})));
+        }
+        let mut body: Vec<String> = (from..=to)
+            .map(|p| {
+                format!("id: {p}\nevent: job\ndata: {{\"sora_job_id\":\"m:task_new\",\"status\":\"running\",\"progress\":{p}}}\n\n")
+            })
+            .collect();
+        body.push(end.to_owned());
+        *fake(&core).pieces.borrow_mut() = body.into_iter().map(Ok).collect();
+        block_on(core.follow_changes()).unwrap();
+    };
+    push(1, 60, "");
+    assert_eq!(core.snapshot().jobs.items[0].badge, "RUNNING 60%");
+    assert_eq!(
+        writes().unwrap() - before.unwrap(),
+        1,
+        "running is written; the 59 percents after it are not"
+    );
+    assert_eq!(stored(&core, "jobs:p1").unwrap()[0]["progress"], 1.0);
+    let before = writes();
+
+    *fake(&core).now.borrow_mut() = "2026-11-21T10:00:06.000Z".into();
+    push(61, 99, "id: 100\nevent: job\ndata: {\"sora_job_id\":\"m:task_new\",\"status\":\"done\",\"progress\":100}\n\n");
+    assert_eq!(
+        writes().unwrap() - before.unwrap(),
+        2,
+        "once 5 s after the last write, once when it finished"
+    );
+    let written = stored(&core, "jobs:p1").unwrap();
+    assert_eq!(written[0]["status"], "done");
+    assert_eq!(written.as_array().unwrap().len(), 200, "now 200 finished");
+
+    // The server lists every job it holds; the ones past the kept number are not added again.
+    let listed: Vec<Value> = old.iter().cloned().chain([written[0].clone()]).collect();
+    script(&core, ok(json!({ "jobs": listed })));
+    let before = writes();
+    block_on(core.reattach()).unwrap();
+    assert_eq!(writes(), before);
+    assert_eq!(core.snapshot().jobs.items.len(), 200);
 }
 
 /// Fails on trusting a reopened stream to bring what it does not replay: a video saved

@@ -774,7 +774,7 @@ async fn other_machines_need_the_invitation_link() {
 #[tokio::test]
 async fn pages_carry_security_headers_and_cors_is_for_listed_origins() {
     let h = start();
-    for uri in ["/", "/config.json", "/assets/app-abc123.js", "/p1"] {
+    for uri in ["/", "/p1"] {
         let reply = get_with(&h.app, uri, &[]).await;
         let csp = reply.headers[header::CONTENT_SECURITY_POLICY]
             .to_str()
@@ -787,6 +787,19 @@ async fn pages_carry_security_headers_and_cors_is_for_listed_origins() {
         assert_eq!(reply.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
         assert_eq!(reply.headers[header::X_FRAME_OPTIONS], "DENY");
         assert_eq!(reply.headers[header::REFERRER_POLICY], "no-referrer");
+    }
+    // A script or JSON is never shown as a document: nosniff only, not the page's headers.
+    for uri in ["/config.json", "/assets/app-abc123.js"] {
+        let reply = get_with(&h.app, uri, &[]).await;
+        assert_eq!(reply.status, StatusCode::OK, "{uri}");
+        assert_eq!(reply.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        for page_only in [
+            header::CONTENT_SECURITY_POLICY,
+            header::X_FRAME_OPTIONS,
+            header::REFERRER_POLICY,
+        ] {
+            assert!(!reply.headers.contains_key(&page_only), "{uri}: {page_only}");
+        }
     }
     let api = api(&h.app, "GET", "/api/models", None).await;
     assert_eq!(api.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::{Core, Failure, Visit};
 use crate::api::{failure_text, ApiError};
-use crate::constants::jobs_key;
+use crate::constants::{jobs_key, PROGRESS_WRITE_EVERY_MS};
 use crate::error::CoreError;
-use crate::job::{merge_listed, sort_newest_first, Job};
+use crate::job::{bounded, merge_listed, progress_only, sort_newest_first, Job};
 use crate::platform::{BodyStream, LogLevel, Platform};
 use crate::snapshot::{JobActivity, JobView, JobsView, StreamState};
 use crate::sse;
@@ -35,6 +35,11 @@ pub struct Jobs {
     /// The platform's stamp for `raw`, once a re-read has seen storage hold it: then storage
     /// can say "unchanged" without handing the text over. Cleared whenever `raw` changes.
     stamp: Cell<Option<u64>>,
+    /// Answers that changed progress alone, shown but not written yet, in the order they came:
+    /// folded into the next write, which comes at most `PROGRESS_WRITE_EVERY_MS` after the last.
+    unwritten: Vec<Value>,
+    /// When the list was last written, in Unix milliseconds.
+    written_at: i64,
 }
 
 impl Jobs {
@@ -124,6 +129,7 @@ impl<P: Platform> Core<P> {
             return false;
         }
         let (list, raw, problem) = self.load_jobs(&visit.project);
+        let list = self.with_unwritten(list);
         self.write(&self.jobs, |j| {
             j.list = list;
             j.raw = raw;
@@ -135,26 +141,37 @@ impl<P: Platform> Core<P> {
         true
     }
 
+    /// `jobs` with the progress shown but not written yet.
+    fn with_unwritten(&self, jobs: Vec<Job>) -> Vec<Job> {
+        let unwritten = self.jobs.read(|j| j.unwritten.clone());
+        merge_listed(&jobs, &unwritten, &self.platform.now_iso()).unwrap_or(jobs)
+    }
+
     /// Reads the project's jobs from storage, applies `change` (`None`: nothing to change) and
-    /// writes them back, so that changes made meanwhile in another tab are kept. The list
-    /// shows the result even when storage refuses it, and the refusal is returned.
+    /// writes them back, so that changes made meanwhile in another tab are kept, with the
+    /// progress not written yet and within the kept number. The list shows the result even
+    /// when storage refuses it, and the refusal is returned.
     pub(super) fn change_jobs(
         &self,
         visit: &Visit,
         change: impl FnOnce(&[Job]) -> Option<Vec<Job>>,
     ) -> Result<(), StoreError> {
         let (jobs, _, problem) = self.load_jobs(&visit.project);
-        let Some(jobs) = change(&jobs) else {
+        let Some(jobs) = change(&self.with_unwritten(jobs)) else {
             return Ok(());
         };
+        let jobs = bounded(jobs);
         let saved = store::save(&self.platform, &jobs_key(&visit.project), &jobs);
         if self.still(visit) {
             let raw = saved.as_ref().ok().cloned();
+            let now = now_millis(&self.platform);
             self.write(&self.jobs, |j| {
                 j.list = jobs;
                 if raw.is_some() {
                     j.raw = raw;
                     j.stamp.set(None);
+                    j.unwritten.clear();
+                    j.written_at = now;
                 }
             });
             if let Some(problem) = problem {
@@ -177,18 +194,31 @@ impl<P: Platform> Core<P> {
     /// Merges status answers (the server's list, a pushed change) into the stored jobs.
     fn merge_answers(&self, visit: &Visit, answers: &[Value]) -> Result<(), StoreError> {
         let now = self.platform.now_iso();
-        // Answers that change nothing shown, while storage still holds what is shown: no read,
-        // parse or write of the whole list (the 20 s list merge of a big, quiet project).
-        let key = jobs_key(&visit.project);
-        let idle = self
-            .jobs
-            .read(|j| merge_listed(&j.list, answers, &now).is_none())
-            && self
-                .platform
-                .get_item_if_changed(&key, self.jobs.read(|j| j.stamp.get()))
-                .is_none();
-        if idle {
-            return Ok(());
+        let merged = self.jobs.read(|j| merge_listed(&j.list, answers, &now));
+        match merged {
+            // Answers that change nothing shown, while storage still holds what is shown: no
+            // read, parse or write of the whole list (the 20 s list merge of a quiet project).
+            None => {
+                let key = jobs_key(&visit.project);
+                let known = self.jobs.read(|j| j.stamp.get());
+                if self.platform.get_item_if_changed(&key, known).is_none() {
+                    return Ok(());
+                }
+            }
+            // Progress alone, written a moment ago: shown now, written with the next write.
+            Some(list)
+                if self.jobs.read(|j| {
+                    progress_only(&j.list, &list)
+                        && now_millis(&self.platform) - j.written_at < PROGRESS_WRITE_EVERY_MS
+                }) =>
+            {
+                self.write(&self.jobs, |j| {
+                    j.list = list;
+                    j.unwritten.extend_from_slice(answers);
+                });
+                return Ok(());
+            }
+            Some(_) => {}
         }
         self.change_jobs(visit, |jobs| merge_listed(jobs, answers, &now))
     }
@@ -460,6 +490,11 @@ impl<P: Platform> Core<P> {
             .read(|j| *j.last_event.borrow_mut() = event.id.clone());
         Ok(saved)
     }
+}
+
+/// The platform's time in Unix milliseconds.
+fn now_millis(platform: &impl Platform) -> i64 {
+    crate::time::parse_iso_millis(&platform.now_iso()).unwrap_or(0)
 }
 
 fn without(jobs: &[Job], id: &str) -> Vec<Job> {

@@ -122,9 +122,16 @@ impl<P: Platform> Core<P> {
     /// Changes one slice, then tells the host (the borrow is released first).
     fn write<S, R>(&self, slice: &Slice<S>, change: impl FnOnce(&mut S) -> R) -> R {
         let result = slice.write(change);
-        self.version.set(self.version.get() + 1);
-        self.platform.notify(slice.part);
+        self.changed(slice.part);
         result
+    }
+
+    /// Counts a change and tells the host; out of line, so that each of the many `write`s
+    /// (one copy per closure) carries only its change.
+    #[inline(never)]
+    fn changed(&self, part: Part) {
+        self.version.set(self.version.get() + 1);
+        self.platform.notify(part);
     }
 
     fn api(&self) -> Api<'_, P> {

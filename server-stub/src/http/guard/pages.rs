@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::header::{
-    CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+    X_FRAME_OPTIONS,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -44,10 +45,27 @@ pub async fn site_door(State(guard): State<Arc<Guard>>, request: Request, next: 
     response
 }
 
-/// Every page's security headers.
+/// Every answer's security headers: `nosniff` on all; the policy, framing and referrer headers
+/// on whatever a browser may show as a document. A script, style sheet, wasm or JSON answer
+/// (with `nosniff`, never shown as one) goes without them: they do nothing there, and they were
+/// 1.6 KB of the first load's six answers.
 pub(super) fn security_headers(guard: &Guard, headers: &mut HeaderMap) {
-    headers.insert(CONTENT_SECURITY_POLICY, guard.csp.clone());
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    let subresource = headers
+        .get(CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| {
+            matches!(
+                t.trim(),
+                "application/wasm" | "text/javascript" | "application/javascript" | "text/css"
+                    | "application/json"
+            )
+        });
+    if subresource {
+        return;
+    }
+    headers.insert(CONTENT_SECURITY_POLICY, guard.csp.clone());
     headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
 }
