@@ -578,6 +578,8 @@ pub enum ReviewState {
     Ready,
     /// Revoked, expired or unknown.
     Gone,
+    /// Could not be read (the network, the server): `error` says why; opening again retries.
+    Failed,
 }
 
 /// One shared video on the review page.

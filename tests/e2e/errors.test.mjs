@@ -102,3 +102,23 @@ test("a core that cannot load says so and offers Retry", async () => {
   await failure.getByRole("button", { name: "Retry" }).click();
   await t.page.getByRole("button", { name: "Generate" }).waitFor();
 });
+
+// Fails on a review page that handled only a link that is gone: any other failure (the server
+// down, a 503) left "Review" and a bare message, with no way to try again but a reload.
+test("a review link that fails to load says why and offers Retry", async () => {
+  await t.page.route("**/api/review/**", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "unavailable", message: "Try again in a moment" } }),
+    }),
+  );
+  await t.page.goto(`${t.server.url}/review/not-a-real-token`);
+  const failure = t.page.getByRole("alert");
+  await failure.getByText("This review could not be loaded").waitFor();
+  assert.match(await failure.textContent(), /Try again in a moment/);
+  await t.page.unroute("**/api/review/**");
+  await t.page.getByRole("button", { name: "Retry" }).click();
+  // Asked again, the server answers for this unknown token: the link is not valid.
+  await t.page.getByText("This review link is no longer valid.").waitFor();
+});

@@ -281,16 +281,29 @@ test("two videos compared side by side stay within a frame of each other", async
   await dialog.getByRole("button", { name: "Pause" }).click();
   await waitUntil(() => videos.evaluateAll((all) => all.every((v) => v.paused)));
 
-  // The right arrow steps every player one frame on.
+  // With the videos focused, the right arrow steps every player one frame on.
   const before = (await times())[0];
+  await dialog.getByRole("group", { name: "Compared videos" }).focus();
   await t.page.keyboard.press("ArrowRight");
   await waitUntil(async () =>
     (await times()).every((at) => Math.abs(at - before - 1 / 24) < 0.002),
   );
-  // Two videos can be wiped one over the other.
-  await dialog.getByLabel("Wipe", { exact: true }).check();
-  await dialog.getByRole("slider", { name: "Wipe position" }).fill("30");
+  // Two videos can be wiped one over the other, from the keyboard: Space ticks the box and an
+  // arrow moves the wipe, without playing or stepping the videos (the keys were the player's
+  // wherever the focus was).
+  const stepped = await times();
+  const wipe = dialog.getByLabel("Wipe", { exact: true });
+  await wipe.focus();
+  await t.page.keyboard.press(" ");
+  assert.equal(await wipe.isChecked(), true);
+  const position = dialog.getByRole("slider", { name: "Wipe position" });
+  await position.fill("30");
   assert.equal(await videos.nth(1).evaluate((v) => v.style.clipPath), "inset(0px 0px 0px 30%)");
+  await position.focus();
+  await t.page.keyboard.press("ArrowRight");
+  assert.equal(await position.inputValue(), "31");
+  assert.deepEqual(await times(), stepped, "the videos neither played nor stepped");
+  assert.equal(await videos.evaluateAll((all) => all.every((v) => v.paused)), true);
   await t.page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
 });

@@ -113,6 +113,11 @@ test("A budget stops a job past it with the figures, and the Spend panel shows t
   await page.getByRole("button", { name: "Spend" }).click();
   const panel = page.getByRole("region", { name: "Spend" });
   await panel.waitFor();
+  // Opened, the panel has the focus.
+  const focused = () => page.evaluate(() => document.activeElement?.textContent);
+  await waitUntil(
+    async () => (await focused()) === "Spend" && (await panel.locator(":focus").count()) === 1,
+  );
   await waitUntil(
     async () =>
       (await panel.getByTestId("spend-month").textContent()) === "This month: $0.20 of $0.50",
@@ -128,4 +133,12 @@ test("A budget stops a job past it with the figures, and the Spend panel shows t
   assert.equal(bars[29], `${today}: $0.20`);
   const row = panel.locator("tbody tr");
   assert.deepEqual(await row.locator("td").allTextContents(), ["local-1", "1", "2", "$0.20"]);
+  // Closed, the focus is back on the Spend button.
+  await panel.getByRole("button", { name: "Close" }).click();
+  await panel.waitFor({ state: "detached" });
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.getAttribute("aria-expanded")),
+    "false",
+  );
+  assert.equal(await focused(), "Spend");
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type CSSProperties } from "react";
+import { useEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
 import type { CompareItem } from "../core/types";
 import { useStudio } from "../core/useStudio";
 import { useModal } from "../useModal";
@@ -10,7 +10,8 @@ type Props = { items: CompareItem[] };
 
 /** 2 to 4 videos side by side under one control: play, pause and seek move them all (the
  * first leads; the others are pulled back whenever they drift half a frame), the arrow keys
- * step one frame, and two videos can be wiped one over the other. */
+ * step one frame while the videos have focus (the sliders and the checkbox keep their own
+ * keys), and two videos can be wiped one over the other. */
 export default function ComparePlayer({ items }: Props) {
   const studio = useStudio();
   const players = useRef<(HTMLVideoElement | null)[]>([]);
@@ -60,23 +61,19 @@ export default function ComparePlayer({ items }: Props) {
     return () => cancelAnimationFrame(frame);
   }, [playing]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-        event.preventDefault();
-        for (const video of videos()) video.pause();
-        setPlaying(false);
-        const now = videos()[0]?.currentTime ?? 0;
-        seek(now + (event.key === "ArrowRight" ? FRAME : -FRAME));
-      } else if (event.key === " ") {
-        event.preventDefault();
-        if (videos()[0]?.paused) play();
-        else pause();
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  });
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      event.preventDefault();
+      for (const video of videos()) video.pause();
+      setPlaying(false);
+      const now = videos()[0]?.currentTime ?? 0;
+      seek(now + (event.key === "ArrowRight" ? FRAME : -FRAME));
+    } else if (event.key === " ") {
+      event.preventDefault();
+      if (videos()[0]?.paused) play();
+      else pause();
+    }
+  };
 
   const layered = canWipe && wiping;
   return (
@@ -99,7 +96,15 @@ export default function ComparePlayer({ items }: Props) {
             ×
           </button>
         </div>
-        <div className={`compare-grid${layered ? " wiped" : ""}`} data-count={items.length}>
+        <div
+          className={`compare-grid${layered ? " wiped" : ""}`}
+          data-count={items.length}
+          role="group"
+          aria-label="Compared videos"
+          aria-describedby="compare-keys"
+          tabIndex={0}
+          onKeyDown={onKey}
+        >
           {items.map((item, i) => (
             <figure key={item.id} className="compare-item">
               <video
@@ -159,7 +164,9 @@ export default function ComparePlayer({ items }: Props) {
             />
           )}
         </div>
-        <p className="hint">Space plays or pauses, ← and → step one frame, Esc closes.</p>
+        <p className="hint" id="compare-keys">
+          With the videos focused, Space plays or pauses and ← and → step one frame. Esc closes.
+        </p>
       </div>
     </div>
   );

@@ -330,7 +330,7 @@ days: Array<SpendDayView>,
  */
 models: Array<SpendModelView>, };
 
-export type ReviewState = "closed" | "loading" | "ready" | "gone";
+export type ReviewState = "closed" | "loading" | "ready" | "gone" | "failed";
 
 export type ReviewVideoView = { fileName: string, title: string, url: string, posterUrl: string, notes: NotesView, };
 

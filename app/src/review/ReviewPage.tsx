@@ -23,6 +23,16 @@ export default function ReviewPage({ token }: { token: string }) {
         {review.error && <p className="muted">{review.error}</p>}
       </main>
     );
+  if (review.state === "failed")
+    return (
+      <main className="review-page">
+        <h1>Review</h1>
+        <p role="alert">This review could not be loaded: {review.error}</p>
+        <button type="button" className="primary" onClick={() => run(studio.openReview(token))}>
+          Retry
+        </button>
+      </main>
+    );
   return (
     <main className="review-page" aria-busy={review.state === "loading"}>
       <h1>Review</h1>

@@ -1,5 +1,6 @@
 // The project's spend: this month against its cap as a bar, the last 30 days as a chart, and
 // a table by model.
+import { useEffect, useRef } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
 import "./spend.css";
 
@@ -12,14 +13,24 @@ export default function SpendPanel() {
   const { loading, loaded, error, totalLabel, committedLabel, capLabel, used, days, models } =
     useView("spend");
   const slot = days.length > 0 ? WIDTH / days.length : WIDTH;
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Opened, the panel takes the focus (a screen reader reads it); closed, the focus goes back
+  // to the Spend button that opened it.
+  useEffect(() => heading.current?.focus(), []);
+  const close = () => {
+    studio.closeSpend();
+    document.querySelector<HTMLElement>(".spend-toggle")?.focus();
+  };
   return (
     <section className="panel spend-panel" aria-labelledby="spend-heading">
-      <h2 id="spend-heading">Spend</h2>
+      <h2 id="spend-heading" ref={heading} tabIndex={-1}>
+        Spend
+      </h2>
       <div className="spend-actions">
         <button type="button" disabled={loading} onClick={() => run(studio.openSpend())}>
           {loading ? "Loading..." : "Refresh"}
         </button>
-        <button type="button" onClick={() => studio.closeSpend()}>
+        <button type="button" onClick={close}>
           Close
         </button>
       </div>

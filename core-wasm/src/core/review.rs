@@ -29,6 +29,7 @@ impl<P: Platform> Core<P> {
             state: match (&r.token, &r.page, r.gone) {
                 (None, _, _) => ReviewState::Closed,
                 (_, _, true) => ReviewState::Gone,
+                (_, None, _) if r.error.is_some() => ReviewState::Failed,
                 (_, None, _) => ReviewState::Loading,
                 (_, Some(_), _) => ReviewState::Ready,
             },
@@ -67,6 +68,8 @@ impl<P: Platform> Core<P> {
                     ..Review::default()
                 }
             });
+        } else {
+            self.write(&self.review, |r| r.error = None);
         }
         let outcome = self.api().open_review(token).await;
         if self.review.read(|r| r.token.as_deref() != Some(token)) {
