@@ -149,3 +149,31 @@ test("at 390 x 844 one card a row, nothing cut off", async () => {
   await card.scrollIntoViewIfNeeded();
   await picture("library-390");
 });
+
+// Fails on refusals that only went to the console: the 5th Compare and an image over 20 MB
+// did nothing a person could see.
+test("a refused action says why at the foot of the window, read out as a status", async () => {
+  await savedVideo(t.server, PROJECT, "a fifth take of the tram");
+  await t.page.setViewportSize({ width: 1440, height: 1000 });
+  await t.page.goto(`${t.server.url}/${PROJECT}`);
+  const cards = t.page.locator(".asset");
+  await waitUntil(async () => (await cards.count()) === 5);
+  const notice = t.page.getByRole("status", { name: "Notice" }).filter({ hasText: /\S/ });
+  for (let i = 0; i < 4; i++) {
+    await cards.nth(i).focus();
+    await t.page.keyboard.press("c");
+  }
+  assert.equal(await notice.count(), 0, "nothing refused yet");
+  await cards.nth(4).focus();
+  await t.page.keyboard.press("c");
+  await notice.getByText("At most 4 videos are compared at once").waitFor();
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await waitUntil(async () => (await notice.count()) === 0);
+
+  await t.page.locator('input[type="file"][aria-label="Reference image file"]').setInputFiles({
+    name: "poster.png",
+    mimeType: "image/png",
+    buffer: Buffer.alloc(20_000_001),
+  });
+  await notice.getByText("The image is larger than 20 MB").waitFor();
+});

@@ -2,6 +2,7 @@
 // useSyncExternalStore (the part's object keeps its identity until that part changes).
 import { createContext, useCallback, useContext, useSyncExternalStore } from "react";
 import type { Studio } from "../../../pkg/studio_core.js";
+import { tell } from "./refusals";
 import type { Snapshot } from "./types";
 
 export const StudioContext = createContext<Studio | null>(null);
@@ -25,16 +26,22 @@ export function useView<K extends Part>(part: K): Snapshot[K] {
   return useSyncExternalStore(subscribe, getSnapshot);
 }
 
-/** Runs a core command whose failure the core already shows in the banner. */
+/** Runs a core command: a failed call the core shows in the banner, a refusal the notice. */
 export function run(command: Promise<unknown>): void {
-  command.catch((error: unknown) => console.debug("[studio]", error));
+  command.catch(refused);
 }
 
-/** Runs a command that answers at once; a refusal is logged as `run` logs it. */
+/** Runs a command that answers at once; a refusal is shown as `run` shows it. */
 export function runNow(command: () => unknown): void {
   try {
     command();
   } catch (error) {
-    console.debug("[studio]", error);
+    refused(error);
   }
+}
+
+/** A refusal is shown in the notice (see `refusals.ts`) and logged. */
+function refused(error: unknown): void {
+  console.debug("[studio]", error);
+  tell(error);
 }
