@@ -985,6 +985,64 @@ fn a_stream_opened_again_reads_the_library_again() {
     assert_eq!(names, ["b.mp4", "a.mp4"]);
 }
 
+/// Fails on keeping whatever a list says whenever it left the server: a reload asked for
+/// before a delete and answered after it brought the deleted card back.
+#[test]
+fn a_list_asked_for_before_a_delete_leaves_the_deleted_video_out() {
+    let video = |name: &str| {
+        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
+               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
+    };
+    let names = |core: &Core<Fake>| -> Vec<String> {
+        core.library_view()
+            .assets
+            .into_iter()
+            .map(|a| a.file_name)
+            .collect()
+    };
+    let core = studio();
+    core.enter_project("p1");
+    script(
+        &core,
+        ok(json!({"videos": [video("a.mp4"), video("b.mp4")]})),
+    );
+    block_on(core.load_assets()).unwrap();
+    fake(&core).hold.set(true);
+    // Answers are taken in the order requests finish: the delete finishes first, then the
+    // reload's list, read before the delete.
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 204,
+            status_text: "No Content".into(),
+            body: String::new(),
+        }),
+    );
+    script(
+        &core,
+        ok(json!({"videos": [video("a.mp4"), video("b.mp4")]})),
+    );
+    let mut reload = Box::pin(core.load_assets());
+    let waker = futures::task::noop_waker();
+    assert!(reload
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    block_on(core.delete_asset("projects/p1/b.mp4")).unwrap();
+    assert_eq!(names(&core), ["a.mp4"]);
+    block_on(reload).unwrap();
+    assert_eq!(names(&core), ["a.mp4"], "the deleted video stays out");
+
+    // A later list is taken as it is.
+    fake(&core).hold.set(false);
+    script(
+        &core,
+        ok(json!({"videos": [video("b.mp4"), video("a.mp4")]})),
+    );
+    block_on(core.load_assets()).unwrap();
+    assert_eq!(names(&core), ["b.mp4", "a.mp4"]);
+}
+
 /// Fails on Compare and the share selection keeping what was deleted: sharing a selection
 /// with a video deleted elsewhere failed with "No such video".
 #[test]

@@ -798,7 +798,10 @@ async fn pages_carry_security_headers_and_cors_is_for_listed_origins() {
             header::X_FRAME_OPTIONS,
             header::REFERRER_POLICY,
         ] {
-            assert!(!reply.headers.contains_key(&page_only), "{uri}: {page_only}");
+            assert!(
+                !reply.headers.contains_key(&page_only),
+                "{uri}: {page_only}"
+            );
         }
     }
     let api = api(&h.app, "GET", "/api/models", None).await;

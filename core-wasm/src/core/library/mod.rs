@@ -49,6 +49,9 @@ pub struct Library {
     /// Loads started: a load's answer is kept only while it is the latest. Outside the view's
     /// version: starting a load changes nothing shown.
     loads: Cell<u64>,
+    /// The videos deleted in this visit (here or elsewhere), in order: a list asked for before
+    /// a deletion and answered after it leaves the deleted video out.
+    deleted: Vec<String>,
 }
 
 /// The first load shows this many videos as soon as they arrive, then fetches the rest: a
@@ -68,6 +71,12 @@ impl Default for Cards {
 }
 
 impl Library {
+    /// Takes a deleted video out of the list, and remembers it was deleted.
+    fn forget(&mut self, key: &str) {
+        self.items.retain(|i| i.asset.key != key);
+        self.deleted.push(key.to_owned());
+    }
+
     /// The items that match the search, in the chosen order.
     fn shown(&self, lowercase: impl Fn(&str) -> String) -> Vec<&Item> {
         let needle = lowercase(self.query.trim());
@@ -249,6 +258,7 @@ impl<P: Platform> Core<P> {
             self.write(&self.library, |l| l.phase = Phase::Reloading);
         }
         let latest = || self.still(&visit) && self.library.read(|l| l.loads.get() == load);
+        let since = self.library.read(|l| l.deleted.len());
         let limit = first_load.then_some(FIRST_PAGE);
         let page = self.api().get_assets(&visit.project, limit, None).await;
         if !latest() {
@@ -258,7 +268,7 @@ impl<P: Platform> Core<P> {
             Ok(page) => page,
             Err(e) => return Err(self.assets_failed(e.into())),
         };
-        let items = self.items(page.videos);
+        let items = self.items(self.not_deleted_since(since, page.videos));
         self.write(&self.library, |l| {
             l.items = items;
             l.phase = Phase::Shown;
@@ -273,7 +283,7 @@ impl<P: Platform> Core<P> {
                 return rest.map(|p| p.total).map_err(CoreError::from);
             }
             let more = match rest {
-                Ok(rest) => self.items(rest.videos),
+                Ok(rest) => self.items(self.not_deleted_since(since, rest.videos)),
                 Err(e) => {
                     self.write(&self.library, |l| l.expected = None);
                     return Err(self.assets_failed(e.into()));
@@ -287,6 +297,17 @@ impl<P: Platform> Core<P> {
         self.choices_follow_library();
         self.clear_banner(|f| matches!(f, Failure::Assets(_)));
         Ok(self.library.read(|l| l.items.len()))
+    }
+
+    /// `assets` without the videos deleted since the `since`th deletion of this visit.
+    fn not_deleted_since(&self, since: usize, mut assets: Vec<Asset>) -> Vec<Asset> {
+        self.library.read(|l| {
+            let gone = &l.deleted[since.min(l.deleted.len())..];
+            if !gone.is_empty() {
+                assets.retain(|a| !gone.contains(&a.key));
+            }
+        });
+        assets
     }
 
     /// What showing and finding each video needs, worked out once per load.
@@ -340,7 +361,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.library, |l| {
             l.deleting = None;
             if outcome.is_ok() {
-                l.items.retain(|i| i.asset.key != key);
+                l.forget(key);
             }
         });
         match outcome {

@@ -79,7 +79,7 @@ impl<P: Platform> Core<P> {
         match (saved, held) {
             (Some(true), None) => Some(name.to_owned()),
             (Some(false), Some(key)) => {
-                self.write(&self.library, |l| l.items.retain(|i| i.asset.key != key));
+                self.write(&self.library, |l| l.forget(&key));
                 self.choices_follow_library();
                 if let Err(e) = self.untick(visit, &key) {
                     self.log(LogLevel::Warn, &e.to_string());
@@ -100,6 +100,7 @@ impl<P: Platform> Core<P> {
             .library
             .read(|l| l.phase == Phase::Shown && l.expected.is_none());
         let load = self.library.read(|l| l.loads.get());
+        let since = self.library.read(|l| l.deleted.len());
         if !settled {
             return self.load_assets().await.map(drop);
         }
@@ -121,8 +122,9 @@ impl<P: Platform> Core<P> {
         // The page's videos the library holds are near its front: each is found within about
         // a page, and only the few new ones are looked for through the whole list.
         let order: Vec<String> = page.videos.iter().map(|v| v.key.clone()).collect();
+        let videos = self.not_deleted_since(since, page.videos);
         let new: Vec<Asset> = self.library.read(|l| {
-            page.videos
+            videos
                 .into_iter()
                 .filter(|v| !l.items.iter().any(|i| i.asset.key == v.key))
                 .collect()

@@ -4,8 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::header::{
-    CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
-    X_FRAME_OPTIONS,
+    CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -58,7 +57,10 @@ pub(super) fn security_headers(guard: &Guard, headers: &mut HeaderMap) {
         .is_some_and(|t| {
             matches!(
                 t.trim(),
-                "application/wasm" | "text/javascript" | "application/javascript" | "text/css"
+                "application/wasm"
+                    | "text/javascript"
+                    | "application/javascript"
+                    | "text/css"
                     | "application/json"
             )
         });
