@@ -17,6 +17,7 @@ pub mod prompts;
 pub mod providers;
 pub mod references;
 pub mod reviews;
+pub mod sequences;
 pub mod serve;
 pub mod storage;
 pub mod tls;

@@ -1,5 +1,5 @@
 //! A project's changes beyond its jobs, for its event streams: a video saved to or deleted
-//! from the library, a video's pick and a reviewer's note. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
+//! from the library, a video's pick, a reviewer's note and a sequence's new version. Jobs have their own numbered stream (`jobs::events`); these carry no number, since a
 //! client that was away sees what changed at its next load of the library or links. Replicas sharing a database
 //! tell each other through it (NOTIFY), so a browser on one server sees a pick or a note made
 //! through another.
@@ -42,6 +42,12 @@ pub enum Change {
     },
     /// SSE event `review`: `{share_id, note}`, the note a comment or decision.
     Review { share_id: String, note: Note },
+    /// SSE event `sequence`: `{id, version, removed}`, a sequence made, changed or removed.
+    Sequence {
+        id: String,
+        version: u64,
+        removed: bool,
+    },
 }
 
 impl Change {
@@ -51,6 +57,7 @@ impl Change {
             Change::Library { .. } => LIBRARY,
             Change::Pick { .. } => "pick",
             Change::Review { .. } => "review",
+            Change::Sequence { .. } => "sequence",
         }
     }
 }

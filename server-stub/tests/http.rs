@@ -942,6 +942,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "DELETE /projects/{project_id}/assets/{file_name}",
             "DELETE /projects/{project_id}/budget",
             "DELETE /projects/{project_id}/references/{reference_id}",
+            "DELETE /projects/{project_id}/sequences/{sequence_id}",
             "DELETE /projects/{project_id}/shares/{share_id}",
             "GET /jobs/sora/{job_id}",
             "GET /models",
@@ -951,6 +952,8 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",
+            "GET /projects/{project_id}/sequences",
+            "GET /projects/{project_id}/sequences/{sequence_id}",
             "GET /projects/{project_id}/shares",
             "GET /projects/{project_id}/spend",
             "GET /review/{token}",
@@ -960,11 +963,13 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/jobs",
             "POST /projects/{project_id}/references",
+            "POST /projects/{project_id}/sequences",
             "POST /projects/{project_id}/shares",
             "POST /projects/{project_id}/takes",
             "POST /review/{token}/comments",
             "POST /review/{token}/decisions",
             "PUT /projects/{project_id}/budget",
+            "PUT /projects/{project_id}/sequences/{sequence_id}",
         ]
     );
     // Every documented operation is served: none answers "no such route".
@@ -977,6 +982,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
                 .replace("{file_name}", "x.mp4")
                 .replace("{reference_id}", "ref_01aa")
                 .replace("{share_id}", &"0".repeat(32))
+                .replace("{sequence_id}", "seq_0")
                 .replace("{token}", &"A".repeat(43))
         );
         if path.ends_with("/events") {

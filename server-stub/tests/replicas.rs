@@ -1125,6 +1125,54 @@ async fn a_dead_replicas_hosted_jobs_are_shared_among_the_living() {
     assert!(shares.iter().all(|&held| held >= 3), "{shares:?}");
 }
 
+/// Two editors' changes of one sequence from the same version, through two replicas at once:
+/// one is kept, every other gets 409, whichever replica each went through (the sequence's lock
+/// is the database's, not a replica's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sequence_changed_through_two_replicas_at_once_keeps_one_change() {
+    let pg = Postgres::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let flags = ["--shared-media".to_owned()];
+    let replicas = [
+        Replica::start(&pg, media.path(), &flags),
+        Replica::start(&pg, media.path(), &flags),
+    ];
+    let sequence = replicas[0]
+        .call(
+            reqwest::Method::POST,
+            "/projects/cut/sequences",
+            Some(json!({"name": "Race"})),
+        )
+        .await;
+    let path = format!(
+        "/projects/cut/sequences/{}",
+        sequence["id"].as_str().unwrap()
+    );
+    let changes: Vec<Value> = (0..12)
+        .map(|i| {
+            let mut change = sequence.clone();
+            change["shots"] = json!([{"label": format!("Editor {i}"), "in_s": 0, "out_s": 1}]);
+            change
+        })
+        .collect();
+    let puts = changes
+        .iter()
+        .enumerate()
+        .map(|(i, change)| replicas[i % 2].status(reqwest::Method::PUT, &path, Some(change)));
+    let statuses = futures_util::future::join_all(puts).await;
+    assert_eq!(
+        statuses.iter().filter(|&&s| s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|&s| s == 200 || s == 409),
+        "{statuses:?}"
+    );
+    let read = replicas[1].call(reqwest::Method::GET, &path, None).await;
+    assert_eq!(read["version"], 2);
+}
+
 /// A bounded soak: eight clients, each making jobs through either replica and, by turns,
 /// cancelling one at once, removing one, or saving one and starring and approving it through
 /// both replicas at the same moment. Every request answers within 30 s (none hangs), every

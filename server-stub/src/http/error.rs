@@ -154,6 +154,36 @@ impl From<PathRejection> for ApiError {
     }
 }
 
+/// A change made from a version that is no longer the current one (409): the error, and what
+/// is current, so the client can show the other change and apply its own again on top.
+#[derive(serde::Serialize)]
+pub struct ConflictBody<T> {
+    error: ErrorDetail,
+    current: T,
+}
+
+impl<T: serde::Serialize> ConflictBody<T> {
+    pub fn response(message: String, current: T) -> Response {
+        let error = ErrorDetail {
+            code: "conflict",
+            message,
+        };
+        (StatusCode::CONFLICT, Json(ConflictBody { error, current })).into_response()
+    }
+}
+
+impl From<crate::sequences::SequenceError> for ApiError {
+    fn from(e: crate::sequences::SequenceError) -> Self {
+        use crate::sequences::SequenceError;
+        match e {
+            SequenceError::Storage(e) => e.into(),
+            e @ (SequenceError::Database(_) | SequenceError::Damaged(..)) => {
+                ApiError::Internal(e.to_string())
+            }
+        }
+    }
+}
+
 impl From<StorageError> for ApiError {
     fn from(e: StorageError) -> Self {
         match e {

@@ -25,6 +25,8 @@ use crate::providers::Usage;
 const PROMPT_MAX_CHARS: usize = 4000;
 /// The documented form of `seconds` as a string.
 pub const SECONDS_PATTERN: &str = "^([1-9]|1[0-9]|20)$";
+/// A size: `WxH`, each side even and 128 to 1920.
+pub const SIZE_PATTERN: &str = r"^(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)x(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)$";
 const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
 
 /// A new job: the prompt, and optionally its length, size and model.
@@ -37,12 +39,9 @@ pub struct CreateJob {
     /// 1 to 20 (default 10); a number or a string such as "8".
     #[serde(default)]
     seconds: Option<Seconds>,
-    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720). Hosted models make the nearest
-    /// length and size they offer.
+    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720; `SIZE_PATTERN` in the document).
+    /// Hosted models make the nearest length and size they offer.
     #[serde(default)]
-    #[schema(
-        pattern = r"^(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)x(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)$"
-    )]
     size: Option<String>,
     /// One of GET /models (the server's default model when unset).
     #[serde(default)]

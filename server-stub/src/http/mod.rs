@@ -20,6 +20,7 @@ mod models;
 mod openapi;
 mod references;
 mod review;
+mod sequences;
 mod shares;
 mod spend;
 
@@ -142,6 +143,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
     let media = Router::new()
         .route("/shares/{*rest}", any(media::private))
         .route("/budgets/{*rest}", any(media::private))
+        .route("/sequences/{*rest}", any(media::private))
         .fallback_service(get(media::serve).with_state(media::Folder {
             root: media_root.into(),
             app: state.clone(),

@@ -10,9 +10,10 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::jobs::SECONDS_PATTERN;
+use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
-    archive, assets, budget, events, jobs, models, references, review, shares, spend, AppState, API,
+    archive, assets, budget, events, jobs, models, references, review, sequences, shares, spend,
+    AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -21,7 +22,7 @@ use crate::jobs::MAX_TAKES;
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "spend"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "sequences"), (name = "spend"))
 )]
 struct ApiDoc;
 
@@ -58,6 +59,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(archive::download))
         .routes(routes!(shares::create, shares::list))
         .routes(routes!(shares::revoke))
+        .routes(routes!(sequences::create, sequences::list))
+        .routes(routes!(sequences::get, sequences::put, sequences::remove))
         .routes(routes!(review::show))
         .routes(routes!(review::comment))
         .routes(routes!(review::decide))
@@ -67,7 +70,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// The form of each path parameter.
-const PATH_PATTERNS: [(&str, &str); 5] = [
+const PATH_PATTERNS: [(&str, &str); 6] = [
     // Not blank, 1 to 100 characters, no control characters (studio_core::project_id).
     (
         "project_id",
@@ -76,6 +79,7 @@ const PATH_PATTERNS: [(&str, &str); 5] = [
     ("job_id", "^[a-z0-9.-]{1,32}:task_[a-z0-9]{1,64}$"),
     ("reference_id", "^ref_[a-z0-9]{26}$"),
     ("share_id", "^[0-9a-f]{32}$"),
+    ("sequence_id", "^[A-Za-z0-9_-]{1,64}$"),
     ("token", "^[A-Za-z0-9_-]{43}$"),
 ];
 
@@ -161,6 +165,11 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
         if let Some(model) = schemas.pointer_mut("/CreateJob/properties/model") {
             model["enum"] = Value::Array(offered);
         }
+        for schema in ["CreateJob", "NewSequence", "SequenceChange"] {
+            if let Some(size) = schemas.pointer_mut(&format!("/{schema}/properties/size")) {
+                size["pattern"] = json!(SIZE_PATTERN);
+            }
+        }
         // The takes body is the job body (which refuses unknown fields) with `count`: one
         // object, since an allOf of a closed object and another property can never hold.
         let mut takes = schemas["CreateJob"].clone();
@@ -171,6 +180,14 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
             required.push(json!("count"));
         }
         schemas["CreateTakes"] = takes;
+        for (schema, fps) in [
+            ("NewSequence", json!([24, 25, 30, null])),
+            ("SequenceChange", json!([24, 25, 30])),
+        ] {
+            if let Some(property) = schemas.pointer_mut(&format!("/{schema}/properties/fps")) {
+                property["enum"] = fps;
+            }
+        }
     }
     doc
 }

@@ -7,6 +7,7 @@
 mod backfill;
 mod events;
 mod leases;
+mod locks;
 mod review_posts;
 mod writes;
 

@@ -1,0 +1,146 @@
+//! Sequences: a project's cuts. A sequence has a name, a frame rate, a size, a fit and its shots
+//! in order; a shot has a label, an optional prompt, its candidate takes (library videos), the
+//! chosen take and the in and out points into it. Times are kept in whole frames of the
+//! sequence's rate, as editors keep them, so 500 shots add up with no drift; the API speaks
+//! seconds (`frames.rs`).
+//!
+//! Kept in the project's storage (`sequences/{folder}/{id}.json`, never served), so every
+//! replica sharing it sees the same sequence. A change names the version it was made from; one
+//! made from another version is refused, under the sequence's lock (`locked.rs`), which every
+//! replica shares when they share a database: two editors never overwrite each other silently.
+
+pub mod frames;
+pub mod locked;
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Fit;
+use crate::jobs::database::DbError;
+use crate::storage::{Storage, StorageError};
+
+/// The frame rates a sequence may have; the first is the default.
+pub const FPS_OFFERED: [u32; 3] = [24, 25, 30];
+/// A sequence's size unless told.
+pub const DEFAULT_SIZE: &str = "1280x720";
+/// The most shots a sequence holds.
+pub const MAX_SHOTS: usize = 500;
+/// The longest name or shot label, in characters.
+pub const MAX_LABEL: usize = 200;
+/// A stored sequence is at most this large (500 shots of long labels, prompts and takes).
+const RECORD_MAX: u64 = 8 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SequenceError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    Database(#[from] DbError),
+    #[error("sequence {0} cannot be read: {1}")]
+    Damaged(String, serde_json::Error),
+}
+
+/// A sequence as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sequence {
+    pub id: String,
+    pub name: String,
+    pub fps: u32,
+    /// `WxH`.
+    pub size: String,
+    pub fit: Fit,
+    /// 1 when made; one more at each change.
+    pub version: u64,
+    pub shots: Vec<Shot>,
+    /// RFC 3339.
+    pub updated_at: String,
+}
+
+/// One shot of a sequence, its points in frames of the sequence's rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shot {
+    pub id: String,
+    pub label: String,
+    pub prompt: Option<String>,
+    /// Library file names, in the order they were added.
+    pub takes: Vec<String>,
+    /// The chosen take, one of `takes`.
+    pub take: Option<String>,
+    pub in_frame: u64,
+    pub out_frame: u64,
+}
+
+impl Sequence {
+    /// The sequence's length in frames.
+    pub fn frames(&self) -> u64 {
+        self.shots.iter().map(|s| s.out_frame - s.in_frame).sum()
+    }
+}
+
+/// A new id: `seq_` or `shot_` and 16 hex digits.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{:016x}", rand::rng().next_u64())
+}
+
+/// Whether `id` is one this server could have made (or a client may name a shot with).
+pub fn valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn key(folder: &str, id: &str) -> String {
+    format!("sequences/{folder}/{id}.json")
+}
+
+/// The sequence `id` of the project in `folder`, if there is one.
+pub async fn get(
+    storage: &dyn Storage,
+    folder: &str,
+    id: &str,
+) -> Result<Option<Sequence>, SequenceError> {
+    if !valid_id(id) {
+        return Ok(None);
+    }
+    match storage.read(&key(folder, id), RECORD_MAX).await {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| SequenceError::Damaged(id.to_owned(), e)),
+        Err(StorageError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes `sequence` over what is stored.
+pub async fn put(
+    storage: &dyn Storage,
+    folder: &str,
+    sequence: &Sequence,
+) -> Result<(), SequenceError> {
+    let bytes =
+        serde_json::to_vec(sequence).map_err(|e| SequenceError::Damaged(sequence.id.clone(), e))?;
+    storage.put_bytes(&key(folder, &sequence.id), bytes).await?;
+    Ok(())
+}
+
+/// The project's sequences, most recently changed first.
+pub async fn all(storage: &dyn Storage, folder: &str) -> Result<Vec<Sequence>, SequenceError> {
+    let mut sequences = Vec::new();
+    for object in storage.list(&format!("sequences/{folder}/")).await?.iter() {
+        let Some(id) = crate::storage::file_name(&object.key).strip_suffix(".json") else {
+            continue;
+        };
+        if let Some(sequence) = get(storage, folder, id).await? {
+            sequences.push(sequence);
+        }
+    }
+    sequences.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    Ok(sequences)
+}
+
+/// Removes the sequence `id`.
+pub async fn remove(storage: &dyn Storage, folder: &str, id: &str) -> Result<(), SequenceError> {
+    storage.delete(&key(folder, id)).await?;
+    Ok(())
+}

@@ -1,0 +1,319 @@
+//! Sequences through the real router: made, read, changed from the version they name (two
+//! editors at once: one wins, the other gets 409 and the current sequence), refused with the
+//! shot named, kept in whole frames, removed, and each change an event on the project's stream.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, StatusCode};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
+
+const SEQUENCES: &str = "/api/projects/cut/sequences";
+
+async fn made(h: &Harness, body: Value) -> Value {
+    let reply = api(&h.app, "POST", SEQUENCES, Some(body)).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.json());
+    reply.json()
+}
+
+fn uri(sequence: &Value) -> String {
+    format!("{SEQUENCES}/{}", sequence["id"].as_str().unwrap())
+}
+
+/// `sequence` with these shots, as a PUT sends it.
+fn with_shots(sequence: &Value, shots: Value) -> Value {
+    let mut change = sequence.clone();
+    change["shots"] = shots;
+    change
+}
+
+#[tokio::test]
+async fn a_sequence_is_made_read_changed_listed_and_removed() {
+    let h = start();
+    let take = saved(&h, "cut", "a heron over the marsh").await;
+    let sequence = made(&h, json!({"name": "Opening"})).await;
+    assert_eq!(sequence["version"], 1);
+    assert_eq!(
+        (
+            &sequence["fps"],
+            &sequence["size"],
+            &sequence["fit"],
+            &sequence["duration_s"]
+        ),
+        (&json!(24), &json!("1280x720"), &json!("crop"), &json!(0.0))
+    );
+    assert_eq!(sequence["shots"], json!([]));
+    let id = sequence["id"].as_str().unwrap();
+    assert!(id.starts_with("seq_"), "{id}");
+
+    let change = with_shots(
+        &sequence,
+        json!([{"label": "Shot 1: wide", "prompt": "the marsh at dawn", "take": take,
+                "in_s": 0.25, "out_s": 1.0}]),
+    );
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let changed = reply.json();
+    assert_eq!(changed["version"], 2);
+    let shot = &changed["shots"][0];
+    assert!(shot["id"].as_str().unwrap().starts_with("shot_"), "{shot}");
+    assert_eq!(
+        shot["takes"],
+        json!([take]),
+        "the chosen take joins the takes"
+    );
+    assert_eq!((&shot["in_s"], &shot["out_s"]), (&json!(0.25), &json!(1.0)));
+    assert_eq!(shot["take_missing"], false);
+    assert_eq!(changed["duration_s"], 0.75);
+
+    let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
+    assert_eq!(read, changed);
+    let listed = api(&h.app, "GET", SEQUENCES, None).await.json();
+    assert_eq!(
+        listed["sequences"],
+        json!([{"id": id, "name": "Opening", "version": 2, "shot_count": 1,
+                "duration_s": 0.75, "updated_at": changed["updated_at"]}])
+    );
+    // Not served as media: sequences are read through the API only.
+    let media = api(
+        &h.app,
+        "GET",
+        &format!("/media/sequences/cut/{id}.json"),
+        None,
+    )
+    .await;
+    assert_eq!(media.status, StatusCode::NOT_FOUND);
+
+    let removed = api(&h.app, "DELETE", &uri(&sequence), None).await;
+    assert_eq!(removed.status, StatusCode::NO_CONTENT);
+    for method in ["GET", "DELETE"] {
+        let gone = api(&h.app, method, &uri(&sequence), None).await;
+        assert_eq!(gone.status, StatusCode::NOT_FOUND, "{method}");
+    }
+    let listed = api(&h.app, "GET", SEQUENCES, None).await.json();
+    assert_eq!(listed["sequences"], json!([]));
+}
+
+#[tokio::test]
+async fn two_editors_at_once_one_wins_and_the_other_gets_the_current_sequence() {
+    let h = start();
+    let sequence = made(&h, json!({"name": "Race"})).await;
+    let edits = (0..12).map(|i| {
+        let change = with_shots(
+            &sequence,
+            json!([{"label": format!("Editor {i}"), "in_s": 0, "out_s": 1}]),
+        );
+        let app = h.app.clone();
+        let uri = uri(&sequence);
+        async move { api(&app, "PUT", &uri, Some(change)).await }
+    });
+    let replies = futures_util::future::join_all(edits).await;
+    let won: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.status == StatusCode::OK)
+        .collect();
+    assert_eq!(won.len(), 1, "one change from version 1 is kept");
+    let winner = won[0].json();
+    for lost in replies.iter().filter(|r| r.status != StatusCode::OK) {
+        assert_eq!(lost.status, StatusCode::CONFLICT);
+        let body = lost.json();
+        assert_eq!(body["error"]["code"], "conflict");
+        assert_eq!(body["current"], winner, "the loser is told what is current");
+    }
+    let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
+    assert_eq!(read["version"], 2);
+    assert_eq!(read["shots"], winner["shots"]);
+}
+
+#[tokio::test]
+async fn bad_changes_are_refused_with_the_shot_named() {
+    let h = start();
+    let take = saved(&h, "cut", "a tram in the rain").await;
+    let sequence = made(&h, json!({"name": "Checks", "fps": 25})).await;
+    let refused = |shots: Value| {
+        let change = with_shots(&sequence, shots);
+        let app = h.app.clone();
+        let uri = uri(&sequence);
+        async move {
+            let reply = api(&app, "PUT", &uri, Some(change)).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{}",
+                reply.json()
+            );
+            reply.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let ok = json!({"label": "Shot 1", "take": take, "in_s": 0, "out_s": 0.5});
+    let message = refused(
+        json!([ok, {"label": "Shot 2: close-up", "take": "elsewhere.mp4",
+                                      "in_s": 0, "out_s": 1}]),
+    )
+    .await;
+    assert_eq!(
+        message,
+        "Shot 2 (\"Shot 2: close-up\"): the take elsewhere.mp4 is not in the project's library"
+    );
+    let message =
+        refused(json!([{"label": "Backwards", "take": take, "in_s": 1, "out_s": 0.5}])).await;
+    assert!(
+        message.starts_with("Shot 1 (\"Backwards\"): in_s must come before out_s"),
+        "{message}"
+    );
+    let message = refused(json!([{"label": "Long", "take": take, "in_s": 0, "out_s": 600}])).await;
+    assert!(
+        message.contains(&format!("out_s is past the end of {take}")),
+        "{message}"
+    );
+    let message = refused(json!([{"label": "x".repeat(201), "in_s": 0, "out_s": 1}])).await;
+    assert!(
+        message.ends_with("the label is over 200 characters"),
+        "{message}"
+    );
+    let many: Vec<Value> = (0..501)
+        .map(|i| json!({"label": format!("{i}"), "in_s": 0, "out_s": 1}))
+        .collect();
+    let message = refused(json!(many)).await;
+    assert_eq!(message, "a sequence holds at most 500 shots, not 501");
+
+    for (field, value, said) in [
+        ("fps", json!(23), "fps must be 24, 25 or 30, not 23"),
+        (
+            "size",
+            json!("100x100"),
+            "size must be WxH, each side even and 128 to 1920, not 100x100",
+        ),
+    ] {
+        let mut change = sequence.clone();
+        change[field] = value.clone();
+        let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(reply.json()["error"]["message"], said);
+        let reply = api(
+            &h.app,
+            "POST",
+            SEQUENCES,
+            Some(json!({"name": "n", field: value})),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let blank = api(&h.app, "POST", SEQUENCES, Some(json!({"name": "  "}))).await;
+    assert_eq!(blank.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let hostile = api(&h.app, "GET", &format!("{SEQUENCES}/..%2F..%2Fjobs"), None).await;
+    assert_eq!(hostile.status, StatusCode::NOT_FOUND);
+    let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
+    assert_eq!(read["version"], 1, "nothing refused was kept");
+}
+
+#[tokio::test]
+async fn five_hundred_shots_of_a_third_of_a_second_add_up_in_whole_frames() {
+    let h = start();
+    let sequence = made(&h, json!({"name": "Thirds", "fps": 30})).await;
+    let shots: Vec<Value> = (0..500)
+        .map(|i| json!({"label": format!("Shot {i}"), "in_s": 0, "out_s": 1.0 / 3.0}))
+        .collect();
+    let reply = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, json!(shots))),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let changed = reply.json();
+    assert_eq!(
+        changed["duration_s"],
+        500.0 / 3.0,
+        "10 frames a shot, 5000 frames"
+    );
+    assert_eq!(changed["shots"][499]["out_s"], 10.0 / 30.0);
+}
+
+#[tokio::test]
+async fn a_deleted_take_keeps_its_shot_which_says_the_take_is_missing() {
+    let h = start();
+    let take = saved(&h, "cut", "a kite over a grey sea").await;
+    let sequence = made(&h, json!({"name": "Missing"})).await;
+    let change = with_shots(
+        &sequence,
+        json!([{"label": "Kite", "take": take, "in_s": 0, "out_s": 1}]),
+    );
+    let changed = api(&h.app, "PUT", &uri(&sequence), Some(change))
+        .await
+        .json();
+    let deleted = api(
+        &h.app,
+        "DELETE",
+        &format!("/api/projects/cut/assets/{take}"),
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
+    assert_eq!(read["shots"][0]["take"], take, "the shot keeps its place");
+    assert_eq!(read["shots"][0]["take_missing"], true);
+    // A change that leaves the shot as it was is still taken (a reorder, a rename).
+    let mut renamed = changed.clone();
+    renamed["name"] = json!("Missing, renamed");
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(renamed)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+}
+
+#[tokio::test]
+async fn each_change_is_a_sequence_event_on_the_projects_stream() {
+    let h = start();
+    let stream = h
+        .app
+        .clone()
+        .oneshot(
+            request("GET", "/api/projects/cut/events")
+                .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut body = stream.into_body().into_data_stream();
+    let sequence = made(&h, json!({"name": "Streamed"})).await;
+    let change = with_shots(&sequence, json!([{"label": "One", "in_s": 0, "out_s": 1}]));
+    api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    api(&h.app, "DELETE", &uri(&sequence), None).await;
+    let id = sequence["id"].as_str().unwrap();
+    let wanted = [
+        json!({"id": id, "version": 1, "removed": false}),
+        json!({"id": id, "version": 2, "removed": false}),
+        json!({"id": id, "version": 2, "removed": true}),
+    ];
+    let mut seen = Vec::new();
+    let mut text = String::new();
+    while seen.len() < wanted.len() {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), body.next())
+            .await
+            .expect("the events arrive")
+            .unwrap()
+            .unwrap();
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = text.find("\n\n") {
+            let event: String = text.drain(..end + 2).collect();
+            if event.contains("event: sequence") {
+                let data = event
+                    .lines()
+                    .find_map(|l| l.strip_prefix("data: "))
+                    .unwrap();
+                seen.push(serde_json::from_str::<Value>(data).unwrap());
+            }
+        }
+    }
+    assert_eq!(seen, wanted);
+}
