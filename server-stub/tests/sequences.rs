@@ -8,6 +8,7 @@ use axum::body::Body;
 use axum::http::{header, StatusCode};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use server_stub::jobs::record::Status;
 use tower::ServiceExt;
 
 #[path = "common/harness.rs"]
@@ -316,4 +317,57 @@ async fn each_change_is_a_sequence_event_on_the_projects_stream() {
         }
     }
     assert_eq!(seen, wanted);
+}
+
+#[tokio::test]
+async fn a_take_made_for_a_shot_joins_it_when_saved() {
+    let h = start();
+    let sequence = made(&h, json!({"name": "Takes"})).await;
+    let id = sequence["id"].as_str().unwrap();
+    let change = with_shots(
+        &sequence,
+        json!([{"id": "shot_a", "label": "Heron", "in_s": 0, "out_s": 1}]),
+    );
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let elsewhere = api(
+        &h.app,
+        "POST",
+        "/api/projects/cut/jobs",
+        Some(json!({"prompt": "a heron", "shot": {"sequence": id, "shot": "shot_zzz"}})),
+    )
+    .await;
+    assert_eq!(
+        elsewhere.status,
+        StatusCode::NOT_FOUND,
+        "{}",
+        elsewhere.json()
+    );
+    let reply = api(
+        &h.app,
+        "POST",
+        "/api/projects/cut/jobs",
+        Some(json!({"prompt": "a heron lifting off", "seconds": 1,
+                    "shot": {"sequence": id, "shot": "shot_a"}})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.json());
+    let job = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &job, Status::Done).await;
+    let saved = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&job)),
+        Some(json!({"project_id": "cut"})),
+    )
+    .await;
+    assert_eq!(saved.status, StatusCode::OK);
+    let take = format!("{job}.mp4");
+    let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
+    assert_eq!(read["version"], 3, "made, shot added, take joined");
+    assert_eq!(read["shots"][0]["takes"], json!([take]));
+    assert_eq!(
+        read["shots"][0]["take"], take,
+        "the shot had none: it is chosen"
+    );
 }

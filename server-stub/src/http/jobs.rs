@@ -21,6 +21,7 @@ use crate::jobs::record::{is_valid_id, JobRecord, Status, Take};
 use crate::jobs::{NewJob, MAX_TAKES};
 use crate::project_events::Change;
 use crate::providers::Usage;
+use crate::sequences::ShotLink;
 
 const PROMPT_MAX_CHARS: usize = 4000;
 /// The documented form of `seconds` as a string.
@@ -59,6 +60,10 @@ pub struct CreateJob {
     #[serde(default)]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 4_294_967_295_i64)]
     seed: Option<f64>,
+    /// The shot of one of the project's sequences this job is a take of: saved to the
+    /// library, its video joins the shot's takes (and is chosen if the shot had none).
+    #[serde(default)]
+    shot: Option<ShotLink>,
 }
 
 /// Several takes of one shot: a job body and how many.
@@ -269,7 +274,9 @@ pub async fn create(
     JsonBody(body): JsonBody<CreateJob>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     valid_project(&project)?;
-    let record = state.jobs.create(new_job(project, body)?).await?;
+    let new = new_job(project, body)?;
+    check_shot(&state, &new.project_id, &new).await?;
+    let record = state.jobs.create(new).await?;
     Ok((
         StatusCode::CREATED,
         Json(JobView::new(&state, &base, &record)),
@@ -285,7 +292,16 @@ fn new_job(project_id: String, body: CreateJob) -> Result<NewJob, ApiError> {
         inputs: body.inputs,
         fit: body.fit,
         seed: body.seed.map(seed).transpose()?,
+        shot: body.shot,
     })
+}
+
+/// The job's shot, when it names one, is a shot of one of the project's sequences.
+async fn check_shot(state: &AppState, project: &str, new: &NewJob) -> Result<(), ApiError> {
+    match &new.shot {
+        Some(link) => super::sequences::check_link(state, project, link).await,
+        None => Ok(()),
+    }
 }
 
 /// A seed: a whole number (JSON's 7.0 is 7) from 0 to 2^32-1.
@@ -331,10 +347,9 @@ pub async fn create_takes(
     // The job body is read as strictly as on its own route: an unknown field is refused.
     let job: CreateJob = serde_json::from_value(serde_json::Value::Object(body.job))
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-    let records = state
-        .jobs
-        .create_takes(new_job(project, job)?, count)
-        .await?;
+    let new = new_job(project, job)?;
+    check_shot(&state, &new.project_id, &new).await?;
+    let records = state.jobs.create_takes(new, count).await?;
     let takes = records
         .iter()
         .map(|r| JobView::new(&state, &base, r))
@@ -448,13 +463,17 @@ pub async fn save(
         .jobs
         .save(&id, &body.project_id, body.prompt.trim())
         .await?;
+    let file_name = crate::storage::file_name(&key).to_owned();
     state.project_events().publish(
         &body.project_id,
         Change::Library {
-            file_name: crate::storage::file_name(&key).to_owned(),
+            file_name: file_name.clone(),
             saved: true,
         },
     );
+    if let Some(link) = state.jobs.get(&id).and_then(|record| record.shot) {
+        super::sequences::join_take(&state, &body.project_id, &link, &file_name).await;
+    }
     let public_url = base.url(&state, &key);
     Ok(Json(Saved {
         r2_key: key,

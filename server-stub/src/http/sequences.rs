@@ -21,8 +21,8 @@ use crate::engine::Fit;
 use crate::jobs::record::project_folder;
 use crate::project_events::Change;
 use crate::sequences::{
-    self, frames, locked, new_id, valid_id, Sequence, Shot, DEFAULT_SIZE, FPS_OFFERED, MAX_LABEL,
-    MAX_SHOTS,
+    self, frames, locked, new_id, now, valid_id, Sequence, Shot, DEFAULT_SIZE, FPS_OFFERED,
+    MAX_LABEL, MAX_SHOTS,
 };
 use crate::storage::Storage;
 
@@ -172,12 +172,6 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
     }
 }
 
-fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
-
 fn check_name(name: &str) -> Result<String, ApiError> {
     if name.trim().is_empty() || name.chars().count() > MAX_LABEL {
         return Err(ApiError::Unprocessable(format!(
@@ -287,6 +281,54 @@ async fn checked_shots(
         });
     }
     Ok(checked)
+}
+
+/// A job's shot link names a shot of one of the project's sequences (404 otherwise).
+pub(super) async fn check_link(
+    state: &AppState,
+    project: &str,
+    link: &sequences::ShotLink,
+) -> Result<(), ApiError> {
+    let storage = state.jobs.storage();
+    let sequence = sequences::get(storage.as_ref(), &project_folder(project), &link.sequence)
+        .await?
+        .ok_or_else(no_such)?;
+    if !sequence.shots.iter().any(|s| s.id == link.shot) {
+        return Err(ApiError::NotFound(format!(
+            "No shot {} in the sequence {}",
+            link.shot, link.sequence
+        )));
+    }
+    Ok(())
+}
+
+/// A saved take joins its shot (see `sequences::join_take`); a failure is logged, since the
+/// save itself is done.
+pub(super) async fn join_take(
+    state: &AppState,
+    project: &str,
+    link: &sequences::ShotLink,
+    take: &str,
+) {
+    let storage = state.jobs.storage();
+    let database = state.jobs.database();
+    let folder = project_folder(project);
+    match sequences::join_take(
+        storage.as_ref(),
+        database.as_ref(),
+        project,
+        &folder,
+        link,
+        take,
+    )
+    .await
+    {
+        Ok(Some(sequence)) => announce(state, project, &sequence, false),
+        Ok(None) => {}
+        Err(e) => {
+            tracing::warn!(sequence = %link.sequence, shot = %link.shot, error = %e, "a saved take did not join its shot")
+        }
+    }
 }
 
 fn announce(state: &AppState, project: &str, sequence: &Sequence, removed: bool) {

@@ -149,6 +149,7 @@ impl JobService {
             provider_job_id: None,
             submit_started_at: None,
             error: None,
+            shot: new.shot,
             saved_key: None,
             attempts: 0,
             created_at: at.clone(),

@@ -139,6 +139,8 @@ pub struct NewJob {
     pub fit: engine::Fit,
     /// The seed asked for (the first take's, with takes); none lets the server choose.
     pub seed: Option<u32>,
+    /// The shot of a sequence the job is a take of.
+    pub shot: Option<crate::sequences::ShotLink>,
 }
 
 /// At most this many takes of one shot in one request.

@@ -90,6 +90,9 @@ pub struct JobRecord {
     /// known price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<super::cost::Estimate>,
+    /// The shot of a sequence it is a take of: its video joins the shot's takes when saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shot: Option<crate::sequences::ShotLink>,
     /// The library key its video was saved as, until that video is deleted from the library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved_key: Option<String>,

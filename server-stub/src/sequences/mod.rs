@@ -16,7 +16,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Fit;
-use crate::jobs::database::DbError;
+use crate::jobs::database::{Database, DbError};
 use crate::storage::{Storage, StorageError};
 
 /// The frame rates a sequence may have; the first is the default.
@@ -75,6 +75,55 @@ impl Sequence {
     pub fn frames(&self) -> u64 {
         self.shots.iter().map(|s| s.out_frame - s.in_frame).sum()
     }
+}
+
+/// Which shot of which sequence a job is a take of: its video joins the shot's takes when it
+/// is saved to the library (and becomes the chosen take if the shot had none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShotLink {
+    /// The sequence's id.
+    pub sequence: String,
+    /// The shot's id.
+    pub shot: String,
+}
+
+/// Now, in RFC 3339.
+pub fn now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Adds the library video `take` to the takes of the shot `link` names (and makes it the
+/// chosen take if the shot has none), under the sequence's lock: the sequence at its next
+/// version, or `None` when the sequence or shot is gone or already has the take.
+pub async fn join_take(
+    storage: &dyn Storage,
+    database: Option<&Database>,
+    project: &str,
+    folder: &str,
+    link: &ShotLink,
+    take: &str,
+) -> Result<Option<Sequence>, SequenceError> {
+    locked::changing(database, project, &link.sequence, async {
+        let Some(mut sequence) = get(storage, folder, &link.sequence).await? else {
+            return Ok(None);
+        };
+        let Some(shot) = sequence.shots.iter_mut().find(|s| s.id == link.shot) else {
+            return Ok(None);
+        };
+        if shot.takes.iter().any(|t| t == take) {
+            return Ok(None);
+        }
+        shot.takes.push(take.to_owned());
+        shot.take.get_or_insert_with(|| take.to_owned());
+        sequence.version += 1;
+        sequence.updated_at = now();
+        put(storage, folder, &sequence).await?;
+        Ok(Some(sequence))
+    })
+    .await
 }
 
 /// A new id: `seq_` or `shot_` and 16 hex digits.
