@@ -66,7 +66,9 @@ describe("asset library", () => {
     const search = screen.getByRole("searchbox", { name: "Search videos" });
     fireEvent.change(search, { target: { value: "DAWN" } });
     expect(titles()).toEqual(["sea"]);
-    expect(screen.getByRole("status").textContent).toBe("1 of 3 videos match");
+    expect(screen.getByRole("status", { name: "Search results" }).textContent).toBe(
+      "1 of 3 videos match",
+    );
     expect(screen.getByRole("heading", { name: "Asset Library (3 videos)" })).toBeTruthy();
     fireEvent.change(search, { target: { value: "drop" } });
     expect(titles()).toEqual(["dropped"]);

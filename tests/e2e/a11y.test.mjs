@@ -3,7 +3,15 @@
 // the Spend panel, and a review link on a phone-sized screen.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { audit, serverAndPage, TOKEN, waitUntil, fromMenu, savedVideo } from "./harness.mjs";
+import {
+  audit,
+  serverAndPage,
+  TOKEN,
+  waitUntil,
+  waitForDone,
+  fromMenu,
+  savedVideo,
+} from "./harness.mjs";
 
 const PROJECT = "audit";
 const t = serverAndPage({ width: 1440, height: 900 });
@@ -65,4 +73,21 @@ test("a review link on a phone", async () => {
   await page.locator("video").first().waitFor();
   assert.deepEqual(await audit(page), [], "the review page: serious or critical violations");
   await phone.close();
+});
+
+// Fails on badges that changed in silence and on rows of buttons all named alike: a screen
+// reader heard no job finish, and "Save to Library" did not say which job it saves.
+test("a job's new status is read out, and its buttons say which job they are for", async () => {
+  await t.page.setViewportSize({ width: 1440, height: 900 });
+  await t.page.goto(`${t.server.url}/announced`);
+  await t.page.getByLabel("Prompt").fill("a lantern on a pier");
+  await t.page.getByRole("button", { name: "Generate" }).click();
+  const said = t.page.getByRole("status", { name: "Job status" });
+  await waitForDone(t.page);
+  await waitUntil(async () => (await said.textContent()) === "“a lantern on a pier”: done");
+  const save = t.page.getByRole("button", { name: "Save to Library" });
+  const description = await save.evaluate(
+    (button) => document.getElementById(button.getAttribute("aria-describedby"))?.textContent,
+  );
+  assert.equal(description, "“a lantern on a pier”");
 });

@@ -107,7 +107,10 @@ test("search by prompt and title, sort by date and size", async () => {
       .then((k) => k.endsWith(".mp4")),
     true,
   );
-  assert.equal(await t.page.getByRole("status").textContent(), "1 of 4 videos match");
+  assert.equal(
+    await t.page.getByRole("status", { name: "Search results" }).textContent(),
+    "1 of 4 videos match",
+  );
   await search.fill("holi");
   await waitUntil(async () => JSON.stringify(await titles()) === '["holiday"]');
   await search.fill("");

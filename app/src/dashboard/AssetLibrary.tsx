@@ -60,7 +60,7 @@ export function AssetLibrary() {
           </div>
         </div>
       )}
-      <p className="visually-hidden" role="status">
+      <p className="visually-hidden" role="status" aria-label="Search results">
         {state === "ready" &&
           (filtering ? `${matching} of ${total} videos match` : `${total} videos`)}
       </p>

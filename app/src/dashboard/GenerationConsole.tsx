@@ -1,6 +1,7 @@
 import { useMemo, useRef, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
 import { ShotInputs } from "../shot/ShotInputs";
+import { JobAnnouncer } from "./JobAnnouncer";
 import { JobRow } from "./JobRow";
 import { useWindowList } from "./useWindowList";
 
@@ -137,9 +138,16 @@ function JobList() {
   const list = useRef<HTMLUListElement>(null);
   const keys = useMemo(() => items.map((job) => job.id), [items]);
   const rows = useWindowList(list, keys, GAP);
-  if (items.length === 0) return <p className="empty">No generation jobs yet.</p>;
+  if (items.length === 0)
+    return (
+      <>
+        <JobAnnouncer />
+        <p className="empty">No generation jobs yet.</p>
+      </>
+    );
   return (
     <>
+      <JobAnnouncer />
       <h3>Jobs ({items.length})</h3>
       <ul
         className="jobs"

@@ -20,6 +20,7 @@ type Props = {
 export function JobRow({ job, measure, position, of, sameShot, compared }: Props) {
   const studio = useStudio();
   const busy = job.busy !== null;
+  const promptId = `prompt-${job.id}`;
   const player = useRef<HTMLVideoElement>(null);
   const shot = useShotItems(job.id, player);
   const more: MenuItem[] = [
@@ -60,7 +61,9 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
         )}
         <time className="muted">{job.createdLabel}</time>
       </div>
-      <p className="job-prompt">&ldquo;{job.prompt}&rdquo;</p>
+      <p className="job-prompt" id={promptId}>
+        &ldquo;{job.prompt}&rdquo;
+      </p>
       {job.showProgress && (
         <div className="progress">
           <div className="progress-text">
@@ -99,6 +102,7 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             disabled={busy}
             aria-busy={job.busy === "saving"}
             onClick={() => run(studio.saveJob(job.id))}
+            aria-describedby={promptId}
           >
             Save to Library
           </button>
@@ -110,6 +114,7 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             disabled={busy}
             aria-busy={job.busy === "checking"}
             onClick={() => run(studio.checkStatus(job.id))}
+            aria-describedby={promptId}
           >
             Check Status
           </button>
@@ -120,12 +125,18 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             disabled={busy}
             aria-busy={job.busy === "cancelling"}
             onClick={() => run(studio.cancelJob(job.id))}
+            aria-describedby={promptId}
           >
             Cancel
           </button>
         )}
         {job.canRetry && (
-          <button type="button" disabled={busy} onClick={() => run(studio.retryJob(job.id))}>
+          <button
+            type="button"
+            disabled={busy}
+            aria-describedby={promptId}
+            onClick={() => run(studio.retryJob(job.id))}
+          >
             Retry
           </button>
         )}
