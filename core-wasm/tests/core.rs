@@ -167,6 +167,21 @@ fn stored(core: &Core<Fake>, key: &str) -> Option<Value> {
         .map(|s| serde_json::from_str(s).unwrap())
 }
 
+/// A saved video of project p1 as the assets list answers it.
+fn video(name: &str) -> Value {
+    json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
+           "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
+}
+
+/// The file names the library shows, in order.
+fn library_names(core: &Core<Fake>) -> Vec<String> {
+    core.library_view()
+        .assets
+        .into_iter()
+        .map(|a| a.file_name)
+        .collect()
+}
+
 fn open(core: &Core<Fake>, project: &str) {
     core.enter_project(project);
     script(core, ok(json!({"videos": []})));
@@ -959,10 +974,6 @@ fn progress_is_written_now_and_then_and_the_stored_list_stays_bounded() {
 /// elsewhere while the stream was cut never showed until the page was reloaded.
 #[test]
 fn a_stream_opened_again_reads_the_library_again() {
-    let video = |name: &str| {
-        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
-               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
-    };
     let core = studio();
     core.enter_project("p1");
     script(&core, ok(json!({"videos": [video("a.mp4")]})));
@@ -976,30 +987,13 @@ fn a_stream_opened_again_reads_the_library_again() {
         ok(json!({"videos": [video("b.mp4"), video("a.mp4")]})),
     );
     block_on(core.follow_changes()).unwrap();
-    let names: Vec<String> = core
-        .library_view()
-        .assets
-        .into_iter()
-        .map(|a| a.file_name)
-        .collect();
-    assert_eq!(names, ["b.mp4", "a.mp4"]);
+    assert_eq!(library_names(&core), ["b.mp4", "a.mp4"]);
 }
 
 /// Fails on keeping whatever a list says whenever it left the server: a reload asked for
 /// before a delete and answered after it brought the deleted card back.
 #[test]
 fn a_list_asked_for_before_a_delete_leaves_the_deleted_video_out() {
-    let video = |name: &str| {
-        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
-               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
-    };
-    let names = |core: &Core<Fake>| -> Vec<String> {
-        core.library_view()
-            .assets
-            .into_iter()
-            .map(|a| a.file_name)
-            .collect()
-    };
     let core = studio();
     core.enter_project("p1");
     script(
@@ -1029,9 +1023,13 @@ fn a_list_asked_for_before_a_delete_leaves_the_deleted_video_out() {
         .poll(&mut Context::from_waker(&waker))
         .is_pending());
     block_on(core.delete_asset("projects/p1/b.mp4")).unwrap();
-    assert_eq!(names(&core), ["a.mp4"]);
+    assert_eq!(library_names(&core), ["a.mp4"]);
     block_on(reload).unwrap();
-    assert_eq!(names(&core), ["a.mp4"], "the deleted video stays out");
+    assert_eq!(
+        library_names(&core),
+        ["a.mp4"],
+        "the deleted video stays out"
+    );
 
     // A later list is taken as it is.
     fake(&core).hold.set(false);
@@ -1040,17 +1038,13 @@ fn a_list_asked_for_before_a_delete_leaves_the_deleted_video_out() {
         ok(json!({"videos": [video("b.mp4"), video("a.mp4")]})),
     );
     block_on(core.load_assets()).unwrap();
-    assert_eq!(names(&core), ["b.mp4", "a.mp4"]);
+    assert_eq!(library_names(&core), ["b.mp4", "a.mp4"]);
 }
 
 /// Fails on Compare and the share selection keeping what was deleted: sharing a selection
 /// with a video deleted elsewhere failed with "No such video".
 #[test]
 fn deleted_videos_leave_compare_and_the_selection() {
-    let video = |name: &str| {
-        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
-               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
-    };
     let key = |name: &str| format!("projects/p1/{name}");
     let core = studio();
     core.enter_project("p1");
@@ -1101,14 +1095,6 @@ fn deleted_videos_leave_compare_and_the_selection() {
 
 #[test]
 fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
-    let video = |name: &str| {
-        json!({"key": format!("projects/p1/{name}"), "size_bytes": 10,
-               "last_modified": "2026-11-21T10:06:00Z", "public_url": "http://h/v.mp4"})
-    };
-    let names = |core: &Core<Fake>| -> Vec<String> {
-        let assets = core.library_view().assets;
-        assets.into_iter().map(|a| a.file_name).collect()
-    };
     // Follows a stream that says `pieces`: the addresses the core asked for meanwhile.
     let follow = |core: &Core<Fake>, pieces: &[&str]| -> Vec<String> {
         *fake(core).pieces.borrow_mut() = pieces.iter().map(|p| Ok((*p).to_owned())).collect();
@@ -1151,7 +1137,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         ]
     );
     assert_eq!(
-        names(&core),
+        library_names(&core),
         ["m:task_2.mp4"],
         "the deleted video left, without a load"
     );
@@ -1186,7 +1172,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
             "http://h/api/projects/p1/assets"
         ]
     );
-    assert_eq!(names(&core), ["m:task_2.mp4", "old.mp4"]);
+    assert_eq!(library_names(&core), ["m:task_2.mp4", "old.mp4"]);
 
     // Each new video goes after the one before it on the page.
     script(&core, ok(json!(null)));
@@ -1202,7 +1188,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
     );
     follow(&core, &["event: library\ndata: {\"file_name\":\"n2.mp4\",\"saved\":true}\n\nevent: library\ndata: {\"file_name\":\"n1.mp4\",\"saved\":true}\n\n"]);
     assert_eq!(
-        names(&core),
+        library_names(&core),
         ["n1.mp4", "m:task_2.mp4", "n2.mp4", "old.mp4"]
     );
 }
@@ -1333,21 +1319,21 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
     );
     block_on(core.save_job("local-1:task_a")).unwrap();
     assert!(core.snapshot().jobs.items[0].saved);
-    let keys = |core: &Core<Fake>| -> Vec<String> {
-        core.library_view()
-            .assets
-            .into_iter()
-            .map(|a| a.file_name)
-            .collect()
-    };
-    assert_eq!(keys(&core), ["local-1:task_a.mp4", "b.mp4", "c.mp4"]);
+    assert_eq!(
+        library_names(&core),
+        ["local-1:task_a.mp4", "b.mp4", "c.mp4"]
+    );
     let first = &core.library_view().assets[0];
     assert_eq!(first.poster_url.as_deref(), Some("http://h/a.jpg"));
     assert_eq!(first.download_name, "A-Red-Kite-over-hills.mp4");
 
     let before = core.part_version(Part::Library);
     core.search_library("KITE");
-    assert_eq!(keys(&core), ["local-1:task_a.mp4"], "by prompt, any case");
+    assert_eq!(
+        library_names(&core),
+        ["local-1:task_a.mp4"],
+        "by prompt, any case"
+    );
     assert_eq!(core.library_view().total, 3);
     core.search_library("KITE");
     assert_eq!(
@@ -1356,12 +1342,18 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
         "no change, no version"
     );
     core.search_library("b.mp4");
-    assert_eq!(keys(&core), ["b.mp4"], "by file name");
+    assert_eq!(library_names(&core), ["b.mp4"], "by file name");
     core.search_library("");
     core.sort_library(studio_core::snapshot::LibrarySort::Largest);
-    assert_eq!(keys(&core), ["b.mp4", "c.mp4", "local-1:task_a.mp4"]);
+    assert_eq!(
+        library_names(&core),
+        ["b.mp4", "c.mp4", "local-1:task_a.mp4"]
+    );
     core.sort_library(studio_core::snapshot::LibrarySort::Oldest);
-    assert_eq!(keys(&core), ["c.mp4", "b.mp4", "local-1:task_a.mp4"]);
+    assert_eq!(
+        library_names(&core),
+        ["c.mp4", "b.mp4", "local-1:task_a.mp4"]
+    );
 
     script(&core, status(500, "Internal Server Error"));
     let error = block_on(core.delete_asset("projects/p1/local-1:task_a.mp4")).unwrap_err();
@@ -1389,7 +1381,7 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
             "http://h/api/projects/p1/assets/local-1%3Atask_a.mp4"
         )
     );
-    assert_eq!(keys(&core), ["c.mp4", "b.mp4"]);
+    assert_eq!(library_names(&core), ["c.mp4", "b.mp4"]);
     assert!(core.snapshot().banner.is_none());
     let job = &core.snapshot().jobs.items[0];
     assert!(

@@ -443,17 +443,8 @@ async fn a_render_cut_off_by_a_kill_is_finished_by_another_replica() {
 async fn a_hosted_job_cut_off_by_a_kill_is_followed_by_another_replica_and_sent_once() {
     let pg = Postgres::start().await;
     let db = PgPool::connect(&pg.url()).await.unwrap();
-    let (fakes, mut flags) = openai_fake(Settings {
-        job_time: Duration::from_secs(4),
-        content_bytes: 256 * 1024,
-        ..Settings::default()
-    })
-    .await;
+    let (fakes, flags) = followed_fake(Duration::from_secs(4), Some(256 * 1024)).await;
     let media = tempfile::tempdir().unwrap();
-    flags.extend([
-        "--provider-poll-ms=50".into(),
-        "--allow-local-provider-downloads".into(),
-    ]);
     let a = Replica::start(&pg, media.path(), &flags);
     let id = a
         .create(
@@ -529,6 +520,24 @@ async fn openai_fake(settings: Settings) -> (Fakes, Vec<String>) {
         "--openai-api-key=fake-key".into(),
         format!("--openai-base-url=http://{address}/openai/v1"),
     ];
+    (fakes, flags)
+}
+
+/// An OpenAI fake whose jobs take `job_time`, and the flags of replicas that follow them
+/// closely (polling every 50 ms) and copy their videos from it.
+async fn followed_fake(job_time: Duration, content_bytes: Option<u64>) -> (Fakes, Vec<String>) {
+    let mut settings = Settings {
+        job_time,
+        ..Settings::default()
+    };
+    if let Some(bytes) = content_bytes {
+        settings.content_bytes = bytes;
+    }
+    let (fakes, mut flags) = openai_fake(settings).await;
+    flags.extend([
+        "--provider-poll-ms=50".into(),
+        "--allow-local-provider-downloads".into(),
+    ]);
     (fakes, flags)
 }
 
@@ -1026,16 +1035,8 @@ async fn a_cancel_wins_at_a_replica_whose_lease_has_passed() {
 async fn a_hosted_job_cut_off_again_and_again_is_given_up_on() {
     let pg = Postgres::start().await;
     let db = PgPool::connect(&pg.url()).await.unwrap();
-    let (fakes, mut flags) = openai_fake(Settings {
-        job_time: Duration::from_secs(600),
-        ..Settings::default()
-    })
-    .await;
+    let (fakes, flags) = followed_fake(Duration::from_secs(600), None).await;
     let media = tempfile::tempdir().unwrap();
-    flags.extend([
-        "--provider-poll-ms=50".into(),
-        "--allow-local-provider-downloads".into(),
-    ]);
     let a = Replica::start(&pg, media.path(), &flags);
     let id = a
         .create("hosted", json!({"prompt": "a heron", "model": "sora-2"}))
@@ -1067,15 +1068,9 @@ async fn a_hosted_job_cut_off_again_and_again_is_given_up_on() {
 async fn a_dead_replicas_hosted_jobs_are_shared_among_the_living() {
     let pg = Postgres::start().await;
     let db = PgPool::connect(&pg.url()).await.unwrap();
-    let (_fakes, mut flags) = openai_fake(Settings {
-        job_time: Duration::from_secs(600),
-        ..Settings::default()
-    })
-    .await;
+    let (_fakes, mut flags) = followed_fake(Duration::from_secs(600), None).await;
     let media = tempfile::tempdir().unwrap();
     flags.extend([
-        "--provider-poll-ms=50".into(),
-        "--allow-local-provider-downloads".into(),
         "--max-active-per-project=8".into(),
         "--max-active-jobs=8".into(),
     ]);
