@@ -19,6 +19,9 @@ pub struct Asset {
     /// Starred in the library.
     pub favourite: bool,
     pub decision: Option<Decision>,
+    /// When the server read this pick back after a change (Unix ms; picks answered or pushed):
+    /// a pick heard of later but read earlier is older, and is not shown.
+    pub picked_at: Option<i64>,
 }
 
 /// What the studio decided of a video.
@@ -59,6 +62,7 @@ pub fn parse_asset(v: &Value) -> Option<Asset> {
         parent: text("parent"),
         favourite: v.get("favourite").and_then(Value::as_bool).unwrap_or(false),
         decision: text("decision").as_deref().and_then(Decision::from_name),
+        picked_at: v.get("picked_at").and_then(Value::as_i64),
     })
 }
 

@@ -1041,6 +1041,44 @@ fn a_list_asked_for_before_a_delete_leaves_the_deleted_video_out() {
     assert_eq!(library_names(&core), ["b.mp4", "a.mp4"]);
 }
 
+/// Fails on showing whichever pick arrives last: a pick pushed late, but read back before this
+/// browser's own change, put the old pick back.
+#[test]
+fn a_pick_read_before_the_one_shown_does_not_replace_it() {
+    let pick = |core: &Core<Fake>| {
+        let shown = &core.library_view().assets[0];
+        (shown.favourite, shown.decision.clone())
+    };
+    let push = |core: &Core<Fake>, event: Value| {
+        script(core, ok(json!(null)));
+        *fake(core).pieces.borrow_mut() = [Ok(format!("event: pick\ndata: {event}\n\n"))].into();
+        block_on(core.follow_changes()).unwrap();
+    };
+    let core = studio();
+    core.enter_project("p1");
+    script(&core, ok(json!({"videos": [video("a.mp4")]})));
+    block_on(core.load_assets()).unwrap();
+    let mut starred = video("a.mp4");
+    starred["favourite"] = json!(true);
+    starred["picked_at"] = json!(2000);
+    script(&core, ok(starred));
+    block_on(core.pick_asset("projects/p1/a.mp4", Some(true), None)).unwrap();
+    assert_eq!(pick(&core), (true, None));
+
+    push(
+        &core,
+        json!({"file_name": "a.mp4", "favourite": false, "decision": null, "picked_at": 1000}),
+    );
+    assert_eq!(pick(&core), (true, None), "read before the star: not shown");
+    // Opened again, the stream reads the library first (the pick it lists has no time).
+    script(&core, ok(json!({"videos": [video("a.mp4")]})));
+    push(
+        &core,
+        json!({"file_name": "a.mp4", "favourite": true, "decision": "approved", "picked_at": 3000}),
+    );
+    assert_eq!(pick(&core), (true, Some("approved".to_owned())));
+}
+
 /// Fails on Compare and the share selection keeping what was deleted: sharing a selection
 /// with a video deleted elsewhere failed with "No such video".
 #[test]

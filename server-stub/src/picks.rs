@@ -170,6 +170,11 @@ fn read(folder: &str, objects: &[Object]) -> HashMap<String, Keys> {
 /// Changes of one video's pick on this server take turns.
 static CHANGING: KeyedLocks = KeyedLocks::new();
 
+/// Now, in Unix milliseconds: when a pick was read back after a change.
+fn now_millis() -> i64 {
+    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+}
+
 /// Applies `change` to the pick of video `name`; the pick after it.
 pub async fn change(
     storage: &dyn Storage,
@@ -177,6 +182,19 @@ pub async fn change(
     name: &str,
     change: Change,
 ) -> Result<Pick, StorageError> {
+    change_at(storage, project_folder, name, change)
+        .await
+        .map(|(pick, _)| pick)
+}
+
+/// [`change`], and when the pick after it was read back (Unix milliseconds), taken before the
+/// video's turn ends: of two changes on this server, the later read has the later time.
+pub async fn change_at(
+    storage: &dyn Storage,
+    project_folder: &str,
+    name: &str,
+    change: Change,
+) -> Result<(Pick, i64), StorageError> {
     let folder = folder(project_folder);
     let prefix = format!("{folder}{name}.");
     let _turn = CHANGING.lock(&prefix).await;
@@ -247,10 +265,13 @@ pub async fn change(
             newest.map(|(_, d)| d)
         }
     };
-    Ok(Pick {
-        favourite,
-        decision,
-    })
+    Ok((
+        Pick {
+            favourite,
+            decision,
+        },
+        now_millis(),
+    ))
 }
 
 /// Forgets the pick of video `name` (removed from the library).

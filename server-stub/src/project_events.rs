@@ -34,11 +34,13 @@ pub enum Change {
     /// SSE event `library`: `{file_name, saved}`, a video saved to the library (`true`) or
     /// deleted from it (`false`).
     Library { file_name: String, saved: bool },
-    /// SSE event `pick`: `{file_name, favourite, decision}`.
+    /// SSE event `pick`: `{file_name, favourite, decision, picked_at}`, the last when the
+    /// pick was read back after the change, in Unix milliseconds.
     Pick {
         file_name: String,
         #[serde(flatten)]
         pick: Pick,
+        picked_at: i64,
     },
     /// SSE event `review`: `{share_id, note}`, the note a comment or decision.
     Review { share_id: String, note: Note },

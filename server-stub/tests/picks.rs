@@ -151,3 +151,29 @@ async fn bad_picks_are_refused_and_change_nothing() {
         .iter()
         .all(|(_, f, d)| !f && d.is_null()));
 }
+
+/// Fails on picks a client could not order: each answer says when its pick was read back, a
+/// later change a later time, so a client keeps the newest of what it hears.
+#[tokio::test]
+async fn each_pick_answer_says_when_it_was_read_back() {
+    let h = start();
+    let a = saved(&h, "picks", "a lantern on a pier").await;
+    let mut times = Vec::new();
+    for body in [
+        json!({"favourite": true}),
+        json!({"decision": "approved"}),
+        json!({"favourite": false}),
+    ] {
+        let reply = pick(&h, &a, body).await;
+        assert_eq!(reply.status, StatusCode::OK);
+        times.push(reply.json()["picked_at"].as_i64().expect("picked_at"));
+    }
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    let listed = api(&h.app, "GET", "/api/projects/picks/assets", None)
+        .await
+        .json();
+    assert!(
+        listed["videos"][0].get("picked_at").is_none(),
+        "only answers to a change carry it"
+    );
+}

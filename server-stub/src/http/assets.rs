@@ -52,6 +52,10 @@ pub struct Asset {
     favourite: bool,
     /// `approved`, `rejected`, or null when undecided.
     decision: Option<Decision>,
+    /// In a PATCH's answer: when the pick it tells was read back, in Unix milliseconds (the
+    /// `pick` events carry it too), so a client keeps the newest of the picks it hears of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    picked_at: Option<i64>,
 }
 
 /// A change of a video's pick: each field left out stays; `decision: null` clears it.
@@ -300,13 +304,14 @@ pub async fn pick(
         favourite: body.favourite,
         decision: body.decision,
     };
-    let pick = picks::change(storage.as_ref(), &folder, &name, change).await?;
+    let (pick, picked_at) = picks::change_at(storage.as_ref(), &folder, &name, change).await?;
     tracing::info!(key = %key, favourite = pick.favourite, decision = ?pick.decision, "picked");
     state.project_events().publish(
         &project,
         Change::Pick {
             file_name: name.clone(),
             pick,
+            picked_at,
         },
     );
     let metadata = format!("projects/{folder}/{stem}.json");
@@ -326,7 +331,10 @@ pub async fn pick(
         Some(poster) if storage.head(poster).await?.is_some() => HashSet::from([poster.as_str()]),
         _ => HashSet::new(),
     };
-    Ok(Json(asset(&state, &base, video, summary, &posters, pick)))
+    Ok(Json(Asset {
+        picked_at: Some(picked_at),
+        ..asset(&state, &base, video, summary, &posters, pick)
+    }))
 }
 
 /// A saved video named in a path: its project's folder, its stem and key, and the object.
@@ -375,6 +383,7 @@ fn asset(
         key: video.key,
         favourite: pick.favourite,
         decision: pick.decision,
+        picked_at: None,
     }
 }
 

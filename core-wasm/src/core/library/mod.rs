@@ -213,7 +213,7 @@ impl<P: Platform> Core<P> {
         }
         self.write(&self.library, |l| l.picking = None);
         if let Ok(picked) = &outcome {
-            self.set_pick(key, picked.favourite, picked.decision);
+            self.set_pick(key, picked.favourite, picked.decision, picked.picked_at);
         }
         match outcome {
             Ok(_) => Ok(()),
@@ -225,14 +225,22 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    /// Shows a video's pick (the server's answer, or one pushed from another browser).
-    fn set_pick(&self, key: &str, favourite: bool, decision: Option<Decision>) {
-        let shown = self.library.read(|l| {
+    /// Shows a video's pick (the server's answer, or one pushed from another browser), unless
+    /// the pick shown was read back later (`picked_at`) than this one.
+    fn set_pick(&self, key: &str, favourite: bool, decision: Option<Decision>, at: Option<i64>) {
+        let changes = self.library.read(|l| {
             l.items.iter().any(|i| {
-                i.asset.key == key && (i.asset.favourite, i.asset.decision) != (favourite, decision)
+                let a = &i.asset;
+                let newer = match (a.picked_at, at) {
+                    (Some(held), Some(at)) => at >= held,
+                    _ => true,
+                };
+                a.key == key
+                    && newer
+                    && ((a.favourite, a.decision) != (favourite, decision) || at > a.picked_at)
             })
         });
-        if !shown {
+        if !changes {
             return;
         }
         let format = self.format();
@@ -240,6 +248,7 @@ impl<P: Platform> Core<P> {
             if let Some(item) = l.items.iter_mut().find(|i| i.asset.key == key) {
                 item.asset.favourite = favourite;
                 item.asset.decision = decision;
+                item.asset.picked_at = at.or(item.asset.picked_at);
                 item.view = AssetView::new(&item.asset, &format);
             }
         });

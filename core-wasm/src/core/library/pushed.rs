@@ -41,7 +41,7 @@ impl<P: Platform> Core<P> {
         })
     }
 
-    /// A pick pushed by the event stream: `{file_name, favourite, decision}`.
+    /// A pick pushed by the event stream: `{file_name, favourite, decision, picked_at}`.
     pub(in crate::core) fn pick_pushed(&self, visit: &Visit, pick: &serde_json::Value) {
         let Some(name) = pick.get("file_name").and_then(serde_json::Value::as_str) else {
             return;
@@ -56,7 +56,8 @@ impl<P: Platform> Core<P> {
                 .get("decision")
                 .and_then(serde_json::Value::as_str)
                 .and_then(Decision::from_name);
-            self.set_pick(&key, favourite.unwrap_or(false), decision);
+            let at = pick.get("picked_at").and_then(serde_json::Value::as_i64);
+            self.set_pick(&key, favourite.unwrap_or(false), decision, at);
         }
     }
 
