@@ -1079,6 +1079,48 @@ fn a_pick_read_before_the_one_shown_does_not_replace_it() {
     assert_eq!(pick(&core), (true, Some("approved".to_owned())));
 }
 
+/// Fails on loading the library twice for one Save: the change pushed back for this browser's
+/// own save, arriving before the save's reload was answered, started a second load.
+#[test]
+fn a_save_here_loads_the_library_once_whatever_its_echo() {
+    let core = studio();
+    open(&core, "p1");
+    create(&core, "m:task_a", "2026-11-21T10:00:00.000Z");
+    script(
+        &core,
+        ok(json!({"status": "done", "progress": 100, "preview_url": "http://h/p.mp4"})),
+    );
+    block_on(core.check_job("m:task_a")).unwrap();
+    fake(&core).hold.set(true);
+    // Answers are taken in the order requests finish: the save, then the stream (which brings
+    // the echo), then the save's reload.
+    script(&core, ok(json!({"r2_key": "projects/p1/m:task_a.mp4"})));
+    script(&core, ok(json!(null)));
+    script(&core, ok(json!({"videos": [video("m:task_a.mp4")]})));
+    script(&core, ok(json!({"videos": [video("m:task_a.mp4")]})));
+    let mut save = Box::pin(core.save_job("m:task_a"));
+    let waker = futures::task::noop_waker();
+    let mut cx = Context::from_waker(&waker);
+    // The save's request, answered; then its reload asked for.
+    while fake(&core).requests.borrow().last().unwrap().url != "http://h/api/projects/p1/assets" {
+        assert!(save.as_mut().poll(&mut cx).is_pending());
+    }
+    *fake(&core).pieces.borrow_mut() = [Ok(
+        "event: library\ndata: {\"file_name\":\"m:task_a.mp4\",\"saved\":true}\n\n".to_owned(),
+    )]
+    .into();
+    block_on(core.follow_changes()).unwrap();
+    block_on(save).unwrap();
+    let loads = fake(&core)
+        .requests
+        .borrow()
+        .iter()
+        .filter(|r| r.url.contains("/assets"))
+        .count();
+    assert_eq!(loads, 2, "the first load, and the save's reload alone");
+    assert_eq!(library_names(&core), ["m:task_a.mp4"]);
+}
+
 /// Fails on Compare and the share selection keeping what was deleted: sharing a selection
 /// with a video deleted elsewhere failed with "No such video".
 #[test]

@@ -329,7 +329,8 @@ impl<P: Platform> Core<P> {
         self.dismiss_banner();
         let outcome = self.save(&visit, &job).await;
         self.end(&visit, id, &outcome, Failure::Save);
-        if outcome.is_ok() && self.still(&visit) {
+        if let (Ok(key), true) = (&outcome, self.still(&visit)) {
+            self.saved_here(key);
             let _ = self.load_assets().await;
         }
         outcome

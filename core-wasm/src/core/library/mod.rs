@@ -3,7 +3,7 @@
 
 mod pushed;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 
 use super::{Core, Failure, Visit};
@@ -52,6 +52,9 @@ pub struct Library {
     /// The videos deleted in this visit (here or elsewhere), in order: a list asked for before
     /// a deletion and answered after it leaves the deleted video out.
     deleted: Vec<String>,
+    /// The video this browser saved last, until its pushed echo comes: the save's own reload
+    /// brings it, so the echo asks for nothing more. Outside the view's version.
+    saved_here: RefCell<Option<String>>,
 }
 
 /// The first load shows this many videos as soon as they arrive, then fetches the rest: a

@@ -31,6 +31,14 @@ impl Library {
 }
 
 impl<P: Platform> Core<P> {
+    /// Notes a video this browser just saved as `key`: the save reloads the library itself, so
+    /// the change pushed back for it is an echo.
+    pub(in crate::core) fn saved_here(&self, key: &str) {
+        let name = asset::file_name(key).to_owned();
+        self.library
+            .read(|l| *l.saved_here.borrow_mut() = Some(name));
+    }
+
     /// The key of the video the library holds as `name`, if it holds one.
     fn held_key(&self, name: &str) -> Option<String> {
         self.library.read(|l| {
@@ -77,8 +85,17 @@ impl<P: Platform> Core<P> {
         }
         let held = self.held_key(name);
         let saved = change.get("saved").and_then(serde_json::Value::as_bool);
+        let echo = saved == Some(true)
+            && self.library.read(|l| {
+                let mut mine = l.saved_here.borrow_mut();
+                let echo = mine.as_deref() == Some(name);
+                if echo {
+                    *mine = None;
+                }
+                echo
+            });
         match (saved, held) {
-            (Some(true), None) => Some(name.to_owned()),
+            (Some(true), None) if !echo => Some(name.to_owned()),
             (Some(false), Some(key)) => {
                 self.write(&self.library, |l| l.forget(&key));
                 self.choices_follow_library();
