@@ -84,7 +84,7 @@ test("a job's new status is read out, and its buttons say which job they are for
   await t.page.getByRole("button", { name: "Generate" }).click();
   const said = t.page.getByRole("status", { name: "Job status" });
   await waitForDone(t.page);
-  await waitUntil(async () => (await said.textContent()) === "“a lantern on a pier”: done");
+  await waitUntil(async () => (await said.textContent()) === "a lantern on a pier: done");
   const save = t.page.getByRole("button", { name: "Save to Library" });
   const description = await save.evaluate(
     (button) => document.getElementById(button.getAttribute("aria-describedby"))?.textContent,
