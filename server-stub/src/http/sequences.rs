@@ -24,7 +24,7 @@ use crate::sequences::{
     self, frames, locked, new_id, now, valid_id, Sequence, Shot, DEFAULT_SIZE, FPS_OFFERED,
     MAX_LABEL, MAX_SHOTS,
 };
-use crate::storage::Storage;
+use crate::storage::{Storage, StorageError};
 
 /// A new sequence.
 #[derive(Deserialize, ToSchema)]
@@ -133,7 +133,7 @@ pub struct Sequences {
 }
 
 /// The file names of the project's library videos.
-async fn library(storage: &dyn Storage, folder: &str) -> Result<HashSet<String>, ApiError> {
+async fn library(storage: &dyn Storage, folder: &str) -> Result<HashSet<String>, StorageError> {
     Ok(storage
         .list(&format!("projects/{folder}/"))
         .await?
@@ -212,6 +212,7 @@ async fn length_of(storage: &dyn Storage, folder: &str, name: &str) -> Option<f6
 async fn checked_shots(
     storage: &dyn Storage,
     folder: &str,
+    saved: &HashSet<String>,
     fps: u32,
     shots: Vec<ShotChange>,
     current: &Sequence,
@@ -222,7 +223,6 @@ async fn checked_shots(
             shots.len()
         )));
     }
-    let saved = library(storage, folder).await?;
     let mut ids = HashSet::new();
     let mut checked = Vec::with_capacity(shots.len());
     for (at, shot) in shots.into_iter().enumerate() {
@@ -474,63 +474,69 @@ pub async fn put(
     let storage = state.jobs.storage();
     let folder = project_folder(&project);
     let database = state.jobs.database();
+    let version = body.version;
     let changed = locked::changing(database.as_ref(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
             return Ok(Changed::Refused(no_such()));
         };
-        if current.version as f64 != body.version {
-            return Ok(Changed::Stale(current));
+        let saved = library(storage.as_ref(), &folder).await?;
+        if current.version as f64 != version {
+            return Ok(Changed::Stale(current, saved));
         }
-        let checked = match check_name(&body.name) {
-            Ok(name) => check_format(body.fps, &body.size).map(|fps| (name, fps)),
-            Err(refused) => Err(refused),
-        };
-        let (name, fps) = match checked {
-            Ok(checked) => checked,
-            Err(refused) => return Ok(Changed::Refused(refused)),
-        };
-        let shots = match checked_shots(storage.as_ref(), &folder, fps, body.shots, &current).await
-        {
-            Ok(shots) => shots,
-            Err(refused) => return Ok(Changed::Refused(refused)),
-        };
-        let next = Sequence {
-            name,
-            fps,
-            size: body.size,
-            fit: body.fit,
-            version: current.version + 1,
-            shots,
-            updated_at: now(),
-            id: current.id,
-        };
-        sequences::put(storage.as_ref(), &folder, &next).await?;
-        Ok(Changed::Made(next))
+        match next_version(storage.as_ref(), &folder, &saved, body, current).await {
+            Ok(next) => {
+                sequences::put(storage.as_ref(), &folder, &next).await?;
+                Ok(Changed::Made(next, saved))
+            }
+            Err(refused) => Ok(Changed::Refused(refused)),
+        }
     })
     .await?;
-    let saved = || library(storage.as_ref(), &folder);
     match changed {
-        Changed::Made(next) => {
+        Changed::Made(next, saved) => {
             announce(&state, &project, &next, false);
-            Ok(Json(view(next, &saved().await?)).into_response())
+            Ok(Json(view(next, &saved)).into_response())
         }
-        Changed::Stale(current) => Ok(ConflictBody::response(
+        Changed::Stale(current, saved) => Ok(ConflictBody::response(
             format!(
-                "The sequence is at version {}, not {}: it was changed elsewhere",
-                current.version, body.version
+                "The sequence is at version {}, not {version}: it was changed elsewhere",
+                current.version
             ),
-            view(current, &saved().await?),
+            view(current, &saved),
         )),
         Changed::Refused(refused) => Err(refused),
     }
 }
 
+/// `current` as `change` makes it, checked, at its next version.
+async fn next_version(
+    storage: &dyn Storage,
+    folder: &str,
+    saved: &HashSet<String>,
+    change: SequenceChange,
+    current: Sequence,
+) -> Result<Sequence, ApiError> {
+    let name = check_name(&change.name)?;
+    let fps = check_format(change.fps, &change.size)?;
+    let shots = checked_shots(storage, folder, saved, fps, change.shots, &current).await?;
+    Ok(Sequence {
+        name,
+        fps,
+        size: change.size,
+        fit: change.fit,
+        version: current.version + 1,
+        shots,
+        updated_at: now(),
+        id: current.id,
+    })
+}
+
 /// What became of a change, decided under the sequence's lock.
 enum Changed {
-    /// Written, at its next version.
-    Made(Sequence),
+    /// Written, at its next version (with the library it was checked against).
+    Made(Sequence, HashSet<String>),
     /// Made from another version than this current one.
-    Stale(Sequence),
+    Stale(Sequence, HashSet<String>),
     Refused(ApiError),
 }
 
