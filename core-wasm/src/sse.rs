@@ -19,12 +19,19 @@ pub struct Reader {
     name: String,
     data: Option<String>,
     last_id: Option<String>,
+    /// The reconnection time the server last asked for, in milliseconds (`retry`).
+    retry_ms: Option<u32>,
 }
 
 impl Reader {
     /// The id to resume after.
     pub fn last_id(&self) -> Option<&str> {
         self.last_id.as_deref()
+    }
+
+    /// The reconnection time the server asked for, if it did.
+    pub fn retry_ms(&self) -> Option<u32> {
+        self.retry_ms
     }
 
     /// Reads one piece of the body and returns the events it completed.
@@ -83,6 +90,10 @@ impl Reader {
                 None => self.data = Some(value.to_owned()),
             },
             "id" if !value.contains('\0') => self.last_id = Some(value.to_owned()),
+            // Only ASCII digits count; anything else is ignored, as the standard says.
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                self.retry_ms = Some(value.parse().unwrap_or(u32::MAX));
+            }
             _ => {}
         }
         None
@@ -116,6 +127,17 @@ mod tests {
         let events = reader.push("data\n\n");
         assert_eq!(events[0].name, "message");
         assert_eq!(events[0].data, "");
+    }
+
+    #[test]
+    fn retry_takes_digits_only() {
+        let mut reader = Reader::default();
+        assert!(reader.push("retry: 1500\n\n").is_empty());
+        assert_eq!(reader.retry_ms(), Some(1500));
+        reader.push("retry: 2s\nretry: -1\nretry:\n\n");
+        assert_eq!(reader.retry_ms(), Some(1500), "not digits: ignored");
+        reader.push("retry: 99999999999\n\n");
+        assert_eq!(reader.retry_ms(), Some(u32::MAX));
     }
 
     #[test]

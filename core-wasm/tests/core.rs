@@ -990,6 +990,49 @@ fn a_stream_opened_again_reads_the_library_again() {
     assert_eq!(library_names(&core), ["b.mp4", "a.mp4"]);
 }
 
+/// Fails on opening a cut stream again only at the next 20 s round: the waits start at the
+/// server's `retry`, double while the stream does not open, stop at 20 s, and start again
+/// once it opens.
+#[test]
+fn a_cut_stream_is_opened_again_soon_then_less_often() {
+    let core = studio();
+    assert_eq!(core.reconnect_delay(), None, "no dashboard");
+    open(&core, "p1");
+    script(&core, ok(json!(null)));
+    block_on(core.follow_changes()).unwrap();
+    let waits = |n: usize| -> Vec<Option<u32>> { (0..n).map(|_| core.reconnect_delay()).collect() };
+    assert_eq!(
+        waits(7),
+        [1_000, 2_000, 4_000, 8_000, 16_000, 20_000, 20_000].map(Some),
+        "no retry asked: 1 s, doubled up to the 20 s round"
+    );
+
+    // The stream opens again (the library it does not replay is read first) and asks for
+    // 250 ms before it ends.
+    script(&core, ok(json!(null)));
+    script(&core, ok(json!({"videos": []})));
+    *fake(&core).pieces.borrow_mut() = [Ok("retry: 250\n\n".to_owned())].into();
+    block_on(core.follow_changes()).unwrap();
+    assert_eq!(waits(3), [250, 500, 1_000].map(Some));
+
+    // A refused attempt keeps the waits growing; an open stream has none.
+    script(&core, status(503, "Service Unavailable"));
+    assert!(block_on(core.follow_changes()).is_err());
+    assert_eq!(core.reconnect_delay(), Some(2_000));
+    fake(&core).hold.set(true);
+    script(&core, ok(json!(null)));
+    script(&core, ok(json!({"videos": []})));
+    let follow = core.follow_changes();
+    let mut follow = std::pin::pin!(follow);
+    let waker = futures::task::noop_waker();
+    assert!(follow
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    assert_eq!(core.stream_state(), StreamState::Connecting);
+    assert_eq!(core.reconnect_delay(), None, "not down");
+}
+
 /// Fails on keeping whatever a list says whenever it left the server: a reload asked for
 /// before a delete and answered after it brought the deleted card back.
 #[test]

@@ -166,3 +166,26 @@ test("a stream cut by a server crash recovers by itself: polling, then the strea
   await badge.waitFor();
   await waitUntil(async () => (await badge.textContent()) === "DONE");
 });
+
+test("a stream that ends is opened again after the wait its server asked for, not at the next 20 s round", async () => {
+  const page = await (await t.browser.newContext()).newPage();
+  // The first stream asks for a 200 ms wait and ends at once; the next ones are the server's.
+  let streams = 0;
+  await page.route(`**/api/projects/${PROJECT}/events`, (route) =>
+    ++streams === 1
+      ? route.fulfill({
+          status: 200,
+          headers: { "content-type": "text/event-stream" },
+          body: "retry: 200\n\n",
+        })
+      : route.continue(),
+  );
+  await page.goto(`${t.server.url}/${PROJECT}`);
+  await page.getByRole("heading", { name: "Generation Console" }).waitFor();
+  // Well inside the 20 s round that used to be the only way back.
+  await waitUntil(
+    () => streams >= 2 && page.evaluate(() => window.studio.view("jobs").stream === "open"),
+    { timeout: 12_000 },
+  );
+  await page.context().close();
+});

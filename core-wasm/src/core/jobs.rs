@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Core, Failure, Visit};
 use crate::api::{failure_text, ApiError};
-use crate::constants::{jobs_key, PROGRESS_WRITE_EVERY_MS};
+use crate::constants::{jobs_key, POLL_INTERVAL_MS, PROGRESS_WRITE_EVERY_MS};
 use crate::error::CoreError;
 use crate::job::{bounded, merge_listed, progress_only, sort_newest_first, Job};
 use crate::platform::{BodyStream, LogLevel, Platform};
@@ -32,6 +32,10 @@ pub struct Jobs {
     /// The id of the last pushed change, to resume after. Kept outside the view's version:
     /// it changes with every event, the view need not.
     last_event: RefCell<Option<String>>,
+    /// The wait before the stream is opened again, as the server last asked (`retry`).
+    retry_ms: Cell<Option<u32>>,
+    /// Waits begun since the stream last opened: each doubles the one before.
+    waits: Cell<u32>,
     /// The platform's stamp for `raw`, once a re-read has seen storage hold it: then storage
     /// can say "unchanged" without handing the text over. Cleared whenever `raw` changes.
     stamp: Cell<Option<u64>>,
@@ -52,6 +56,11 @@ impl Jobs {
         self.busy.iter().find(|(i, _)| i == id).map(|(_, a)| *a)
     }
 }
+
+/// The first wait before the stream is opened again, when the server asked for none.
+const RECONNECT_MS: u32 = 1_000;
+/// The shortest wait, whatever the server asks: a stream that ends at once is not a busy loop.
+const RECONNECT_MIN_MS: u32 = 100;
 
 fn valid_job(job: &Job) -> bool {
     !job.sora_job_id.is_empty()
@@ -394,8 +403,31 @@ impl<P: Platform> Core<P> {
         outcome
     }
 
+    /// How long to wait before opening the ended stream again: the server's `retry` (or 1 s)
+    /// after a stream that opened, then twice as long after each attempt that did not, up to
+    /// the 20 s round. `None` when no dashboard is open or the stream is not down.
+    pub fn reconnect_delay(&self) -> Option<u32> {
+        self.visit().ok()?;
+        self.jobs.read(|j| {
+            if j.stream != StreamState::Off {
+                return None;
+            }
+            let waits = j.waits.replace(j.waits.get().saturating_add(1));
+            let first = j
+                .retry_ms
+                .get()
+                .unwrap_or(RECONNECT_MS)
+                .max(RECONNECT_MIN_MS);
+            Some(
+                first
+                    .saturating_mul(1 << waits.min(8))
+                    .min(POLL_INTERVAL_MS),
+            )
+        })
+    }
+
     /// Follows the project's pushed job changes until the stream ends (the caller opens it
-    /// again later; the 20 s poll keeps everything right meanwhile).
+    /// again after `reconnect_delay`; the 20 s poll keeps everything right meanwhile).
     pub async fn follow_changes(&self) -> Result<(), CoreError> {
         let visit = self.visit()?;
         if self.jobs.read(|j| j.stream != StreamState::Off) {
@@ -427,6 +459,7 @@ impl<P: Platform> Core<P> {
         }
         let reopened = self.write(&self.jobs, |j| {
             j.stream = StreamState::Open;
+            j.waits.set(0);
             std::mem::replace(&mut j.opened_before, true)
         });
         // Library changes (saves, deletions, picks) and review notes are not replayed: what
@@ -449,6 +482,9 @@ impl<P: Platform> Core<P> {
             let mut saved = Vec::new();
             for event in reader.push(&piece) {
                 saved.extend(self.apply_change(visit, &event)?);
+            }
+            if let Some(ms) = reader.retry_ms() {
+                self.jobs.read(|j| j.retry_ms.set(Some(ms)));
             }
             // Once for however many saves arrived together.
             if !saved.is_empty() {

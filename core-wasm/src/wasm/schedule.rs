@@ -1,18 +1,20 @@
 //! The dashboard's timers: the 20-second round (poll active jobs, merge the server's list,
-//! reopen the change stream when it is down) and the 1-second re-read of the job list. They
-//! live as long as the `Timers` value (gloo intervals cancel on drop; the re-read is stopped
-//! and the stream aborted).
+//! reopen the change stream when it is down), the change stream opened again soon after it
+//! ends, and the 1-second re-read of the job list. They live as long as the `Timers` value
+//! (gloo intervals cancel on drop; the re-read is stopped and the stream aborted; a pending
+//! reopening finds no dashboard and ends).
 
 use std::future::Future;
 use std::pin::Pin;
 
-use gloo_timers::callback::Interval;
+use gloo_timers::callback::{Interval, Timeout};
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
 use super::SharedCore;
 use crate::constants::{jobs_key, POLL_INTERVAL_MS, REREAD_INTERVAL_MS};
+use crate::error::CoreError;
 use crate::snapshot::StreamState;
 
 // The re-read looks at the stored text every second in JS and calls into the wasm only when
@@ -74,11 +76,26 @@ pub fn round(core: &SharedCore) {
         let _ = listing.reattach().await;
     }));
     if core.stream_state() == StreamState::Off {
-        let following = core.clone();
-        spawn(Box::pin(async move {
-            let _ = following.follow_changes().await;
-        }));
+        follow(core.clone());
     }
+}
+
+/// Follows the change stream and, when it ends, opens it again after the core's
+/// `reconnect_delay`, unless another follower has opened it meanwhile.
+fn follow(core: SharedCore) {
+    spawn(Box::pin(async move {
+        if let Err(CoreError::Busy(_)) = core.follow_changes().await {
+            return;
+        }
+        if let Some(ms) = core.reconnect_delay() {
+            Timeout::new(ms, move || {
+                if core.stream_state() == StreamState::Off {
+                    follow(core);
+                }
+            })
+            .forget();
+        }
+    }));
 }
 
 /// Runs background work; boxed, so the wasm holds one task adapter for all of it.

@@ -5,7 +5,8 @@
 //! old. `pick` (a video's favourite and decision) and `review` (a reviewer's comment or
 //! decision) carry no id and are not replayed: what changed while a client was away shows at
 //! its next load of the library or links. Comment
-//! lines keep the connection alive through proxies.
+//! lines keep the connection alive through proxies; the stream starts with `retry`, the wait
+//! before a client reconnects.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -27,6 +28,9 @@ use crate::jobs::record::JobRecord;
 
 /// A comment line this often keeps idle connections open.
 const HEARTBEAT: Duration = Duration::from_secs(15);
+/// Sent first as `retry`: how soon a client opens a stream that ended again (it waits twice
+/// as long after each attempt that fails).
+const RECONNECT: Duration = Duration::from_secs(1);
 
 fn job_event(
     state: &AppState,
@@ -57,7 +61,7 @@ fn change_event(state: &AppState, base: &PublicBase, change: &Change) -> Event {
         ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event seen, to resume after it"),
     ),
     responses(
-        (status = 200, description = "Server-Sent Events: `job` (a job as GET /jobs/sora/{job_id} answers it) and `removed`, each with a numbered id; `pick` ({file_name, favourite, decision}) and `review` ({share_id, note}), without ids; heartbeats as comment lines", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Server-Sent Events: `job` (a job as GET /jobs/sora/{job_id} answers it) and `removed`, each with a numbered id; `pick` ({file_name, favourite, decision}) and `review` ({share_id, note}), without ids; heartbeats as comment lines; first a `retry` field, the wait before reconnecting", content_type = "text/event-stream", body = String),
         (status = 400, description = "Invalid project id", body = ErrorBody),
     ),
 )]
@@ -74,6 +78,7 @@ pub async fn stream(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let (start, receiver) = state.jobs.subscribe(&project, last).await;
+    let retry = Event::default().retry(RECONNECT);
     let first: Vec<Event> = match start {
         Start::Missed(changes) => changes
             .iter()
@@ -128,7 +133,8 @@ pub async fn stream(
     let open = crate::metrics::get().stream_opened();
     // Job changes and the others, as they come; a stream that falls behind ends, and the
     // client reconnects.
-    let events = stream::iter(first)
+    let events = stream::once(async { retry })
+        .chain(stream::iter(first))
         .chain(stream::select(live, others))
         .map(move |event| {
             let _open = &open;
