@@ -32,10 +32,37 @@ pub struct Entry {
     /// Its name in the archive.
     pub name: String,
     /// Where its bytes are.
-    pub key: String,
+    pub source: Source,
     pub size: u64,
     /// Unix seconds.
     pub modified: i64,
+}
+
+/// Where an entry's bytes come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The object at this storage key, read in ranges as it is sent.
+    Stored(String),
+    /// Bytes made for the archive (a few KB: a timeline, say).
+    Made(Bytes),
+}
+
+impl Entry {
+    /// An entry of bytes made for the archive.
+    pub fn made(name: String, bytes: Bytes, modified: i64) -> Entry {
+        Entry {
+            name,
+            size: bytes.len() as u64,
+            source: Source::Made(bytes),
+            modified,
+        }
+    }
+}
+
+/// A file name as an archive holds it: `:` (in every job id) is not allowed in Windows file
+/// names.
+pub fn portable(name: &str) -> String {
+    name.replace(':', "_")
 }
 
 /// The archive's length in bytes.
@@ -149,10 +176,14 @@ pub fn archive(
             let mut at = 0;
             while at < entry.size {
                 let end = (at + CHUNK).min(entry.size);
-                let chunk = match storage.read_range(&entry.key, at..end).await {
+                let read = match &entry.source {
+                    Source::Stored(key) => storage.read_range(key, at..end).await,
+                    Source::Made(bytes) => Ok(bytes.slice(at as usize..end as usize)),
+                };
+                let chunk = match read {
                     Ok(chunk) => chunk,
                     Err(e) => {
-                        tracing::error!(key = %entry.key, error = %e, "a ZIP download broke off");
+                        tracing::error!(entry = %entry.name, error = %e, "a ZIP download broke off");
                         let _ = sender.send(Err(std::io::Error::other(e))).await;
                         return;
                     }

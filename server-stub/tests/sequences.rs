@@ -371,3 +371,181 @@ async fn a_take_made_for_a_shot_joins_it_when_saved() {
         "the shot had none: it is chosen"
     );
 }
+
+/// Runs the test tools' Python (`scripts/setup-py.sh` installs it) with `args`: its output.
+fn python(args: &[&std::ffi::OsStr]) -> Vec<u8> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join("target/py/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup-py.sh",
+        python.display()
+    );
+    let output = std::process::Command::new(python)
+        .current_dir(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// What OpenTimelineIO's reader (`tests/python/read_timeline.py`) finds in the file at `path`.
+fn read_with_otio(path: &std::path::Path, fps: u32) -> Value {
+    let fps = fps.to_string();
+    let read = python(&[
+        "tests/python/read_timeline.py".as_ref(),
+        path.as_os_str(),
+        fps.as_ref(),
+    ]);
+    serde_json::from_slice(&read).unwrap()
+}
+
+/// The clips OpenTimelineIO read: name, media reference, source in, length, record in.
+fn clips_read(read: &Value) -> Vec<(String, String, i64, i64, i64)> {
+    read["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_owned(),
+                c["target_url"].as_str().unwrap().to_owned(),
+                c["source_in"].as_i64().unwrap(),
+                c["frames"].as_i64().unwrap(),
+                c["record_in"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelineio_reads() {
+    let h = start();
+    let first = saved(&h, "cut", "a heron lifts off the water").await;
+    let second = saved(&h, "cut", "reeds bending in the wind").await;
+    let sequence = made(&h, json!({"name": "Marsh & <reeds>", "fps": 25})).await;
+    let change = with_shots(
+        &sequence,
+        json!([
+            {"label": "Shot 1: wide", "take": first, "in_s": 0, "out_s": 0.8},
+            {"label": "Shot 2: reeds", "take": second, "in_s": 0.2, "out_s": 1},
+            {"label": "Shot 3: the heron again", "take": first, "in_s": 0.4, "out_s": 0.92},
+        ]),
+    );
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    // Source in, length and record in, in frames at 25 fps; the record side starts at 1 h.
+    // Sources are named as a ZIP holds them (`:` is `_`).
+    let expected = [
+        ("Shot 1: wide", &first, 0, 20, 0),
+        ("Shot 2: reeds", &second, 5, 20, 20),
+        ("Shot 3: the heron again", &first, 10, 13, 40),
+    ];
+    let mut wanted_clips = Vec::new();
+    for (file, content_type) in [
+        ("timeline.otio", "application/json"),
+        ("timeline.xml", "application/xml"),
+        ("timeline.edl", "text/plain; charset=utf-8"),
+    ] {
+        let reply = api(&h.app, "GET", &format!("{}/{file}", uri(&sequence)), None).await;
+        assert_eq!(reply.status, StatusCode::OK, "{file}");
+        assert_eq!(reply.headers[header::CONTENT_TYPE], content_type);
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(file);
+        std::fs::write(&path, &reply.body).unwrap();
+        let read = read_with_otio(&path, 25);
+        let clips = clips_read(&read);
+        let wanted: Vec<(String, String, i64, i64, i64)> = expected
+            .iter()
+            .map(|(label, take, source_in, frames, record_in)| {
+                (
+                    label.to_string(),
+                    format!("media/{}", take.replace(':', "_")),
+                    *source_in,
+                    *frames,
+                    *record_in,
+                )
+            })
+            .collect();
+        assert_eq!(clips, wanted, "{file}");
+        assert_eq!(read["frames"], 53, "{file}: the shots' lengths added");
+        wanted_clips = wanted;
+    }
+
+    // The package: unzipped, each of the three finds every clip's video beside it.
+    let reply = api(
+        &h.app,
+        "GET",
+        &format!("{}/package.zip", uri(&sequence)),
+        None,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.headers[header::CONTENT_TYPE], "application/zip");
+    let folder = tempfile::tempdir().unwrap();
+    let zip = folder.path().join("package.zip");
+    std::fs::write(&zip, &reply.body).unwrap();
+    let unpacked = folder.path().join("unpacked");
+    python(&[
+        "-m".as_ref(),
+        "zipfile".as_ref(),
+        "-e".as_ref(),
+        zip.as_os_str(),
+        unpacked.as_os_str(),
+    ]);
+    let mut names: Vec<String> = std::fs::read_dir(unpacked.join("media"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let mut takes = [&first, &second].map(|t| t.replace(':', "_"));
+    takes.sort();
+    assert_eq!(names, takes, "each source video once");
+    for file in ["timeline.otio", "timeline.xml", "timeline.edl"] {
+        let read = read_with_otio(&unpacked.join(file), 25);
+        assert_eq!(clips_read(&read), wanted_clips, "{file} in the package");
+        assert!(
+            read["clips"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["found"] == true),
+            "{file}: every clip's video is where the timeline says: {read}"
+        );
+    }
+
+    // A take deleted from the library: the export names its shot.
+    let deleted = api(
+        &h.app,
+        "DELETE",
+        &format!("/api/projects/cut/assets/{second}"),
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    let refused = api(
+        &h.app,
+        "GET",
+        &format!("{}/timeline.edl", uri(&sequence)),
+        None,
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        format!("Shot 2 (Shot 2: reeds): its take {second} is no longer in the library")
+    );
+    let missing = api(
+        &h.app,
+        "GET",
+        &format!("{SEQUENCES}/seq_none/timeline.otio"),
+        None,
+    )
+    .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}

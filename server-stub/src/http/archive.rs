@@ -17,7 +17,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
-use crate::zip::{self, Entry};
+use crate::zip::{self, portable, Entry, Source};
 
 /// The most videos one archive holds.
 const MAX_VIDEOS: usize = 100;
@@ -28,11 +28,6 @@ pub struct Chosen {
     /// File names of saved videos, separated by commas (1 to 100).
     #[param(pattern = r"^[A-Za-z0-9._:-]{1,200}(,[A-Za-z0-9._:-]{1,200}){0,99}$")]
     names: String,
-}
-
-/// A name as the archive holds it: `:` (in every job id) is not allowed in Windows file names.
-fn portable(name: &str) -> String {
-    name.replace(':', "_")
 }
 
 #[utoipa::path(
@@ -80,7 +75,7 @@ pub async fn download(
         let video = storage.head(&key).await?.ok_or_else(missing)?;
         entries.push(Entry {
             name: portable(name),
-            key,
+            source: Source::Stored(key),
             size: video.size_bytes,
             modified: video.modified,
         });
@@ -88,25 +83,38 @@ pub async fn download(
         if let Some(json) = storage.head(&metadata).await? {
             entries.push(Entry {
                 name: portable(&format!("{stem}.json")),
-                key: metadata,
+                source: Source::Stored(metadata),
                 size: json.size_bytes,
                 modified: json.modified,
             });
         }
     }
+    tracing::info!(project = %project, files = entries.len(), "a ZIP download");
+    zip_response(
+        storage.clone(),
+        entries,
+        &format!("{project}-videos.zip"),
+        "the chosen videos come to more than 4 GiB: download fewer at once",
+    )
+}
+
+/// The ZIP of `entries`, streamed as it is written, downloaded as `file_name`; 422 saying
+/// `too_large` when it would pass 4 GiB.
+pub(super) fn zip_response(
+    storage: std::sync::Arc<dyn crate::storage::Storage>,
+    entries: Vec<Entry>,
+    file_name: &str,
+    too_large: &str,
+) -> Result<Response, ApiError> {
     let length = zip::length(&entries);
     if length > zip::MAX_BYTES {
-        return Err(ApiError::Unprocessable(
-            "the chosen videos come to more than 4 GiB: download fewer at once".into(),
-        ));
+        return Err(ApiError::Unprocessable(too_large.into()));
     }
-    tracing::info!(project = %project, files = entries.len(), bytes = length, "a ZIP download");
-    let mut response = Body::from_stream(zip::archive(storage.clone(), entries)).into_response();
+    let mut response = Body::from_stream(zip::archive(storage, entries)).into_response();
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/zip"));
     headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
-    if let Ok(disposition) =
-        HeaderValue::from_str(&format!("attachment; filename=\"{project}-videos.zip\""))
+    if let Ok(disposition) = HeaderValue::from_str(&format!("attachment; filename=\"{file_name}\""))
     {
         headers.insert(CONTENT_DISPOSITION, disposition);
     }

@@ -23,6 +23,7 @@ mod review;
 mod sequences;
 mod shares;
 mod spend;
+mod timelines;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
     archive, assets, budget, events, jobs, models, references, review, sequences, shares, spend,
-    AppState, API,
+    timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -61,6 +61,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(shares::revoke))
         .routes(routes!(sequences::create, sequences::list))
         .routes(routes!(sequences::get, sequences::put, sequences::remove))
+        .routes(routes!(timelines::otio))
+        .routes(routes!(timelines::xml))
+        .routes(routes!(timelines::edl))
+        .routes(routes!(timelines::package))
         .routes(routes!(review::show))
         .routes(routes!(review::comment))
         .routes(routes!(review::decide))

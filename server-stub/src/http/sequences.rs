@@ -133,7 +133,10 @@ pub struct Sequences {
 }
 
 /// The file names of the project's library videos.
-async fn library(storage: &dyn Storage, folder: &str) -> Result<HashSet<String>, StorageError> {
+pub(super) async fn library(
+    storage: &dyn Storage,
+    folder: &str,
+) -> Result<HashSet<String>, StorageError> {
     Ok(storage
         .list(&format!("projects/{folder}/"))
         .await?
@@ -197,7 +200,7 @@ fn check_format(fps: f64, size: &str) -> Result<u32, ApiError> {
 }
 
 /// How long the library video `name` is, in seconds, when its metadata says.
-async fn length_of(storage: &dyn Storage, folder: &str, name: &str) -> Option<f64> {
+pub(super) async fn length_of(storage: &dyn Storage, folder: &str, name: &str) -> Option<f64> {
     let stem = name.strip_suffix(".mp4")?;
     let bytes = storage
         .read(&format!("projects/{folder}/{stem}.json"), 64 * 1024)
@@ -445,7 +448,7 @@ pub async fn get(
     )))
 }
 
-fn no_such() -> ApiError {
+pub(super) fn no_such() -> ApiError {
     ApiError::NotFound("No such sequence".into())
 }
 

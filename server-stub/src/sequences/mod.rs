@@ -11,6 +11,7 @@
 
 pub mod frames;
 pub mod locked;
+pub mod timeline;
 
 use rand::RngCore;
 use serde::{Deserialize, Serialize};

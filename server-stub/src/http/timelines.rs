@@ -1,0 +1,233 @@
+//! A sequence handed to an editor: GET /api/projects/{projectId}/sequences/{id}/timeline.otio,
+//! `.xml` (Final Cut Pro 7 XML) and `.edl` (CMX 3600), written by `sequences::timeline`, and
+//! `package.zip`, the three with the source videos under `media/`, where the timelines look
+//! for them. A shot whose take is not chosen, or no longer in the library, refuses the export
+//! with 409 naming the shot.
+
+use std::collections::{HashMap, HashSet};
+
+use bytes::Bytes;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use super::archive::zip_response;
+use super::auth::Authorized;
+use super::error::{ApiError, ErrorBody};
+use super::extract::ApiPath;
+use super::sequences::{length_of, library, no_such};
+use super::{valid_project, AppState};
+use crate::jobs::record::project_folder;
+use crate::sequences::timeline::{self, Cut};
+use crate::zip::{Entry, Source};
+
+/// The three ways a timeline is written.
+#[derive(Clone, Copy)]
+enum Format {
+    Otio,
+    Xml,
+    Edl,
+}
+
+impl Format {
+    const ALL: [Format; 3] = [Format::Otio, Format::Xml, Format::Edl];
+
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Otio => "otio",
+            Format::Xml => "xml",
+            Format::Edl => "edl",
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Format::Otio => "application/json",
+            Format::Xml => "application/xml",
+            Format::Edl => "text/plain; charset=utf-8",
+        }
+    }
+
+    fn write(self, cut: &Cut) -> String {
+        match self {
+            Format::Otio => timeline::otio::write(cut),
+            Format::Xml => timeline::xmeml::write(cut),
+            Format::Edl => timeline::edl::write(cut),
+        }
+    }
+}
+
+/// The sequence `id` of `project` as a cut: every chosen take in the library, with the
+/// lengths its metadata gives.
+async fn cut(state: &AppState, project: &str, id: &str) -> Result<Cut, ApiError> {
+    valid_project(project)?;
+    let storage = state.jobs.storage();
+    let folder = project_folder(project);
+    let sequence = crate::sequences::get(storage.as_ref(), &folder, id)
+        .await?
+        .ok_or_else(no_such)?;
+    let saved = library(storage.as_ref(), &folder).await?;
+    let mut lengths = HashMap::new();
+    for take in sequence.shots.iter().filter_map(|s| s.take.as_ref()) {
+        if saved.contains(take) && !lengths.contains_key(take) {
+            if let Some(seconds) = length_of(storage.as_ref(), &folder, take).await {
+                lengths.insert(take.clone(), seconds);
+            }
+        }
+    }
+    Cut::new(&sequence, &|take| saved.contains(take), &lengths)
+        .map_err(|e| ApiError::Conflict(e.to_string()))
+}
+
+/// A file name for the download: the sequence's name with only letters, digits, spaces, `-`
+/// and `_` kept, and `extension`.
+fn file_name(cut: &Cut, extension: &str) -> String {
+    let stem: String = cut
+        .name
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_') => c,
+            _ => '_',
+        })
+        .collect();
+    format!("{}.{extension}", stem.trim())
+}
+
+async fn answer(
+    state: &AppState,
+    (project, id): (String, String),
+    format: Format,
+) -> Result<Response, ApiError> {
+    let cut = cut(state, &project, &id).await?;
+    let disposition = format!(
+        "attachment; filename=\"{}\"",
+        file_name(&cut, format.extension())
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, format.content_type().to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        format.write(&cut),
+    )
+        .into_response())
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/sequences/{sequence_id}/timeline.otio",
+    tag = "sequences",
+    params(("project_id" = String, Path), ("sequence_id" = String, Path)),
+    responses(
+        (status = 200, description = "The cut as an OpenTimelineIO timeline: one video track, each clip with its source range and its file as `media/{file_name}`", content_type = "application/json", body = Object),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "No such sequence in this project", body = ErrorBody),
+        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+    ),
+)]
+pub async fn otio(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath(path): ApiPath<(String, String)>,
+) -> Result<Response, ApiError> {
+    answer(&state, path, Format::Otio).await
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/sequences/{sequence_id}/timeline.xml",
+    tag = "sequences",
+    params(("project_id" = String, Path), ("sequence_id" = String, Path)),
+    responses(
+        (status = 200, description = "The cut as Final Cut Pro 7 XML (xmeml 4), which Premiere Pro and DaVinci Resolve import", content_type = "application/xml", body = String),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "No such sequence in this project", body = ErrorBody),
+        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+    ),
+)]
+pub async fn xml(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath(path): ApiPath<(String, String)>,
+) -> Result<Response, ApiError> {
+    answer(&state, path, Format::Xml).await
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/sequences/{sequence_id}/timeline.edl",
+    tag = "sequences",
+    params(("project_id" = String, Path), ("sequence_id" = String, Path)),
+    responses(
+        (status = 200, description = "The cut as a CMX 3600 EDL (non-drop timecode at the sequence's rate, the record side from 01:00:00:00)", content_type = "text/plain", body = String),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "No such sequence in this project", body = ErrorBody),
+        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+    ),
+)]
+pub async fn edl(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath(path): ApiPath<(String, String)>,
+) -> Result<Response, ApiError> {
+    answer(&state, path, Format::Edl).await
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/sequences/{sequence_id}/package.zip",
+    tag = "sequences",
+    params(("project_id" = String, Path), ("sequence_id" = String, Path)),
+    responses(
+        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, and every source video under media/ where they look for it (`:` in names becomes `_`), stored without compression", content_type = "application/zip", body = Vec<u8>),
+        (status = 400, description = "Invalid project id", body = ErrorBody),
+        (status = 404, description = "No such sequence in this project", body = ErrorBody),
+        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+        (status = 422, description = "The source videos come to more than 4 GiB", body = ErrorBody),
+    ),
+)]
+pub async fn package(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath((project, id)): ApiPath<(String, String)>,
+) -> Result<Response, ApiError> {
+    let cut = cut(&state, &project, &id).await?;
+    let storage = state.jobs.storage();
+    let folder = project_folder(&project);
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let mut entries: Vec<Entry> = Format::ALL
+        .into_iter()
+        .map(|f| {
+            let name = format!("timeline.{}", f.extension());
+            Entry::made(name, Bytes::from(f.write(&cut)), now)
+        })
+        .collect();
+    let mut packed = HashSet::new();
+    for clip in &cut.clips {
+        if !packed.insert(clip.file_name.as_str()) {
+            continue;
+        }
+        let key = format!("projects/{folder}/{}", clip.file_name);
+        // Deleted since the cut was read: refused as the cut would have been.
+        let gone = || ApiError::Conflict(format!("{} is no longer in the library", clip.file_name));
+        let video = storage.head(&key).await?.ok_or_else(gone)?;
+        entries.push(Entry {
+            name: clip.path(),
+            source: Source::Stored(key),
+            size: video.size_bytes,
+            modified: video.modified,
+        });
+    }
+    tracing::info!(project = %project, sequence = %id, files = entries.len(), "a sequence package");
+    zip_response(
+        storage.clone(),
+        entries,
+        &file_name(&cut, "zip"),
+        "the sequence's videos come to more than 4 GiB",
+    )
+}

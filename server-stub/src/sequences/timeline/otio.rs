@@ -1,0 +1,92 @@
+//! The cut as an OpenTimelineIO timeline (`.otio`, its JSON serialisation): one video track of
+//! clips, each with an external reference to its source file and its source range.
+
+use serde_json::{json, Value};
+
+use super::{Clip, Cut};
+
+fn time(value: u64, fps: u32) -> Value {
+    json!({"OTIO_SCHEMA": "RationalTime.1", "rate": f64::from(fps), "value": value as f64})
+}
+
+fn range(start: u64, frames: u64, fps: u32) -> Value {
+    json!({
+        "OTIO_SCHEMA": "TimeRange.1",
+        "start_time": time(start, fps),
+        "duration": time(frames, fps),
+    })
+}
+
+fn clip(clip: &Clip, fps: u32) -> Value {
+    json!({
+        "OTIO_SCHEMA": "Clip.2",
+        "name": clip.label,
+        "metadata": {},
+        "enabled": true,
+        "effects": [],
+        "markers": [],
+        "source_range": range(clip.source_in, clip.frames(), fps),
+        "active_media_reference_key": "DEFAULT_MEDIA",
+        "media_references": {
+            "DEFAULT_MEDIA": {
+                "OTIO_SCHEMA": "ExternalReference.1",
+                "name": clip.file_name,
+                "metadata": {},
+                "target_url": clip.path(),
+                "available_range": clip.source_frames.map(|frames| range(0, frames, fps)),
+                "available_image_bounds": null,
+            }
+        },
+    })
+}
+
+/// The cut as `.otio` text.
+pub fn write(cut: &Cut) -> String {
+    let track = json!({
+        "OTIO_SCHEMA": "Track.1",
+        "name": "V1",
+        "kind": "Video",
+        "metadata": {},
+        "enabled": true,
+        "effects": [],
+        "markers": [],
+        "source_range": null,
+        "children": cut.clips.iter().map(|c| clip(c, cut.fps)).collect::<Vec<_>>(),
+    });
+    let timeline = json!({
+        "OTIO_SCHEMA": "Timeline.1",
+        "name": cut.name,
+        "metadata": {"studio": {"width": cut.width, "height": cut.height}},
+        "global_start_time": time(cut.record_start(), cut.fps),
+        "tracks": {
+            "OTIO_SCHEMA": "Stack.1",
+            "name": "tracks",
+            "metadata": {},
+            "enabled": true,
+            "effects": [],
+            "markers": [],
+            "source_range": null,
+            "children": [track],
+        },
+    });
+    serde_json::to_string_pretty(&timeline).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clips_carry_their_source_range_and_file() {
+        let text = write(&super::super::tests::cut());
+        let timeline: Value = serde_json::from_str(&text).unwrap();
+        let clips = &timeline["tracks"]["children"][0]["children"];
+        assert_eq!(clips.as_array().unwrap().len(), 3);
+        assert_eq!(clips[1]["source_range"]["start_time"]["value"], 25.0);
+        assert_eq!(clips[1]["source_range"]["duration"]["value"], 75.0);
+        let reference = &clips[0]["media_references"]["DEFAULT_MEDIA"];
+        assert_eq!(reference["target_url"], "media/a.mp4");
+        assert_eq!(reference["available_range"]["duration"]["value"], 200.0);
+        assert_eq!(timeline["global_start_time"]["value"], 90_000.0);
+    }
+}

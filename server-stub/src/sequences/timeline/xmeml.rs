@@ -1,0 +1,107 @@
+//! The cut as Final Cut Pro 7 XML (xmeml version 4), the interchange Premiere Pro and DaVinci
+//! Resolve import: one sequence, one video track, a clip item per shot. A source file is
+//! written in full once (`<file id>` with its path, rate and length) and named by id after.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use super::{timecode, Cut};
+
+/// `text` with XML's five special characters escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn rate(fps: u32) -> String {
+    format!("<rate><timebase>{fps}</timebase><ntsc>FALSE</ntsc></rate>")
+}
+
+/// The cut as `.xml` text.
+pub fn write(cut: &Cut) -> String {
+    let fps = cut.fps;
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE xmeml>\n");
+    let _ = write!(
+        xml,
+        "<xmeml version=\"4\">\n<sequence id=\"sequence-1\">\n<name>{name}</name>\n\
+         <duration>{frames}</duration>\n{rate}\n<timecode>{rate}<string>{start_tc}</string>\
+         <frame>{start}</frame><displayformat>NDF</displayformat></timecode>\n<media>\n<video>\n\
+         <format><samplecharacteristics>{rate}<width>{width}</width><height>{height}</height>\
+         <pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n<track>\n",
+        name = escape(&cut.name),
+        frames = cut.frames(),
+        rate = rate(fps),
+        start_tc = timecode(cut.record_start(), fps),
+        start = cut.record_start(),
+        width = cut.width,
+        height = cut.height,
+    );
+    let mut files: Vec<&str> = Vec::new();
+    let mut written = HashSet::new();
+    for (n, clip) in cut.clips.iter().enumerate() {
+        let file_number = match files.iter().position(|f| *f == clip.file_name) {
+            Some(at) => at + 1,
+            None => {
+                files.push(&clip.file_name);
+                files.len()
+            }
+        };
+        let file = if written.insert(file_number) {
+            let duration = clip
+                .source_frames
+                .map(|frames| format!("<duration>{frames}</duration>"))
+                .unwrap_or_default();
+            format!(
+                "<file id=\"file-{file_number}\"><name>{name}</name><pathurl>{path}</pathurl>\
+                 {rate}{duration}<media><video><samplecharacteristics>{rate}</samplecharacteristics>\
+                 </video></media></file>",
+                name = escape(&clip.file_name),
+                path = escape(&clip.path()),
+                rate = rate(fps),
+            )
+        } else {
+            format!("<file id=\"file-{file_number}\"/>")
+        };
+        let _ = writeln!(
+            xml,
+            "<clipitem id=\"clipitem-{id}\"><name>{label}</name><enabled>TRUE</enabled>\
+             <duration>{duration}</duration>{rate}<start>{start}</start><end>{end}</end>\
+             <in>{source_in}</in><out>{source_out}</out>{file}</clipitem>",
+            id = n + 1,
+            label = escape(&clip.label),
+            duration = clip.source_frames.unwrap_or(clip.source_out),
+            rate = rate(fps),
+            start = clip.record_in,
+            end = clip.record_out(),
+            source_in = clip.source_in,
+            source_out = clip.source_out,
+        );
+    }
+    xml.push_str("</track>\n</video>\n</media>\n</sequence>\n</xmeml>\n");
+    xml
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_is_written_once_and_named_after() {
+        let xml = write(&super::super::tests::cut());
+        assert_eq!(xml.matches("<pathurl>media/a.mp4</pathurl>").count(), 1);
+        assert_eq!(xml.matches("<file id=\"file-1\"/>").count(), 1);
+        assert!(xml.contains("<name>Reel &lt;1&gt; &amp; &quot;2&quot;</name>"));
+        assert!(xml.contains("<start>50</start><end>125</end><in>25</in><out>100</out>"));
+        assert!(xml.contains("<string>01:00:00:00</string><frame>90000</frame>"));
+    }
+}
