@@ -5,7 +5,7 @@
 use super::budget;
 use super::ledger::counts_seconds;
 use super::record::{self, JobRecord, Status};
-use super::{cost, inputs, now, Backend, JobError, JobService, NewJob};
+use super::{estimate, inputs, now, Backend, JobError, JobService, NewJob};
 use crate::providers::Maker;
 
 /// Seconds until the next 00:00 UTC, when daily budgets renew.
@@ -111,7 +111,7 @@ impl JobService {
             .inner
             .catalog
             .price(&model)
-            .and_then(|price| cost::Estimate::of(price, &spec));
+            .and_then(|price| estimate::Estimate::of(price, &spec));
         let caps = budget::Caps {
             project: budget::get(self.inner.storage.as_ref(), &new.project_id)
                 .await?

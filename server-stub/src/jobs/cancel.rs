@@ -15,11 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use super::record::{JobRecord, Status};
+use super::record::{JobRecord, Status, CANCELLED};
 use super::{JobError, JobService};
 use crate::providers::Maker;
-
-pub const CANCELLED: &str = "Cancelled";
 
 pub struct Switch {
     /// Read by the engine between frames.

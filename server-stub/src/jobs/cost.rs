@@ -5,38 +5,15 @@
 //! provider had accepted it, when it costs the estimate.
 
 use serde::{Deserialize, Serialize};
-use studio_core::price::{cents, Price};
+use studio_core::price::cents;
 use utoipa::ToSchema;
 
-use super::cancel::CANCELLED;
-use super::record::{JobRecord, Status};
-use crate::engine::VideoSpec;
+use super::estimate::Estimate;
+use super::record::{JobRecord, Status, CANCELLED};
 use crate::providers::{Usage, UsageUnit};
 
 /// What one Kling credit costs (`final_unit_deduction` is in credits).
 pub const KLING_CREDIT_USD: f64 = 0.14;
-
-/// The price table's figure for a job, as it was when the job was made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    pub usd: f64,
-    /// The date of the price used.
-    pub seen: String,
-    /// For a model billed in tokens: USD per 1,000 at the job's resolution.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usd_per_1000_tokens: Option<f64>,
-}
-
-impl Estimate {
-    /// The estimate of one job of `spec` at `price`; `None` when the price does not cover it.
-    pub fn of(price: &Price, spec: &VideoSpec) -> Option<Estimate> {
-        Some(Estimate {
-            usd: price.estimate(f64::from(spec.seconds), spec.width, spec.height, 1)?,
-            seen: price.seen.clone(),
-            usd_per_1000_tokens: price.token_rate(spec.width, spec.height),
-        })
-    }
-}
 
 /// Where an actual cost comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

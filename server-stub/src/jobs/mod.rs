@@ -12,6 +12,7 @@ mod cancel;
 pub mod cost;
 
 pub mod database;
+pub mod estimate;
 pub mod events;
 mod held;
 mod hosted;

@@ -6,6 +6,9 @@ use super::inputs::Input;
 use crate::engine::{Fit, VideoSpec};
 use crate::providers::Usage;
 
+/// The error a cancelled job ends with.
+pub const CANCELLED: &str = "Cancelled";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -89,7 +92,7 @@ pub struct JobRecord {
     /// The price table's figure for the job when it was made (none when its model has no
     /// known price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimate: Option<super::cost::Estimate>,
+    pub estimate: Option<super::estimate::Estimate>,
     /// The shot of a sequence it is a take of: its video joins the shot's takes when saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shot: Option<crate::sequences::ShotLink>,
@@ -173,7 +176,7 @@ pub fn fixture(project: &str, status: Status, created: &str, usd: f64) -> JobRec
     }))
     .expect("a valid record");
     record.status = status;
-    record.estimate = Some(super::cost::Estimate {
+    record.estimate = Some(super::estimate::Estimate {
         usd,
         seen: "2026-11-01".into(),
         usd_per_1000_tokens: None,
