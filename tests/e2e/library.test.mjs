@@ -132,6 +132,16 @@ test("search by prompt and title, sort by date and size", async () => {
   await t.page.keyboard.press("Home");
   assert.equal(await focused(), "1");
   assert.equal(await t.page.locator(".asset").first().getAttribute("aria-setsize"), "4");
+  // A new width lays the rows out again (fewer columns); the focused card keeps focus. It was
+  // lost to the page's body before.
+  const columns = () =>
+    t.page.evaluate(() => document.querySelector(".asset-row")?.style.gridTemplateColumns);
+  const wide = await columns();
+  await t.page.keyboard.press("End");
+  await t.page.setViewportSize({ width: 700, height: 900 });
+  await waitUntil(async () => (await columns()) !== wide);
+  await waitUntil(async () => (await focused()) === "4");
+  await t.page.setViewportSize({ width: 1440, height: 900 });
   await screenshot(t.page, "library-search");
 });
 

@@ -1,13 +1,15 @@
 // The library's cards in a windowed grid: only the rows on screen (and one beyond each way)
 // are in the DOM, and the core hands over only the cards of a window around them
 // (`showLibraryCards`), so 100,000 videos cost what a few screenfuls cost. Arrow keys, Home
-// and End move between cards; one card is reachable with Tab.
+// and End move between cards; one card is reachable with Tab. A card that had focus keeps it
+// when a new width lays the rows out again.
 import {
   useCallback,
   useEffect,
   useLayoutEffect,
   useRef,
   useState,
+  type FocusEvent,
   type KeyboardEvent,
 } from "react";
 import type { LibraryView } from "../core/types";
@@ -67,6 +69,16 @@ export function AssetGrid({ cards }: Props) {
   const [focused, setFocused] = useState(0);
   const current = Math.min(focused, count - 1);
   const pendingFocus = useRef<number | null>(null);
+  // Whether a card has focus; left true when a new width unmounts it (no blur comes then).
+  const holdsFocus = useRef(false);
+  const laidOutAt = useRef(width);
+  useLayoutEffect(() => {
+    if (laidOutAt.current === width) return;
+    laidOutAt.current = width;
+    if (!holdsFocus.current || grid.current?.contains(document.activeElement)) return;
+    pendingFocus.current = current;
+    rows.reveal(Math.floor(current / columns));
+  });
   useEffect(() => {
     if (pendingFocus.current === null) return;
     const card = grid.current?.querySelector<HTMLElement>(
@@ -77,6 +89,15 @@ export function AssetGrid({ cards }: Props) {
       pendingFocus.current = null;
     }
   });
+
+  const onFocus = (event: FocusEvent<HTMLDivElement>) => {
+    const card = (event.target as HTMLElement).closest<HTMLElement>("[data-position]");
+    holdsFocus.current = card === event.target;
+    if (holdsFocus.current) setFocused(Number(card?.dataset.position) - 1);
+  };
+  const onBlur = (event: FocusEvent<HTMLDivElement>) => {
+    if (!grid.current?.contains(event.relatedTarget)) holdsFocus.current = false;
+  };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const card = (event.target as HTMLElement).closest<HTMLElement>("[data-position]");
@@ -144,6 +165,8 @@ export function AssetGrid({ cards }: Props) {
       className="asset-grid"
       style={{ height: rows.height }}
       onKeyDown={onKeyDown}
+      onFocus={onFocus}
+      onBlur={onBlur}
     >
       {shown}
     </div>
