@@ -186,6 +186,14 @@ async fn bad_changes_are_refused_with_the_shot_named() {
         .collect();
     let message = refused(json!(many)).await;
     assert_eq!(message, "a sequence holds at most 500 shots, not 501");
+    // A shot's takes are capped too; a take named twice counts once.
+    let takes: Vec<String> = (0..101).map(|n| format!("t{n}.mp4")).collect();
+    let message =
+        refused(json!([{"label": "Crowded", "takes": takes, "in_s": 0, "out_s": 1}])).await;
+    assert_eq!(
+        message,
+        "Shot 1 (\"Crowded\"): a shot holds at most 100 takes, not 101"
+    );
 
     for (field, value, said) in [
         ("fps", json!(23), "fps must be 24, 25 or 30, not 23"),
@@ -215,6 +223,13 @@ async fn bad_changes_are_refused_with_the_shot_named() {
     assert_eq!(hostile.status, StatusCode::NOT_FOUND);
     let read = api(&h.app, "GET", &uri(&sequence), None).await.json();
     assert_eq!(read["version"], 1, "nothing refused was kept");
+    let twice = with_shots(
+        &sequence,
+        json!([{"label": "Twice", "takes": [take, take], "take": take, "in_s": 0, "out_s": 0.5}]),
+    );
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(twice)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    assert_eq!(reply.json()["shots"][0]["takes"], json!([take]));
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ use crate::jobs::record::project_folder;
 use crate::project_events::Change;
 use crate::sequences::{
     self, frames, locked, new_id, now, valid_id, Sequence, Shot, DEFAULT_SIZE, FPS_OFFERED,
-    MAX_LABEL, MAX_SHOTS,
+    MAX_LABEL, MAX_SHOTS, MAX_SHOT_TAKES,
 };
 use crate::storage::{Storage, StorageError};
 
@@ -71,7 +71,8 @@ pub struct ShotChange {
     #[schema(max_length = 200)]
     label: String,
     prompt: Option<String>,
-    /// The candidate takes: file names of the project's library videos.
+    /// The candidate takes: file names of the project's library videos, at most 100 (a name
+    /// given twice counts once).
     #[serde(default)]
     takes: Vec<String>,
     /// The chosen take; it joins `takes` when it is not there.
@@ -243,11 +244,19 @@ async fn checked_shots(
             return refuse(format!("the id {id} is given twice"));
         }
         let before = current.shots.iter().find(|s| s.id == id);
-        let mut takes = shot.takes;
-        if let Some(take) = &shot.take {
-            if !takes.contains(take) {
-                takes.push(take.clone());
-            }
+        // Each take once, in the order given; the chosen one joins them when it is not there.
+        let mut seen = HashSet::new();
+        let takes: Vec<String> = shot
+            .takes
+            .into_iter()
+            .chain(shot.take.clone())
+            .filter(|t| seen.insert(t.clone()))
+            .collect();
+        if takes.len() > MAX_SHOT_TAKES {
+            return refuse(format!(
+                "a shot holds at most {MAX_SHOT_TAKES} takes, not {}",
+                takes.len()
+            ));
         }
         for take in &takes {
             let kept = before.is_some_and(|b| b.takes.contains(take));

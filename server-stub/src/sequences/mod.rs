@@ -26,6 +26,8 @@ pub const FPS_OFFERED: [u32; 3] = [24, 25, 30];
 pub const DEFAULT_SIZE: &str = "1280x720";
 /// The most shots a sequence holds.
 pub const MAX_SHOTS: usize = 500;
+/// The most candidate takes a shot holds.
+pub const MAX_SHOT_TAKES: usize = 100;
 /// The longest name or shot label, in characters.
 pub const MAX_LABEL: usize = 200;
 /// A stored sequence is at most this large (500 shots of long labels, prompts and takes).
@@ -98,7 +100,8 @@ pub fn now() -> String {
 
 /// Adds the library video `take` to the takes of the shot `link` names (and makes it the
 /// chosen take if the shot has none), under the sequence's lock: the sequence at its next
-/// version, or `None` when the sequence or shot is gone or already has the take.
+/// version, or `None` when the sequence or shot is gone, already has the take or holds
+/// `MAX_SHOT_TAKES` (the video stays in the library either way).
 pub async fn join_take(
     storage: &dyn Storage,
     database: Option<&Database>,
@@ -115,6 +118,13 @@ pub async fn join_take(
             return Ok(None);
         };
         if shot.takes.iter().any(|t| t == take) {
+            return Ok(None);
+        }
+        if shot.takes.len() >= MAX_SHOT_TAKES {
+            tracing::warn!(
+                sequence = %link.sequence, shot = %link.shot, take,
+                "a shot at its {MAX_SHOT_TAKES} takes did not take another"
+            );
             return Ok(None);
         }
         shot.takes.push(take.to_owned());
@@ -193,4 +203,53 @@ pub async fn all(storage: &dyn Storage, folder: &str) -> Result<Vec<Sequence>, S
 pub async fn remove(storage: &dyn Storage, folder: &str, id: &str) -> Result<(), SequenceError> {
     storage.delete(&key(folder, id)).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Fit;
+    use crate::storage::LocalStorage;
+
+    #[tokio::test]
+    async fn a_shot_at_its_takes_cap_takes_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("data"), dir.path().join("tmp")).unwrap();
+        let takes: Vec<String> = (0..MAX_SHOT_TAKES).map(|n| format!("t{n}.mp4")).collect();
+        let sequence = Sequence {
+            id: "seq_full".into(),
+            name: "Full".into(),
+            fps: 24,
+            size: DEFAULT_SIZE.into(),
+            fit: Fit::Crop,
+            version: 1,
+            shots: vec![Shot {
+                id: "s1".into(),
+                label: "Shot 1".into(),
+                prompt: None,
+                takes: takes[..MAX_SHOT_TAKES - 1].to_vec(),
+                take: Some("t0.mp4".into()),
+                in_frame: 0,
+                out_frame: 24,
+            }],
+            updated_at: now(),
+        };
+        put(&storage, "p", &sequence).await.unwrap();
+        let link = ShotLink {
+            sequence: "seq_full".into(),
+            shot: "s1".into(),
+        };
+        let last = &takes[MAX_SHOT_TAKES - 1];
+        let joined = join_take(&storage, None, "p", "p", &link, last)
+            .await
+            .unwrap();
+        assert_eq!(joined.unwrap().shots[0].takes.len(), MAX_SHOT_TAKES);
+        let refused = join_take(&storage, None, "p", "p", &link, "one-more.mp4")
+            .await
+            .unwrap();
+        assert_eq!(refused, None);
+        let stored = get(&storage, "p", "seq_full").await.unwrap().unwrap();
+        assert_eq!(stored.shots[0].takes.len(), MAX_SHOT_TAKES);
+        assert_eq!(stored.version, 2);
+    }
 }
