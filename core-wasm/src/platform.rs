@@ -91,6 +91,9 @@ pub trait Platform: 'static {
     }
     /// A local storage write; the error text says why it failed (for example the quota).
     fn set_item(&self, key: &str, value: &str) -> Result<(), String>;
+    /// Of the local storage items whose keys start with `prefix`, removes all but the `kept`
+    /// last in key order (nothing when storage is unavailable).
+    fn keep_last(&self, prefix: &str, kept: usize);
     /// Sends a request; `Err` when no response arrived (network failure).
     fn fetch(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, String>>;
     /// Sends a request whose body is read as it arrives (the response's `body` is empty).

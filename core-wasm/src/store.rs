@@ -46,9 +46,13 @@ pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool)
     }
 }
 
+/// Backups kept of one key: the newest.
+pub const BACKUPS_KEPT: usize = 3;
+
 /// Loads the list under `key`, repairing it when damaged: the original text goes to
-/// `backup:{key}:{now}` and the key is rewritten with the valid entries. Never fails: when
-/// storage refuses the repair, the valid entries still come back with the reason.
+/// `backup:{key}:{now}` (the newest `BACKUPS_KEPT` are kept) and the key is rewritten with
+/// the valid entries, only once the backup is written. Never fails: when storage refuses the
+/// repair, the valid entries still come back with the reason.
 pub fn load<T: DeserializeOwned + Serialize>(
     platform: &impl Platform,
     key: &str,
@@ -68,7 +72,11 @@ pub fn load<T: DeserializeOwned + Serialize>(
     let repaired = platform
         .set_item(&backup_key, raw.as_deref().unwrap_or_default())
         .map_err(StoreError)
-        .and_then(|()| save(platform, key, &items));
+        .and_then(|()| {
+            // Backup keys end with the time they were made, which sorts as text.
+            platform.keep_last(&format!("{BACKUP_KEY_PREFIX}{key}:"), BACKUPS_KEPT);
+            save(platform, key, &items)
+        });
     match repaired {
         Ok(repaired) => Loaded {
             items,

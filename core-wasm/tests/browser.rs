@@ -102,20 +102,28 @@ fn recent_projects_live_in_local_storage() {
 }
 
 #[wasm_bindgen_test]
-fn a_corrupted_recent_list_is_kept_aside() {
+fn a_corrupted_recent_list_is_kept_aside_with_the_two_backups_before_it() {
     storage().clear().unwrap();
+    // Three older backups of the same list, and one of another key.
+    for (key, text) in [
+        ("backup:recent-projects:2026-11-01T00:00:00.000Z", "oldest"),
+        ("backup:recent-projects:2026-11-02T00:00:00.000Z", "older"),
+        ("backup:recent-projects:2026-11-03T00:00:00.000Z", "old"),
+        ("backup:jobs:p:2026-10-01T00:00:00.000Z", "another list"),
+    ] {
+        storage().set_item(key, text).unwrap();
+    }
     storage().set_item("recent-projects", "not json").unwrap();
     let studio = Studio::new(JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&studio.snapshot(), &["recent", "length"]), 0);
     let storage = storage();
-    let backup = (0..storage.length().unwrap())
+    let mut kept: Vec<String> = (0..storage.length().unwrap())
         .filter_map(|i| storage.key(i).unwrap())
-        .find(|k| k.starts_with("backup:recent-projects:"))
-        .expect("a backup key");
-    assert_eq!(
-        storage.get_item(&backup).unwrap().as_deref(),
-        Some("not json")
-    );
+        .filter(|k| k.starts_with("backup:"))
+        .map(|k| storage.get_item(&k).unwrap().unwrap())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["another list", "not json", "old", "older"]);
 }
 
 #[wasm_bindgen_test]

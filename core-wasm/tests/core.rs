@@ -73,6 +73,17 @@ impl Platform for Fake {
     fn get_item(&self, key: &str) -> Option<String> {
         self.storage.borrow().get(key).cloned()
     }
+    fn keep_last(&self, prefix: &str, kept: usize) {
+        let mut storage = self.storage.borrow_mut();
+        let keys: Vec<String> = storage
+            .keys()
+            .filter(|k| k.starts_with(prefix))
+            .cloned()
+            .collect();
+        for key in &keys[..keys.len().saturating_sub(kept)] {
+            storage.remove(key);
+        }
+    }
     fn set_item(&self, key: &str, value: &str) -> Result<(), String> {
         if self.full.get() {
             return Err("QuotaExceededError: full".into());
@@ -578,6 +589,49 @@ fn a_corrupted_job_list_loads_what_is_valid_and_keeps_the_text() {
         .borrow()
         .values()
         .any(|v| v == "{not json"));
+}
+
+/// Fails on keeping every backup: each damaged load left one more `backup:` item, for ever,
+/// in a storage of 5 MB.
+#[test]
+fn only_the_newest_three_backups_of_a_list_are_kept() {
+    let core = studio();
+    let backups = || -> Vec<String> {
+        fake(&core)
+            .storage
+            .borrow()
+            .iter()
+            .filter(|(k, _)| k.starts_with("backup:jobs:p1:"))
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    fake(&core).storage.borrow_mut().insert(
+        "backup:jobs:p10:2026-11-20T10:00:00.000Z".into(),
+        "other".into(),
+    );
+    for day in 21..=25 {
+        *fake(&core).now.borrow_mut() = format!("2026-11-{day}T10:00:00.000Z");
+        fake(&core)
+            .storage
+            .borrow_mut()
+            .insert("jobs:p1".into(), format!("damaged on the {day}th"));
+        core.enter_project("p1");
+        core.leave_project();
+    }
+    assert_eq!(
+        backups(),
+        [
+            "damaged on the 23th",
+            "damaged on the 24th",
+            "damaged on the 25th"
+        ]
+    );
+    assert!(
+        fake(&core)
+            .get_item("backup:jobs:p10:2026-11-20T10:00:00.000Z")
+            .is_some(),
+        "another key's backups are its own"
+    );
 }
 
 #[test]

@@ -34,6 +34,18 @@ pub struct BrowserPlatform {
     stamps: Cell<u64>,
 }
 
+// Walking localStorage's keys in JS costs the wasm a few bytes; walked from Rust, each key
+// is copied in and every call crosses over (600 bytes more on the wire).
+#[wasm_bindgen::prelude::wasm_bindgen(
+    inline_js = "export function keepLast(p,n){try{const s=localStorage,k=[];for(let i=0;i<s.length;i++){const x=s.key(i);x.startsWith(p)&&k.push(x)}k.sort();for(const x of k.slice(0,Math.max(0,k.length-n)))s.removeItem(x)}catch{}}"
+)]
+extern "C" {
+    /// Of the localStorage items whose keys start with `prefix`, removes all but the `kept`
+    /// last in key order.
+    #[wasm_bindgen(js_name = keepLast)]
+    fn keep_last(prefix: &str, kept: usize);
+}
+
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
     /// `localStorage` seen as an object whose `getItem` answers the JS string itself (or
@@ -261,6 +273,10 @@ impl Platform for BrowserPlatform {
         let text = value.as_string();
         *self.seen.borrow_mut() = Some((key.to_owned(), value, stamp));
         Some((text, stamp))
+    }
+
+    fn keep_last(&self, prefix: &str, kept: usize) {
+        keep_last(prefix, kept);
     }
 
     fn set_item(&self, key: &str, value: &str) -> Result<(), String> {
