@@ -9,7 +9,8 @@ start_test_server --api-token contract-token
 # A fixed seed keeps CI reproducible; STUDIO_CONTRACT_SEED=random explores new cases.
 seed=(--seed "${STUDIO_CONTRACT_SEED:-20261122}")
 [ "${STUDIO_CONTRACT_SEED:-}" = random ] && seed=()
-timeout 600 "$ROOT/target/py/bin/schemathesis" run "http://127.0.0.1:$port/api/openapi.json" \
+timeout 600 "$ROOT/target/py/bin/schemathesis" --config-file "$ROOT/tests/python/schemathesis.toml" \
+  run "http://127.0.0.1:$port/api/openapi.json" \
   --header "Authorization: Bearer contract-token" --checks all --max-examples 100 \
   --request-timeout 10 "${seed[@]}" --no-color \
   --exclude-path "/projects/{project_id}/events"

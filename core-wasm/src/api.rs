@@ -556,15 +556,26 @@ impl<'a, P: Platform> Api<'a, P> {
             .map_err(ApiError::RevokeShare)
     }
 
-    /// The request for a ZIP of saved videos (file names) with their metadata.
-    pub fn zip_request(&self, project_id: &str, names: &[String]) -> HttpRequest {
-        let names: Vec<String> = names.iter().map(|n| encode_segment(n)).collect();
-        let url = format!(
-            "{}?names={}",
-            self.url(&["projects", project_id, "assets.zip"]),
-            names.join(",")
-        );
-        self.authorised("GET", url)
+    /// The address of a ZIP of saved videos (file names) with their metadata, which the
+    /// browser downloads itself: a ticket asked for with the bearer, good for a few minutes.
+    pub async fn download_url(
+        &self,
+        project_id: &str,
+        names: &[String],
+    ) -> Result<String, ApiError> {
+        let answer = self
+            .call(
+                "POST",
+                self.url(&["projects", project_id, "downloads"]),
+                Some(json!({ "names": names })),
+            )
+            .await
+            .map_err(|(text, body)| ApiError::Download(server_message(&body).unwrap_or(text)))?;
+        let ticket = answer
+            .get("ticket")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::Download("Response is not a download".into()))?;
+        Ok(self.url(&["downloads", ticket]))
     }
 
     /// A call of a review link: its token is in the path, and no bearer goes with it. A

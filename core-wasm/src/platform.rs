@@ -101,13 +101,9 @@ pub trait Platform: 'static {
         &self,
         request: HttpRequest,
     ) -> impl Future<Output = Result<(HttpResponse, Self::Stream), String>>;
-    /// Sends a request and saves its answer as a download named `file_name` (the browser's
-    /// own download, from a Blob it may keep on disk); `Err` with the reason when it failed.
-    fn save_download(
-        &self,
-        request: HttpRequest,
-        file_name: &str,
-    ) -> impl Future<Output = Result<(), String>>;
+    /// Starts the browser's own download of `url` as `file_name`: the browser saves it to disk
+    /// as it arrives and shows its progress; `Err` with the reason when it could not start.
+    fn open_download(&self, url: &str, file_name: &str) -> Result<(), String>;
     /// The current time as an ISO-8601 UTC timestamp.
     fn now_iso(&self) -> String;
     /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone

@@ -114,3 +114,67 @@ async fn a_zip_of_nothing_or_of_strangers_is_refused() {
     .await;
     assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
 }
+
+/// Fails on a ZIP only the page could fetch (with the bearer) and had to hold whole before
+/// saving: a ticket lets the browser download it itself.
+#[tokio::test]
+async fn a_ticket_lets_the_browser_download_the_zip_without_the_bearer() {
+    let h = start();
+    let video = saved(&h, "ticketed", "a paper lantern rising").await;
+    let with_bearer = api(
+        &h.app,
+        "GET",
+        &format!(
+            "/api/projects/ticketed/assets.zip?names={}",
+            encoded(&video)
+        ),
+        None,
+    )
+    .await;
+    let reply = api(
+        &h.app,
+        "POST",
+        "/api/projects/ticketed/downloads",
+        Some(serde_json::json!({"names": [video, video]})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED);
+    let answer = reply.json();
+    assert_eq!(answer["expires_in_s"], 300);
+    let ticket = answer["ticket"].as_str().unwrap().to_owned();
+    let download = |ticket: String| {
+        let app = h.app.clone();
+        async move {
+            let request = request("GET", &format!("/api/downloads/{ticket}"));
+            send(&app, request.body(axum::body::Body::empty()).unwrap()).await
+        }
+    };
+    let reply = download(ticket.clone()).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.headers[header::CONTENT_TYPE], "application/zip");
+    assert_eq!(reply.body, with_bearer.body, "the same archive");
+
+    let mut forged = ticket.clone();
+    forged.insert(1, 'x');
+    assert_eq!(download(forged).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        download("nothing".into()).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let unknown = api(
+        &h.app,
+        "POST",
+        "/api/projects/ticketed/downloads",
+        Some(serde_json::json!({"names": ["gone.mp4"]})),
+    )
+    .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    let none = api(
+        &h.app,
+        "POST",
+        "/api/projects/ticketed/downloads",
+        Some(serde_json::json!({"names": []})),
+    )
+    .await;
+    assert_eq!(none.status, StatusCode::UNPROCESSABLE_ENTITY);
+}

@@ -74,6 +74,9 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
     bar.getByRole("button", { name: "Download selected" }).click(),
   ]);
   assert.equal(download.suggestedFilename(), "client-review-videos.zip");
+  // The browser downloads it itself, from a ticket's address (it was a Blob the page had
+  // filled with the whole archive first).
+  assert.match(download.url(), /\/api\/downloads\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   const zip = readFileSync(await download.path());
   assert.equal(zip.readUInt32LE(0), 0x04034b50, "a ZIP");
   const entries = [`${shared}.mp4`, `${shared}.json`].map((n) => n.replace(":", "_"));

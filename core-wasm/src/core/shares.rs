@@ -2,6 +2,7 @@
 //! a ZIP of them), the project's links with what reviewers said (kept up to date by the event
 //! stream), revoking.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::{Core, Failure, Visit};
@@ -24,6 +25,8 @@ pub struct Shares {
     loaded: bool,
     busy: bool,
     created: Option<Created>,
+    /// A download's ticket is being asked for (not shown: the browser shows the download).
+    downloading: Cell<bool>,
 }
 
 impl<P: Platform> Core<P> {
@@ -150,7 +153,9 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    /// Downloads the selected videos with their metadata as one ZIP; answers how many videos.
+    /// Downloads the selected videos with their metadata as one ZIP, which the browser saves
+    /// as it arrives (a ticket is asked for first); answers how many videos. Refused while
+    /// the last one is still being asked for.
     pub async fn download_selected(&self) -> Result<usize, CoreError> {
         let visit = self.visit()?;
         let names = self.selected_names();
@@ -159,11 +164,21 @@ impl<P: Platform> Core<P> {
                 "Select the videos to download first".into(),
             ));
         }
-        let request = self.api().zip_request(&visit.project, &names);
-        let file_name = format!("{}-videos.zip", visit.project);
-        match self.platform.save_download(request, &file_name).await {
+        if self.shares.read(|s| s.downloading.replace(true)) {
+            return Err(CoreError::Busy("A download".into()));
+        }
+        let outcome = async {
+            let url = self.api().download_url(&visit.project, &names).await?;
+            let file_name = format!("{}-videos.zip", visit.project);
+            self.platform
+                .open_download(&url, &file_name)
+                .map_err(ApiError::Download)
+        }
+        .await;
+        self.shares.read(|s| s.downloading.set(false));
+        match outcome {
             Ok(()) => Ok(names.len()),
-            Err(e) => Err(self.shares_failed(ApiError::Download(e).into(), Failure::Download)),
+            Err(e) => Err(self.shares_failed(e.into(), Failure::Download)),
         }
     }
 

@@ -119,35 +119,6 @@ fn describe(error: &JsValue) -> String {
     }
 }
 
-/// Fetches `request` into a Blob and hands it to the browser as the download `file_name`; the
-/// inner `Err` is a refusal's status text.
-async fn download(request: &HttpRequest, file_name: &str) -> Result<Result<(), String>, JsValue> {
-    let response = respond(request, None).await?;
-    if !response.ok() {
-        let text = response.status_text();
-        return Ok(Err(if text.trim().is_empty() {
-            format!("HTTP {}", response.status())
-        } else {
-            text
-        }));
-    }
-    let blob: web_sys::Blob = JsFuture::from(response.blob()?).await?.dyn_into()?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or_else(|| JsValue::from_str("no document to download from"))?;
-    let anchor: web_sys::HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
-    anchor.set_href(&url);
-    anchor.set_download(file_name);
-    anchor.click();
-    // The download has started from the Blob; its address is freed once it surely has.
-    gloo_timers::callback::Timeout::new(60_000, move || {
-        let _ = web_sys::Url::revoke_object_url(&url);
-    })
-    .forget();
-    Ok(Ok(()))
-}
-
 /// Sends a request with `fetch` (of the window or the worker) and answers its response.
 async fn respond(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<Response, JsValue> {
     let init = RequestInit::new();
@@ -251,10 +222,18 @@ impl Platform for BrowserPlatform {
         storage()?.get_item(key).ok()?
     }
 
-    async fn save_download(&self, request: HttpRequest, file_name: &str) -> Result<(), String> {
-        download(&request, file_name)
-            .await
-            .map_err(|e| describe(&e))?
+    fn open_download(&self, url: &str, file_name: &str) -> Result<(), String> {
+        let start = || -> Result<(), JsValue> {
+            let document = web_sys::window()
+                .and_then(|w| w.document())
+                .ok_or_else(|| JsValue::from_str("no document to download from"))?;
+            let anchor: web_sys::HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
+            anchor.set_href(url);
+            anchor.set_download(file_name);
+            anchor.click();
+            Ok(())
+        };
+        start().map_err(|e| describe(&e))
     }
 
     fn get_item_if_changed(&self, key: &str, known: Option<u64>) -> Option<(Option<String>, u64)> {

@@ -22,6 +22,9 @@ use crate::zip::{self, portable, Entry, Source};
 /// The most videos one archive holds.
 const MAX_VIDEOS: usize = 100;
 
+/// A saved video's file name, as the document says it.
+pub const FILE_NAME_PATTERN: &str = r"^[A-Za-z0-9._:-]{1,200}$";
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Chosen {
@@ -50,19 +53,36 @@ pub async fn download(
     ApiQuery(chosen): ApiQuery<Chosen>,
 ) -> Result<Response, ApiError> {
     valid_project(&project)?;
+    let names = chosen_names(chosen.names.split(','))?;
+    archive_of(&state, &project, &names).await
+}
+
+/// The names of a download, each once: 1 to 100 of them, or 422.
+pub(super) fn chosen_names<'a>(
+    names: impl Iterator<Item = &'a str>,
+) -> Result<Vec<String>, ApiError> {
     let mut seen = HashSet::new();
-    let names: Vec<&str> = chosen
-        .names
-        .split(',')
+    let names: Vec<String> = names
         .map(str::trim)
         .filter(|n| !n.is_empty() && seen.insert(*n))
+        .map(str::to_owned)
         .collect();
     if names.is_empty() || names.len() > MAX_VIDEOS {
         return Err(ApiError::Unprocessable(format!(
             "names must list 1 to {MAX_VIDEOS} saved videos"
         )));
     }
-    let folder = project_folder(&project);
+    Ok(names)
+}
+
+/// The archive's entries: each named video of `project` and its `.json` metadata; 404 naming
+/// a video that is not in the library.
+pub(super) async fn entries_of(
+    state: &AppState,
+    project: &str,
+    names: &[String],
+) -> Result<Vec<Entry>, ApiError> {
+    let folder = project_folder(project);
     let storage = state.jobs.storage();
     let mut entries = Vec::new();
     for name in names {
@@ -89,9 +109,19 @@ pub async fn download(
             });
         }
     }
+    Ok(entries)
+}
+
+/// The ZIP of the named videos of `project` with their metadata.
+pub(super) async fn archive_of(
+    state: &AppState,
+    project: &str,
+    names: &[String],
+) -> Result<Response, ApiError> {
+    let entries = entries_of(state, project, names).await?;
     tracing::info!(project = %project, files = entries.len(), "a ZIP download");
     zip_response(
-        storage.clone(),
+        state.jobs.storage().clone(),
         entries,
         &format!("{project}-videos.zip"),
         "the chosen videos come to more than 4 GiB: download fewer at once",

@@ -7,6 +7,7 @@ mod archive;
 mod assets;
 mod auth;
 mod budget;
+mod downloads;
 pub mod error;
 mod events;
 mod extract;

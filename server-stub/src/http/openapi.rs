@@ -10,10 +10,11 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::archive::FILE_NAME_PATTERN;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
-    archive, assets, budget, events, jobs, models, references, review, sequences, shares, spend,
-    timelines, AppState, API,
+    archive, assets, budget, downloads, events, jobs, models, references, review, sequences,
+    shares, spend, timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -57,6 +58,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(references::list, references::create))
         .routes(routes!(references::remove))
         .routes(routes!(archive::download))
+        .routes(routes!(downloads::create))
+        .routes(routes!(downloads::fetch))
         .routes(routes!(shares::create, shares::list))
         .routes(routes!(shares::revoke))
         .routes(routes!(sequences::create, sequences::list))
@@ -173,6 +176,9 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
             if let Some(size) = schemas.pointer_mut(&format!("/{schema}/properties/size")) {
                 size["pattern"] = json!(SIZE_PATTERN);
             }
+        }
+        if let Some(names) = schemas.pointer_mut("/DownloadRequest/properties/names/items") {
+            names["pattern"] = json!(FILE_NAME_PATTERN);
         }
         // The takes body is the job body (which refuses unknown fields) with `count`: one
         // object, since an allOf of a closed object and another property can never hold.

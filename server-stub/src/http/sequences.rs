@@ -78,10 +78,10 @@ pub struct ShotChange {
     /// The chosen take; it joins `takes` when it is not there.
     take: Option<String>,
     /// Where the shot starts in its take, in seconds (kept as the nearest frame).
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 86400)]
     in_s: f64,
     /// Where it ends, after `in_s`.
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 86400)]
     out_s: f64,
 }
 
