@@ -46,6 +46,9 @@ pub enum ApiError {
     GetAssets(String),
     #[error("Failed to create job: {0}")]
     CreateJob(String),
+    /// A create refused (429) until `retry_after_s` seconds have passed.
+    #[error("Failed to create job: {text}")]
+    CreateLater { text: String, retry_after_s: u32 },
     #[error("Failed to get job status: {0}")]
     GetJobStatus(String),
     #[error("Failed to save job: {0}")]
@@ -127,10 +130,20 @@ impl std::fmt::Display for OverBudget {
     }
 }
 
-/// What a failed create was: over a budget (402 with its figures), or its words.
+/// What a failed create was: over a budget (402 with its figures), refused for a while (429
+/// saying how long), or its words.
 fn create_failure((text, body): (String, String)) -> ApiError {
-    match OverBudget::from_body(&body) {
-        Some(over) => ApiError::OverBudget(over),
+    if let Some(over) = OverBudget::from_body(&body) {
+        return ApiError::OverBudget(over);
+    }
+    let wait = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|b| b.pointer("/error/retry_after_s")?.as_u64());
+    match wait {
+        Some(seconds) => ApiError::CreateLater {
+            text,
+            retry_after_s: seconds.min(3600) as u32,
+        },
         None => ApiError::CreateJob(text),
     }
 }

@@ -247,6 +247,9 @@ pub struct ConsoleView {
     pub default_size: Option<String>,
     pub can_generate: bool,
     pub creating: bool,
+    /// After a create refused for a while (429): when Generate may be tried again, in Unix
+    /// milliseconds; until then the page keeps Generate off and counts down.
+    pub again_at: Option<f64>,
     /// What Generate will cost (`$3.20`) by the chosen model's price, the length and size
     /// chosen (else its defaults), and the takes; null when free or unknown.
     pub estimate: Option<String>,

@@ -633,6 +633,50 @@ fn only_the_newest_three_backups_of_a_list_are_kept() {
     );
 }
 
+/// Fails on Generate being on again at once after a 429: the server's wait was ignored and
+/// the next click was refused the same way.
+#[test]
+fn a_create_refused_for_a_while_keeps_generate_off_until_the_servers_wait_has_passed() {
+    let core = studio();
+    open(&core, "p1");
+    *fake(&core).now.borrow_mut() = "2026-11-26T10:00:00.000Z".into();
+    script(
+        &core,
+        Ok(HttpResponse {
+            status: 429,
+            status_text: "Too Many Requests".into(),
+            body: json!({"error": {"code": "too_many_requests",
+                                   "message": "This project already has 4 jobs", "retry_after_s": 20}})
+            .to_string(),
+        }),
+    );
+    let refused = block_on(core.create_job(Some("a heron"))).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "Failed to create job: Too Many Requests"
+    );
+    let snap = core.snapshot();
+    assert_eq!(
+        snap.banner.unwrap().message,
+        "Failed to create generation job"
+    );
+    let again_at = studio_core::time::parse_iso_millis("2026-11-26T10:00:20.000Z").unwrap();
+    assert_eq!(snap.console.again_at, Some(again_at as f64));
+
+    let requests = fake(&core).requests.borrow().len();
+    *fake(&core).now.borrow_mut() = "2026-11-26T10:00:12.500Z".into();
+    let early = block_on(core.create_job(Some("a heron"))).unwrap_err();
+    assert_eq!(early.to_string(), "Generate can be tried again in 8 s");
+    assert_eq!(
+        fake(&core).requests.borrow().len(),
+        requests,
+        "nothing sent"
+    );
+
+    create(&core, "m:task_a", "2026-11-26T10:00:20.000Z");
+    assert_eq!(core.snapshot().console.again_at, None);
+}
+
 #[test]
 fn a_full_storage_is_reported_and_the_job_is_still_shown() {
     let core = studio();

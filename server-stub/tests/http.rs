@@ -1088,6 +1088,11 @@ async fn active_jobs_are_capped_per_project_and_in_all() {
     assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(again.error_code(), "too_many_requests");
     assert_eq!(again.headers[header::RETRY_AFTER], "20");
+    assert_eq!(
+        again.json()["error"]["retry_after_s"],
+        20,
+        "and in the body, for the page"
+    );
     assert!(again.json()["error"]["message"]
         .as_str()
         .unwrap()

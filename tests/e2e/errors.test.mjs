@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { rmSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { screenshot, serverAndPage, startServer, waitForDone } from "./harness.mjs";
+import { screenshot, serverAndPage, startServer, waitForDone, waitUntil } from "./harness.mjs";
 
 const t = serverAndPage();
 
@@ -35,6 +35,32 @@ test("creation failing: Failed to create generation job", async () => {
   await banner().getByText("Failed to create generation job").waitFor();
   await screenshot(t.page, "error-create");
   assert.equal((await t.page.getByLabel("Prompt").inputValue()).length, 4001, "the prompt is kept");
+});
+
+// Fails on Generate being on again at once after a 429: the server's Retry-After was ignored.
+test("a create refused for a while keeps Generate off, counting down, until the wait is over", async () => {
+  await t.page.goto(`${t.server.url}/errors-429`);
+  await t.page.route("**/api/projects/errors-429/jobs", (route) =>
+    route.request().method() === "POST"
+      ? route.fulfill({
+          status: 429,
+          headers: { "retry-after": "3" },
+          json: {
+            error: { code: "too_many_requests", message: "Busy", retry_after_s: 3 },
+          },
+        })
+      : route.continue(),
+  );
+  await t.page.getByLabel("Prompt").fill("a lantern in the snow");
+  const generate = t.page.getByRole("button", { name: "Generate" });
+  await generate.click();
+  await banner().getByText("Failed to create generation job").waitFor();
+  await t.page.getByText(/^Generate can be tried again in [1-3] s$/).waitFor();
+  assert.ok(await generate.isDisabled(), "Generate waits");
+  await t.page.unroute("**/api/projects/errors-429/jobs");
+  await waitUntil(() => generate.isEnabled());
+  await generate.click();
+  await t.page.locator("li.job").getByText("a lantern in the snow").waitFor();
 });
 
 test("saving failing: Failed to save video to library; missing metadata: Metadata not found", async () => {

@@ -147,6 +147,11 @@ size: string | null,
  */
 defaultSize: string | null, canGenerate: boolean, creating: boolean, 
 /**
+ * After a create refused for a while (429): when Generate may be tried again, in Unix
+ * milliseconds; until then the page keeps Generate off and counts down.
+ */
+againAt: number | null, 
+/**
  * What Generate will cost (`$3.20`) by the chosen model's price, the length and size
  * chosen (else its defaults), and the takes; null when free or unknown.
  */

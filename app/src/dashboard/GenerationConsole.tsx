@@ -3,6 +3,7 @@ import { run, useStudio, useView } from "../core/useStudio";
 import { ShotInputs } from "../shot/ShotInputs";
 import { JobAnnouncer } from "./JobAnnouncer";
 import { JobRow } from "./JobRow";
+import { useSecondsUntil } from "./useSecondsUntil";
 import { useWindowList } from "./useWindowList";
 
 /** The gap between job rows (`.jobs` in styles.css: 0.75rem). */
@@ -65,13 +66,16 @@ function PromptForm() {
     defaultSize,
     canGenerate,
     creating,
+    againAt,
     estimate,
     confirm,
   } = useView("console");
+  // After a create refused for a while (429), Generate waits as long as the server said.
+  const wait = useSecondsUntil(againAt);
 
   const generate = (event?: FormEvent) => {
     event?.preventDefault();
-    if (!canGenerate) return;
+    if (!canGenerate || wait > 0) return;
     const takesText = takes === 1 ? "" : ` for ${takes} takes`;
     if (confirm && !window.confirm(`Generate${takesText} at about ${estimate ?? ""}?`)) return;
     run(studio.createJob(undefined));
@@ -121,7 +125,8 @@ function PromptForm() {
           options={TAKES}
           onChoose={(value) => value !== undefined && studio.setTakes(Number(value))}
         />
-        <button type="submit" className="primary" disabled={!canGenerate}>
+        {wait > 0 && <span className="hint">Generate can be tried again in {wait} s</span>}
+        <button type="submit" className="primary" disabled={!canGenerate || wait > 0}>
           {creating ? "Creating..." : "Generate"}
           {!creating && estimate && <span className="estimate"> · {estimate}</span>}
         </button>

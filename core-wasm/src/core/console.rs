@@ -32,6 +32,8 @@ pub struct Console {
     /// The size of new jobs, `WxH` (the model's default when unset).
     size: Option<String>,
     creating: Creating,
+    /// When Generate may be tried again (Unix ms), after a create refused for a while (429).
+    again_at: Option<i64>,
     /// What each model makes by default, and at what price (from GET /models).
     offers: Vec<Offer>,
 }
@@ -92,6 +94,7 @@ impl<P: Platform> Core<P> {
                 default_size: offer.map(|o| format!("{}x{}", o.width, o.height)),
                 can_generate: !c.draft.trim().is_empty() && c.creating == Creating::Idle,
                 creating: c.creating == Creating::Sending,
+                again_at: c.again_at.map(|at| at as f64),
                 estimate: estimate.map(price::label),
                 confirm: estimate.is_some_and(|usd| usd > confirm_above),
             }
@@ -234,6 +237,13 @@ impl<P: Platform> Core<P> {
         if self.console.read(|c| c.creating == Creating::Sending) {
             return Err(CoreError::Busy("Creating a job".into()));
         }
+        let now_ms = crate::time::parse_iso_millis(&self.platform.now_iso()).unwrap_or(0);
+        if let Some(at) = self.console.read(|c| c.again_at).filter(|at| now_ms < *at) {
+            return Err(CoreError::Refused(format!(
+                "Generate can be tried again in {} s",
+                (at - now_ms + 999) / 1000
+            )));
+        }
         self.write(&self.console, |c| c.creating = Creating::Sending);
         self.dismiss_banner();
         let now = self.platform.now_iso();
@@ -258,7 +268,16 @@ impl<P: Platform> Core<P> {
             stored.map(|()| made[0].clone()).map_err(CoreError::from)
         });
         if self.still(&visit) {
-            self.write(&self.console, |c| c.creating = Creating::Idle);
+            let again_at = match &stored {
+                Err(CoreError::Api(crate::api::ApiError::CreateLater {
+                    retry_after_s, ..
+                })) => Some(now_ms + i64::from(*retry_after_s) * 1000),
+                _ => None,
+            };
+            self.write(&self.console, |c| {
+                c.creating = Creating::Idle;
+                c.again_at = again_at;
+            });
             if let Err(e) = &stored {
                 self.fail(Failure::Create(e.clone()));
             }

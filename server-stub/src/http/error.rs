@@ -56,6 +56,9 @@ pub struct ErrorDetail {
     /// unsupported_media_type, misdirected, too_many_requests, over_budget or internal.
     code: &'static str,
     message: String,
+    /// With 429: seconds until trying again makes sense, as the Retry-After header says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_s: Option<u64>,
 }
 
 /// A create refused for a monthly budget (402): the error with the figures.
@@ -107,6 +110,7 @@ impl IntoResponse for ApiError {
         let error = ErrorDetail {
             code,
             message: self.to_string(),
+            retry_after_s: retry_after,
         };
         let mut response = match &self {
             ApiError::OverBudget(over) => (
@@ -167,6 +171,7 @@ impl<T: serde::Serialize> ConflictBody<T> {
         let error = ErrorDetail {
             code: "conflict",
             message,
+            retry_after_s: None,
         };
         (StatusCode::CONFLICT, Json(ConflictBody { error, current })).into_response()
     }
