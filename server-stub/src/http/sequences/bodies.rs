@@ -1,0 +1,114 @@
+//! What the sequence routes read and answer: a new sequence, a change (the whole sequence
+//! with the version it was made from), and a sequence as read, whole or in the list.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::engine::Fit;
+
+/// A new sequence.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewSequence {
+    /// 1 to 200 characters, not only white space (kept trimmed).
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    pub(super) name: String,
+    /// 24, 25 or 30; 24 when left out (JSON's 25.0 is 25).
+    #[schema(value_type = Option<i64>)]
+    pub(super) fps: Option<f64>,
+    /// `WxH`, each side even and 128 to 1920; 1280x720 when left out.
+    pub(super) size: Option<String>,
+    /// How a take of another shape fills the frame; crop when left out.
+    pub(super) fit: Option<Fit>,
+}
+
+/// A sequence as a PUT sends it: the whole of it, with the version it was made from. Fields
+/// the server keeps (`id`, `duration_s`, `updated_at`, a shot's `take_missing`) may be sent
+/// back as they were read; they are ignored.
+#[derive(Deserialize, ToSchema)]
+pub struct SequenceChange {
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    pub(super) name: String,
+    /// 24, 25 or 30 (JSON's 25.0 is 25).
+    #[schema(value_type = i64)]
+    pub(super) fps: f64,
+    pub(super) size: String,
+    pub(super) fit: Fit,
+    /// The version this change was made from.
+    #[schema(value_type = i64, minimum = 0)]
+    pub(super) version: f64,
+    /// In order, at most 500.
+    #[schema(max_items = 500)]
+    pub(super) shots: Vec<ShotChange>,
+}
+
+/// A shot as a PUT sends it.
+#[derive(Deserialize, ToSchema)]
+pub struct ShotChange {
+    /// Kept when given (letters, digits, `_` and `-`); made when left out.
+    pub(super) id: Option<String>,
+    /// At most 200 characters: "Shot 3: close-up".
+    #[schema(max_length = 200)]
+    pub(super) label: String,
+    pub(super) prompt: Option<String>,
+    /// The candidate takes: file names of the project's library videos, at most 100 (a name
+    /// given twice counts once).
+    #[serde(default)]
+    pub(super) takes: Vec<String>,
+    /// The chosen take; it joins `takes` when it is not there.
+    pub(super) take: Option<String>,
+    /// Where the shot starts in its take, in seconds (kept as the nearest frame).
+    #[schema(minimum = 0, maximum = 86400)]
+    pub(super) in_s: f64,
+    /// Where it ends, after `in_s`.
+    #[schema(minimum = 0, maximum = 86400)]
+    pub(super) out_s: f64,
+}
+
+/// A sequence whole.
+#[derive(Serialize, ToSchema)]
+pub struct SequenceView {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) fps: u32,
+    pub(super) size: String,
+    pub(super) fit: Fit,
+    pub(super) version: u64,
+    pub(super) shots: Vec<ShotView>,
+    /// The shots' lengths added, in whole frames, as seconds.
+    pub(super) duration_s: f64,
+    /// RFC 3339.
+    pub(super) updated_at: String,
+}
+
+/// A shot as read.
+#[derive(Serialize, ToSchema)]
+pub struct ShotView {
+    pub(super) id: String,
+    pub(super) label: String,
+    pub(super) prompt: Option<String>,
+    pub(super) takes: Vec<String>,
+    pub(super) take: Option<String>,
+    pub(super) in_s: f64,
+    pub(super) out_s: f64,
+    /// The chosen take is no longer in the library: the shot keeps its place, and an export
+    /// refuses until another take is chosen.
+    pub(super) take_missing: bool,
+}
+
+/// A sequence in the project's list.
+#[derive(Serialize, ToSchema)]
+pub struct SequenceSummary {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) version: u64,
+    pub(super) shot_count: usize,
+    pub(super) duration_s: f64,
+    pub(super) updated_at: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Sequences {
+    /// Most recently changed first.
+    pub(super) sequences: Vec<SequenceSummary>,
+}

@@ -1,0 +1,151 @@
+//! What a sequence's create and change must hold: a name, a rate and size offered, and shots
+//! whose takes are in the library and whose points are in order and inside their takes. Each
+//! refusal names what it refuses (422).
+
+use std::collections::HashSet;
+
+use super::ShotChange;
+use crate::http::assets::valid_file_name;
+use crate::http::error::ApiError;
+use crate::sequences::{
+    frames, new_id, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS, MAX_SHOT_TAKES,
+};
+use crate::storage::{Storage, StorageError};
+
+/// The file names of the project's library videos.
+pub(in crate::http) async fn library(
+    storage: &dyn Storage,
+    folder: &str,
+) -> Result<HashSet<String>, StorageError> {
+    Ok(storage
+        .list(&format!("projects/{folder}/"))
+        .await?
+        .iter()
+        .map(|o| crate::storage::file_name(&o.key))
+        .filter(|name| name.ends_with(".mp4"))
+        .map(str::to_owned)
+        .collect())
+}
+
+pub(super) fn check_name(name: &str) -> Result<String, ApiError> {
+    if name.trim().is_empty() || name.chars().count() > MAX_LABEL {
+        return Err(ApiError::Unprocessable(format!(
+            "name must be 1 to {MAX_LABEL} characters"
+        )));
+    }
+    Ok(name.trim().to_owned())
+}
+
+/// The frame rate `fps` names, when it is one offered; and `size`, checked.
+pub(super) fn check_format(fps: f64, size: &str) -> Result<u32, ApiError> {
+    let Some(&fps) = FPS_OFFERED.iter().find(|&&f| f64::from(f) == fps) else {
+        return Err(ApiError::Unprocessable(format!(
+            "fps must be 24, 25 or 30, not {fps}"
+        )));
+    };
+    if studio_core::video_size::parse(size).is_none() {
+        return Err(ApiError::Unprocessable(format!(
+            "size must be WxH, each side even and 128 to 1920, not {size}"
+        )));
+    }
+    Ok(fps)
+}
+
+/// How long the library video `name` is, in seconds, when its metadata says.
+pub(in crate::http) async fn length_of(
+    storage: &dyn Storage,
+    folder: &str,
+    name: &str,
+) -> Option<f64> {
+    let stem = name.strip_suffix(".mp4")?;
+    let bytes = storage
+        .read(&format!("projects/{folder}/{stem}.json"), 64 * 1024)
+        .await
+        .ok()?;
+    let metadata: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    metadata.get("seconds")?.as_f64()
+}
+
+/// The shots of a change, checked: each refusal names the shot. Takes and ends already in
+/// `current` are not checked again (a take deleted since stays, and says it is missing).
+pub(super) async fn checked_shots(
+    storage: &dyn Storage,
+    folder: &str,
+    saved: &HashSet<String>,
+    fps: u32,
+    shots: Vec<ShotChange>,
+    current: &Sequence,
+) -> Result<Vec<Shot>, ApiError> {
+    if shots.len() > MAX_SHOTS {
+        return Err(ApiError::Unprocessable(format!(
+            "a sequence holds at most {MAX_SHOTS} shots, not {}",
+            shots.len()
+        )));
+    }
+    let mut ids = HashSet::new();
+    let mut checked = Vec::with_capacity(shots.len());
+    for (at, shot) in shots.into_iter().enumerate() {
+        let named = format!("Shot {} (\"{}\")", at + 1, shot.label);
+        let refuse = |why: String| Err(ApiError::Unprocessable(format!("{named}: {why}")));
+        if shot.label.chars().count() > MAX_LABEL {
+            return refuse(format!("the label is over {MAX_LABEL} characters"));
+        }
+        let id = match shot.id {
+            Some(id) if !valid_id(&id) => return refuse(format!("{id} is not a shot id")),
+            Some(id) => id,
+            None => new_id("shot"),
+        };
+        if !ids.insert(id.clone()) {
+            return refuse(format!("the id {id} is given twice"));
+        }
+        let before = current.shots.iter().find(|s| s.id == id);
+        // Each take once, in the order given; the chosen one joins them when it is not there.
+        let mut seen = HashSet::new();
+        let takes: Vec<String> = shot
+            .takes
+            .into_iter()
+            .chain(shot.take.clone())
+            .filter(|t| seen.insert(t.clone()))
+            .collect();
+        if takes.len() > MAX_SHOT_TAKES {
+            return refuse(format!(
+                "a shot holds at most {MAX_SHOT_TAKES} takes, not {}",
+                takes.len()
+            ));
+        }
+        for take in &takes {
+            let kept = before.is_some_and(|b| b.takes.contains(take));
+            let saved_now = valid_file_name(take) && saved.contains(take);
+            if !(kept || saved_now) {
+                return refuse(format!("the take {take} is not in the project's library"));
+            }
+        }
+        let (Some(in_frame), Some(out_frame)) = (
+            frames::of_seconds(shot.in_s, fps),
+            frames::of_seconds(shot.out_s, fps),
+        ) else {
+            return refuse("in_s and out_s must be seconds from 0".into());
+        };
+        if in_frame >= out_frame {
+            return refuse("in_s must come before out_s by a frame or more".into());
+        }
+        let unchanged = before.is_some_and(|b| b.take == shot.take && b.out_frame == out_frame);
+        if let (Some(take), false) = (&shot.take, unchanged) {
+            if let Some(length) = length_of(storage, folder, take).await {
+                if frames::seconds(out_frame, fps) > length + 0.5 / f64::from(fps) {
+                    return refuse(format!("out_s is past the end of {take} ({length} s)"));
+                }
+            }
+        }
+        checked.push(Shot {
+            id,
+            label: shot.label,
+            prompt: shot.prompt,
+            takes,
+            take: shot.take,
+            in_frame,
+            out_frame,
+        });
+    }
+    Ok(checked)
+}
