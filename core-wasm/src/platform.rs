@@ -5,14 +5,22 @@ use crate::part::Part;
 use crate::time::TimeStyle;
 use std::future::Future;
 
+/// A file as the host holds it: in the browser the `Blob` itself, which `fetch` sends as it
+/// reads it (its bytes are never copied into the wasm, whose memory never shrinks); natively,
+/// its bytes.
+#[cfg(target_arch = "wasm32")]
+pub type FileBytes = web_sys::Blob;
+#[cfg(not(target_arch = "wasm32"))]
+pub type FileBytes = Vec<u8>;
+
 /// What a request carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     /// JSON text (`Content-Type: application/json`).
     Json(String),
-    /// A file's bytes with their own content type (a reference image upload).
+    /// A file with its own content type (a reference image upload).
     File {
-        bytes: Vec<u8>,
+        bytes: FileBytes,
         content_type: String,
     },
 }

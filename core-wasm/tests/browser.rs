@@ -317,3 +317,40 @@ async fn the_one_second_reread_picks_up_another_tabs_jobs() {
     assert!(seen, "the second change was read too");
     studio.leave_project();
 }
+
+/// A picture as the page holds it: a `Blob` of `bytes` (in JS memory) of type `kind`.
+fn blob(bytes: &js_sys::Uint8Array, kind: &str) -> web_sys::Blob {
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(kind);
+    web_sys::Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(bytes), &options)
+        .unwrap()
+}
+
+/// The wasm's memory, in bytes (it grows and never shrinks).
+fn wasm_memory() -> u32 {
+    wasm_bindgen::memory()
+        .unchecked_into::<js_sys::WebAssembly::Memory>()
+        .buffer()
+        .unchecked_into::<js_sys::ArrayBuffer>()
+        .byte_length()
+}
+
+/// Fails on copying each picture into the wasm before sending it: the memory grew by the
+/// picture's size, for good.
+#[wasm_bindgen_test]
+async fn a_picture_goes_to_the_server_from_its_blob_without_entering_the_wasm() {
+    let studio = studio();
+    studio.enter_project("wasm-upload");
+    let before = wasm_memory();
+    let big = js_sys::Uint8Array::new_with_length(16 << 20);
+    let refused = JsFuture::from(studio.upload_reference(blob(&big, "image/png"))).await;
+    assert!(refused.is_err(), "16 MB of zeros is no picture");
+    let grown = wasm_memory() - before;
+    assert!(grown < 4 << 20, "the wasm grew by {grown} bytes");
+
+    let png = js_sys::Uint8Array::from(&include_bytes!("fixtures/blue-64.png")[..]);
+    let id = JsFuture::from(studio.upload_reference(blob(&png, "image/png")))
+        .await
+        .unwrap();
+    assert!(id.as_string().unwrap().starts_with("ref_"), "{id:?}");
+}

@@ -1,5 +1,7 @@
 //! The core's state machine driven natively by a fake platform: scripted HTTP answers, an
-//! in-memory local storage and a fixed clock.
+//! in-memory local storage and a fixed clock. (Native only: in the browser a file is a `Blob`,
+//! tested in `browser.rs` and end to end.)
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};

@@ -131,10 +131,10 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    /// Adds an uploaded picture (its bytes and content type) to the project's references.
+    /// Adds an uploaded picture (the file and its content type) to the project's references.
     pub async fn upload_reference(
         &self,
-        bytes: Vec<u8>,
+        bytes: crate::platform::FileBytes,
         content_type: &str,
     ) -> Result<String, CoreError> {
         let body = Body::File {

@@ -142,7 +142,7 @@ async fn respond(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<
     }
     match &request.body {
         Some(Body::Json(text)) => init.set_body(&JsValue::from_str(text)),
-        Some(Body::File { bytes, .. }) => init.set_body(&js_sys::Uint8Array::from(&bytes[..])),
+        Some(Body::File { bytes, .. }) => init.set_body(bytes),
         None => {}
     }
     if let Some(signal) = signal {

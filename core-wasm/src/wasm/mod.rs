@@ -536,11 +536,8 @@ impl Studio {
                     "The image is larger than 20 MB".to_owned(),
                 ));
             }
-            let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
-                .await
-                .map_err(|_| CoreError::Refused("The file could not be read".to_owned()))?;
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            core.upload_reference(bytes, &file.type_()).await
+            let content_type = file.type_();
+            core.upload_reference(file, &content_type).await
         })
     }
 
