@@ -237,7 +237,7 @@ impl<P: Platform> Core<P> {
         if self.console.read(|c| c.creating == Creating::Sending) {
             return Err(CoreError::Busy("Creating a job".into()));
         }
-        let now_ms = crate::time::parse_iso_millis(&self.platform.now_iso()).unwrap_or(0);
+        let now_ms = super::now_millis(&self.platform);
         if let Some(at) = self.console.read(|c| c.again_at).filter(|at| now_ms < *at) {
             return Err(CoreError::Refused(format!(
                 "Generate can be tried again in {} s",

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 
-use super::{Core, Failure, Visit};
+use super::{now_millis, Core, Failure, Visit};
 use crate::api::{failure_text, ApiError};
 use crate::constants::{jobs_key, POLL_INTERVAL_MS, PROGRESS_WRITE_EVERY_MS};
 use crate::error::CoreError;
@@ -527,11 +527,6 @@ impl<P: Platform> Core<P> {
             .read(|j| *j.last_event.borrow_mut() = event.id.clone());
         Ok(saved)
     }
-}
-
-/// The platform's time in Unix milliseconds.
-fn now_millis(platform: &impl Platform) -> i64 {
-    crate::time::parse_iso_millis(&platform.now_iso()).unwrap_or(0)
 }
 
 fn without(jobs: &[Job], id: &str) -> Vec<Job> {

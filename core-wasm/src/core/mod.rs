@@ -32,6 +32,11 @@ use crate::snapshot::Snapshot;
 use crate::time::TimeStyle;
 use slice::Slice;
 
+/// The platform's time in Unix milliseconds.
+fn now_millis(platform: &impl Platform) -> i64 {
+    crate::time::parse_iso_millis(&platform.now_iso()).unwrap_or(0)
+}
+
 /// One visit of a project's dashboard. An answer that arrives after the visit ended (the
 /// user left, or came back since) changes nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
