@@ -81,13 +81,25 @@ pub fn track_info(video: impl Read + Seek, size: u64) -> Result<TrackInfo, Frame
     })
 }
 
-/// Decodes samples of one track, from a starting sample on, yielding pictures in display order.
+/// Which of `pictures` pictures spread evenly over `seconds` shows at `at` seconds. A time on
+/// a picture's start is that picture's, whatever the float rounding of the division.
+pub fn picture_at(at: f64, seconds: f64, pictures: u32) -> u32 {
+    let per_picture = seconds / f64::from(pictures.max(1));
+    ((at / per_picture + 1e-6).floor().max(0.0) as u32).min(pictures.saturating_sub(1))
+}
+
+/// Decodes samples of one track, from the first on, yielding pictures in display order.
 pub struct FrameReader<R: Read + Seek> {
     reader: mp4::Mp4Reader<R>,
     track: u32,
     length_size: usize,
     decoder: Decoder,
     stream: Vec<u8>,
+    /// The next sample to decode (1-based).
+    next: u32,
+    /// Pictures the decoder handed back at the end, not yet taken.
+    held: std::collections::VecDeque<RgbImage>,
+    flushed: bool,
 }
 
 impl<R: Read + Seek> FrameReader<R> {
@@ -125,16 +137,51 @@ impl<R: Read + Seek> FrameReader<R> {
             )
             .map_err(decode_error)?,
             stream,
+            next: 1,
+            held: std::collections::VecDeque::new(),
+            flushed: false,
         })
     }
 
-    /// Samples in the track (1-based numbers up to this).
+    /// Samples in the track.
     pub fn samples(&self) -> u32 {
         self.reader.tracks()[&self.track].sample_count()
     }
 
+    /// The track's length in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.reader.tracks()[&self.track].duration().as_secs_f64()
+    }
+
+    /// The next picture in display order, or `None` after the last.
+    pub fn next_picture(&mut self) -> Result<Option<RgbImage>, FrameError> {
+        while self.next <= self.samples() {
+            let n = self.next;
+            self.next += 1;
+            if let Some(picture) = self.decode(n)? {
+                return Ok(Some(picture));
+            }
+        }
+        if !self.flushed {
+            self.flushed = true;
+            let remaining = self.decoder.flush_remaining().map_err(decode_error)?;
+            self.held = remaining.iter().map(rgb).collect();
+        }
+        Ok(self.held.pop_front())
+    }
+
+    /// The picture the first sample holds, reading no other sample (a poster has only its
+    /// bytes).
+    pub fn first_picture(&mut self) -> Result<Option<RgbImage>, FrameError> {
+        if let Some(picture) = self.decode(1)? {
+            return Ok(Some(picture));
+        }
+        let remaining = self.decoder.flush_remaining().map_err(decode_error)?;
+        Ok(remaining.first().map(rgb))
+    }
+
     /// Decodes sample `n` (1-based): the picture it completes, if any yet.
-    pub fn decode(&mut self, n: u32) -> Result<Option<RgbImage>, FrameError> {
+    fn decode(&mut self, n: u32) -> Result<Option<RgbImage>, FrameError> {
         let sample = self
             .reader
             .read_sample(self.track, n)
@@ -149,17 +196,6 @@ impl<R: Read + Seek> FrameReader<R> {
         self.stream.clear();
         Ok(picture)
     }
-
-    /// The pictures still held back for reordering, in display order.
-    pub fn flush(&mut self) -> Result<Vec<RgbImage>, FrameError> {
-        Ok(self
-            .decoder
-            .flush_remaining()
-            .map_err(decode_error)?
-            .iter()
-            .map(rgb)
-            .collect())
-    }
 }
 
 /// The picture shown at `at`. Decodes from the first sample on, so frames that a provider's
@@ -172,39 +208,24 @@ pub fn frame_at(video: impl Read + Seek, size: u64, at: At) -> Result<RgbImage, 
             "the video track has no frames".into(),
         ));
     }
-    let info_seconds = frames.reader.tracks()[&frames.track]
-        .duration()
-        .as_secs_f64();
+    let seconds = frames.seconds();
     let wanted = match at {
         At::First => 0,
         At::Last => total - 1,
-        At::Seconds(s) if !(0.0..=info_seconds).contains(&s) || !s.is_finite() => {
-            return Err(FrameError::PastTheEnd(info_seconds));
+        At::Seconds(s) if !(0.0..=seconds).contains(&s) || !s.is_finite() => {
+            return Err(FrameError::PastTheEnd(seconds));
         }
-        At::Seconds(s) => {
-            let per_frame = info_seconds / f64::from(total);
-            ((s / per_frame).floor() as u32).min(total - 1)
-        }
+        At::Seconds(s) => picture_at(s, seconds, total),
     };
-    let mut shown = 0u32;
     let mut last = None;
-    for n in 1..=total {
-        if let Some(picture) = frames.decode(n)? {
-            if shown == wanted {
-                return Ok(picture);
-            }
-            shown += 1;
-            last = Some(picture);
+    for shown in 0..=wanted {
+        match frames.next_picture()? {
+            Some(picture) if shown == wanted => return Ok(picture),
+            Some(picture) => last = Some(picture),
+            // Fewer pictures than samples (a damaged tail): the last one there is.
+            None => break,
         }
     }
-    for picture in frames.flush()? {
-        if shown == wanted {
-            return Ok(picture);
-        }
-        shown += 1;
-        last = Some(picture);
-    }
-    // Fewer pictures than samples (a damaged tail): the last one there is.
     last.ok_or_else(|| FrameError::Decode("no picture in the video".into()))
 }
 

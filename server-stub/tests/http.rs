@@ -970,6 +970,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "POST /projects/{project_id}/jobs",
             "POST /projects/{project_id}/references",
             "POST /projects/{project_id}/sequences",
+            "POST /projects/{project_id}/sequences/{sequence_id}/exports",
             "POST /projects/{project_id}/shares",
             "POST /projects/{project_id}/takes",
             "POST /review/{token}/comments",

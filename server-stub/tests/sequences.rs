@@ -564,3 +564,128 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
+
+/// Peak signal-to-noise ratio of `b` against `a`, in dB.
+fn psnr(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    let squared: f64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+        .sum();
+    10.0 * (255.0 * 255.0 / (squared / a.as_raw().len() as f64).max(1e-9)).log10()
+}
+
+#[tokio::test]
+async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
+    use server_stub::frames::{frame_at, track_info, At};
+    let h = start();
+    let first = saved(&h, "cut", "a heron lifts off the water").await;
+    let second = saved(&h, "cut", "reeds bending in the wind").await;
+    let sequence = made(
+        &h,
+        json!({"name": "Marsh", "fps": 25, "size": "320x240", "fit": "pad"}),
+    )
+    .await;
+    let exports = format!("{}/exports", uri(&sequence));
+
+    let empty = api(&h.app, "POST", &exports, Some(json!({"format": "mp4"}))).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let shots = json!([
+        {"label": "Shot 1: wide", "take": first, "in_s": 0.2, "out_s": 0.8},
+        {"label": "Shot 2: reeds", "take": second, "in_s": 0.4, "out_s": 1},
+        {"label": "Shot 3: untaken", "in_s": 0, "out_s": 0.4},
+    ]);
+    let reply = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, shots.clone())),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let untaken = api(&h.app, "POST", &exports, Some(json!({"format": "mp4"}))).await;
+    assert_eq!(untaken.status, StatusCode::CONFLICT);
+    assert!(untaken.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Shot 3 (Shot 3: untaken)"));
+    let mut cut = reply.json();
+    cut["shots"].as_array_mut().unwrap().pop();
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(cut)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let version = reply.json()["version"].clone();
+    for bad in [
+        json!({"format": "mov"}),
+        json!({}),
+        json!({"format": "mp4", "x": 1}),
+    ] {
+        let refused = api(&h.app, "POST", &exports, Some(bad.clone())).await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    }
+    let missing = api(
+        &h.app,
+        "POST",
+        &format!("{SEQUENCES}/seq_none/exports"),
+        Some(json!({"format": "mp4"})),
+    )
+    .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+
+    let reply = api(&h.app, "POST", &exports, Some(json!({"format": "mp4"}))).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    let job = reply.json();
+    assert_eq!(job["model"], "sequence");
+    assert_eq!(
+        (job["size"].as_str(), job["fps"].as_u64()),
+        (Some("320x240"), Some(25))
+    );
+    let id = job["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let done = api(
+        &h.app,
+        "GET",
+        &format!("/api/jobs/sora/{}", encoded(&id)),
+        None,
+    )
+    .await;
+    let key = done.json()["final_r2_key"].as_str().map(str::to_owned);
+    assert_eq!(
+        key.as_deref(),
+        Some(format!("projects/cut/{id}.mp4").as_str()),
+        "saved when done"
+    );
+
+    let library = h.dir.path().join("data/media/projects/cut");
+    let metadata: Value =
+        serde_json::from_slice(&std::fs::read(library.join(format!("{id}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(
+        metadata["lineage"],
+        json!({"sequence": {"id": sequence["id"], "version": version},
+               "shots": [{"file_name": first, "in_s": 0.2, "out_s": 0.8},
+                         {"file_name": second, "in_s": 0.4, "out_s": 1.0}]})
+    );
+    assert_eq!(metadata["duration"], 1.2);
+
+    // 15 frames of the first take from 0.2 s, then 15 of the second from 0.4 s.
+    let video = std::fs::read(library.join(format!("{id}.mp4"))).unwrap();
+    let size = video.len() as u64;
+    let info = track_info(std::io::Cursor::new(&video), size).unwrap();
+    assert_eq!((info.width, info.height, info.frames), (320, 240, 30));
+    assert!((info.seconds - 1.2).abs() <= 1.0 / 25.0, "{}", info.seconds);
+    for (take, in_s, record_s) in [(&first, 0.2, 0.0), (&second, 0.4, 0.6)] {
+        let source = std::fs::read(library.join(take)).unwrap();
+        let source = frame_at(
+            std::io::Cursor::new(&source),
+            source.len() as u64,
+            At::Seconds(in_s),
+        )
+        .unwrap();
+        let expected =
+            server_stub::engine::fit_image(&source, 320, 240, server_stub::engine::Fit::Pad);
+        let shown = frame_at(std::io::Cursor::new(&video), size, At::Seconds(record_s)).unwrap();
+        let quality = psnr(&expected, &shown);
+        assert!(quality >= 30.0, "{take} at {record_s} s: {quality:.1} dB");
+    }
+}

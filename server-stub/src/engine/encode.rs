@@ -1,5 +1,6 @@
-//! Encodes rendered frames to H.264 with OpenH264 and muxes them into a fast-start MP4
-//! (moov before mdat) with muxide. Rendering and encoding run on two threads.
+//! Encodes frames to H.264 with OpenH264, on two threads: one draws each frame (the scene's
+//! renderer, or a cut's source pictures), the other encodes it and hands the bitstream to the
+//! muxer. Renders are muxed into a fast-start MP4 (moov before mdat) with muxide.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -17,48 +18,48 @@ use openh264::OpenH264API;
 use super::render::{Frame, Renderer};
 use super::{EngineError, VideoSpec};
 
-/// Frames in flight between the render thread and the encoder.
+/// Frames in flight between the drawing thread and the encoder.
 const PIPELINE_DEPTH: usize = 4;
+
+/// What an encode makes: its size, rate and number of frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    pub width: u32,
+    pub height: u32,
+    pub fps: u32,
+    pub frames: u32,
+}
 
 /// Constant quality: with rate control off OpenH264 encodes every frame at its fixed QP, so
 /// no frame is skipped (each has a timestamp) and there is no bitrate target to warn about.
-fn encoder_for(spec: &VideoSpec) -> Result<Encoder, EngineError> {
+fn encoder_for(output: &Output) -> Result<Encoder, EngineError> {
     let config = EncoderConfig::new()
-        .max_frame_rate(FrameRate::from_hz(spec.fps as f32))
+        .max_frame_rate(FrameRate::from_hz(output.fps as f32))
         .rate_control_mode(RateControlMode::Off)
         .skip_frames(false)
         .usage_type(UsageType::CameraVideoRealTime)
-        .intra_frame_period(IntraFramePeriod::from_num_frames(spec.fps * 2))
+        .intra_frame_period(IntraFramePeriod::from_num_frames(output.fps * 2))
         .num_threads(1);
     Encoder::with_api_config(OpenH264API::from_source(), config)
         .map_err(|e| EngineError::Encode(e.to_string()))
 }
 
-/// Renders and encodes the whole clip to `out`, reporting encoded frames as it goes.
-/// Returns early with `Cancelled` when `cancel` is set.
-pub fn encode(
-    renderer: &Renderer,
-    spec: &VideoSpec,
-    out: &Path,
+/// Encodes `output.frames` frames, each drawn by `draw(index, frame)` on a thread of its own,
+/// handing each frame's Annex B bitstream to `write(index, bitstream, keyframe)` and reporting
+/// encoded frames to `progress`. Returns early with `Cancelled` when `cancel` is set, and with
+/// the first error `draw` or `write` gives.
+pub fn encode_frames(
+    output: &Output,
+    mut draw: impl FnMut(u32, &mut Frame) -> Result<(), EngineError> + Send,
+    mut write: impl FnMut(u32, &[u8], bool) -> Result<(), EngineError>,
     cancel: &AtomicBool,
     mut progress: impl FnMut(u32, u32),
 ) -> Result<(), EngineError> {
-    let total = spec.frames();
-    let (width, height) = (spec.width as usize, spec.height as usize);
-    let mut encoder = encoder_for(spec)?;
-    let file = BufWriter::new(File::create(out)?);
-    let mut muxer = MuxerBuilder::new(file)
-        .video(
-            VideoCodec::H264,
-            spec.width,
-            spec.height,
-            f64::from(spec.fps),
-        )
-        .build()
-        .map_err(|e| EngineError::Mux(e.to_string()))?;
-
+    let total = output.frames;
+    let (width, height) = (output.width as usize, output.height as usize);
+    let mut encoder = encoder_for(output)?;
     std::thread::scope(|scope| -> Result<(), EngineError> {
-        let (full_tx, full_rx) = sync_channel::<Frame>(PIPELINE_DEPTH);
+        let (full_tx, full_rx) = sync_channel::<Result<Frame, EngineError>>(PIPELINE_DEPTH);
         let (empty_tx, empty_rx) = sync_channel::<Frame>(PIPELINE_DEPTH + 1);
         for _ in 0..=PIPELINE_DEPTH {
             let _ = empty_tx.send(Frame::new(width, height));
@@ -68,8 +69,9 @@ pub fn encode(
                 let Ok(mut frame) = empty_rx.recv() else {
                     return;
                 };
-                renderer.draw(i as f32 / spec.fps as f32, &mut frame);
-                if full_tx.send(frame).is_err() {
+                let drawn = draw(i, &mut frame).map(|()| frame);
+                let failed = drawn.is_err();
+                if full_tx.send(drawn).is_err() || failed {
                     return;
                 }
             }
@@ -81,7 +83,7 @@ pub fn encode(
             }
             let frame = full_rx
                 .recv()
-                .map_err(|_| EngineError::Encode("renderer stopped".into()))?;
+                .map_err(|_| EngineError::Encode("the frames stopped".into()))??;
             let (y, u, v) = frame.planes();
             let source = YUVSlices::new((y, u, v), (width, height), (width, width / 2, width / 2));
             let bitstream = encoder
@@ -90,13 +92,52 @@ pub fn encode(
             annexb.clear();
             bitstream.write_vec(&mut annexb);
             let key = matches!(bitstream.frame_type(), FrameType::IDR | FrameType::I);
-            muxer
-                .write_video(f64::from(i) / f64::from(spec.fps), &annexb, key)
-                .map_err(|e| EngineError::Mux(e.to_string()))?;
+            write(i, &annexb, key)?;
             let _ = empty_tx.send(frame);
             progress(i + 1, total);
         }
         Ok(())
-    })?;
+    })
+}
+
+/// Renders and encodes the whole clip to `out`, reporting encoded frames as it goes.
+/// Returns early with `Cancelled` when `cancel` is set.
+pub fn encode(
+    renderer: &Renderer,
+    spec: &VideoSpec,
+    out: &Path,
+    cancel: &AtomicBool,
+    progress: impl FnMut(u32, u32),
+) -> Result<(), EngineError> {
+    let file = BufWriter::new(File::create(out)?);
+    let mut muxer = MuxerBuilder::new(file)
+        .video(
+            VideoCodec::H264,
+            spec.width,
+            spec.height,
+            f64::from(spec.fps),
+        )
+        .build()
+        .map_err(|e| EngineError::Mux(e.to_string()))?;
+    let output = Output {
+        width: spec.width,
+        height: spec.height,
+        fps: spec.fps,
+        frames: spec.frames(),
+    };
+    encode_frames(
+        &output,
+        |i, frame| {
+            renderer.draw(i as f32 / spec.fps as f32, frame);
+            Ok(())
+        },
+        |i, annexb, key| {
+            muxer
+                .write_video(f64::from(i) / f64::from(spec.fps), annexb, key)
+                .map_err(|e| EngineError::Mux(e.to_string()))
+        },
+        cancel,
+        progress,
+    )?;
     muxer.finish().map_err(|e| EngineError::Mux(e.to_string()))
 }

@@ -13,6 +13,8 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use encode::{encode_frames, Output};
+pub use render::Frame;
 pub use scene::{fnv1a, Scene};
 pub use shot::{fit_image, Fit, Shot};
 

@@ -43,6 +43,31 @@ impl Frame {
         (y, u, v)
     }
 
+    /// Writes `image` (of the frame's size) into the planes, chroma the mean of each 2x2 block.
+    pub fn fill_from(&mut self, image: &RgbImage) {
+        let (w, h) = (self.width, self.height);
+        let (yp, up, vp) = self.planes_mut();
+        for (i, p) in image.pixels().enumerate() {
+            yp[i] = yuv(p.0).0;
+        }
+        for cy in 0..h / 2 {
+            for cx in 0..w / 2 {
+                let mut sum = [0u32; 3];
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let p = image
+                        .get_pixel((cx * 2 + dx) as u32, (cy * 2 + dy) as u32)
+                        .0;
+                    for (s, v) in sum.iter_mut().zip(p) {
+                        *s += u32::from(v);
+                    }
+                }
+                let (_, u, v) = yuv(sum.map(|s| ((s + 2) / 4) as u8));
+                up[cy * w / 2 + cx] = u;
+                vp[cy * w / 2 + cx] = v;
+            }
+        }
+    }
+
     pub fn planes(&self) -> (&[u8], &[u8], &[u8]) {
         let luma = self.width * self.height;
         let (y, chroma) = self.data.split_at(luma);
@@ -51,30 +76,10 @@ impl Frame {
     }
 }
 
-/// An RGB image (of the frame's size) as I420 planes, chroma the mean of each 2x2 block.
+/// An RGB image as the bytes of an I420 frame of its size.
 fn i420(image: &RgbImage) -> Vec<u8> {
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    let mut frame = Frame::new(w, h);
-    let (yp, up, vp) = frame.planes_mut();
-    for (i, p) in image.pixels().enumerate() {
-        yp[i] = yuv(p.0).0;
-    }
-    for cy in 0..h / 2 {
-        for cx in 0..w / 2 {
-            let mut sum = [0u32; 3];
-            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                let p = image
-                    .get_pixel((cx * 2 + dx) as u32, (cy * 2 + dy) as u32)
-                    .0;
-                for (s, v) in sum.iter_mut().zip(p) {
-                    *s += u32::from(v);
-                }
-            }
-            let (_, u, v) = yuv(sum.map(|s| ((s + 2) / 4) as u8));
-            up[cy * w / 2 + cx] = u;
-            vp[cy * w / 2 + cx] = v;
-        }
-    }
+    let mut frame = Frame::new(image.width() as usize, image.height() as usize);
+    frame.fill_from(image);
     frame.data
 }
 

@@ -10,6 +10,7 @@ mod budget;
 mod downloads;
 pub mod error;
 mod events;
+mod exports;
 mod extract;
 pub mod guard;
 mod health;

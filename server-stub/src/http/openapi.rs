@@ -13,8 +13,8 @@ use utoipa_axum::routes;
 use super::archive::FILE_NAME_PATTERN;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
-    archive, assets, budget, downloads, events, jobs, models, references, review, sequences,
-    shares, spend, timelines, AppState, API,
+    archive, assets, budget, downloads, events, exports, jobs, models, references, review,
+    sequences, shares, spend, timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -68,6 +68,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(timelines::xml))
         .routes(routes!(timelines::edl))
         .routes(routes!(timelines::package))
+        .routes(routes!(exports::create))
         .routes(routes!(review::show))
         .routes(routes!(review::comment))
         .routes(routes!(review::decide))

@@ -20,6 +20,7 @@ use super::sequences::{length_of, library, no_such};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
 use crate::sequences::timeline::{self, Cut};
+use crate::sequences::Sequence;
 use crate::zip::{Entry, Source};
 
 /// The three ways a timeline is written.
@@ -61,6 +62,15 @@ impl Format {
 /// The sequence `id` of `project` as a cut: every chosen take in the library, with the
 /// lengths its metadata gives.
 async fn cut(state: &AppState, project: &str, id: &str) -> Result<Cut, ApiError> {
+    Ok(sequence_cut(state, project, id).await?.1)
+}
+
+/// The sequence `id` of `project`, and its cut.
+pub(super) async fn sequence_cut(
+    state: &AppState,
+    project: &str,
+    id: &str,
+) -> Result<(Sequence, Cut), ApiError> {
     valid_project(project)?;
     let storage = state.jobs.storage();
     let folder = project_folder(project);
@@ -76,8 +86,9 @@ async fn cut(state: &AppState, project: &str, id: &str) -> Result<Cut, ApiError>
             }
         }
     }
-    Cut::new(&sequence, &|take| saved.contains(take), &lengths)
-        .map_err(|e| ApiError::Conflict(e.to_string()))
+    let cut = Cut::new(&sequence, &|take| saved.contains(take), &lengths)
+        .map_err(|e| ApiError::Conflict(e.to_string()))?;
+    Ok((sequence, cut))
 }
 
 /// A file name for the download: the sequence's name with only letters, digits, spaces, `-`

@@ -4,8 +4,8 @@
 
 use super::budget;
 use super::ledger::counts_seconds;
-use super::record::{self, JobRecord, Status};
-use super::{estimate, inputs, now, Backend, JobError, JobService, NewJob};
+use super::record::{self, JobRecord};
+use super::{estimate, inputs, Backend, JobError, JobService, NewJob};
 use crate::providers::Maker;
 
 /// Seconds until the next 00:00 UTC, when daily budgets renew.
@@ -96,7 +96,6 @@ impl JobService {
         lineage
             .check_source(&model, maker.provider_name(), &new.inputs)
             .map_err(JobError::Invalid)?;
-        let at = now();
         let local = matches!(maker, Maker::Local);
         // A seed is kept only where it is used: the engine, or a provider whose contract takes one.
         let first_seed = match (new.seed, count, local) {
@@ -125,35 +124,23 @@ impl JobService {
             )));
         }
         let template = JobRecord {
-            sora_job_id: String::new(),
-            project_id: new.project_id,
-            prompt: new.prompt,
             provider: maker.provider_name().into(),
-            spec,
             estimate,
             inputs: new.inputs,
-            fit: new.fit,
             parent: lineage.parent,
             parent_key: lineage.parent_key,
             parent_prompt: lineage.parent_prompt,
             parent_remote: lineage.parent_remote,
-            seed: None,
-            take: None,
-            provider_usage: None,
-            last_frame_reference: None,
             progress_estimated: maker.estimates_progress(),
-            model,
-            status: Status::Queued,
-            progress: 0,
-            preview_key: None,
-            provider_job_id: None,
-            submit_started_at: None,
-            error: None,
             shot: new.shot,
-            saved_key: None,
-            attempts: 0,
-            created_at: at.clone(),
-            updated_at: at,
+            ..JobRecord::queued(
+                String::new(),
+                new.project_id,
+                new.prompt,
+                model,
+                spec,
+                new.fit,
+            )
         };
         let mut takes: Vec<JobRecord> = (0..count)
             .map(|take| JobRecord {
@@ -172,6 +159,50 @@ impl JobService {
                 });
             }
         }
+        self.admit_and_start(takes, local, caps).await
+    }
+
+    /// Admits a cut's export: an engine job (`model: "sequence"`) that makes one MP4 of the
+    /// cut and saves it to the project's library when done. It costs nothing, and counts
+    /// against the active-job limits like any job.
+    pub async fn create_export(
+        &self,
+        project: &str,
+        name: &str,
+        spec: crate::engine::VideoSpec,
+        fit: crate::engine::Fit,
+        export: crate::sequences::export::Export,
+    ) -> Result<JobRecord, JobError> {
+        let model = crate::sequences::export::EXPORT_MODEL.to_owned();
+        let record = JobRecord {
+            export: Some(export),
+            ..JobRecord::queued(
+                record::new_id(&model),
+                project.to_owned(),
+                name.to_owned(),
+                model,
+                spec,
+                fit,
+            )
+        };
+        let caps = budget::Caps {
+            project: None,
+            studio: None,
+        };
+        let mut made = self.admit_and_start(vec![record], true, caps).await?;
+        Ok(made.remove(0))
+    }
+
+    /// Records `takes` (one job, or the takes of one shot) if they fit within the limits and
+    /// `caps`, all or none, then starts them.
+    async fn admit_and_start(
+        &self,
+        takes: Vec<JobRecord>,
+        local: bool,
+        caps: budget::Caps,
+    ) -> Result<Vec<JobRecord>, JobError> {
+        let template = &takes[0];
+        let count = takes.len() as u32;
         let counting = Counting {
             month: caps.any().then(|| budget::month_of(&template.created_at)),
             today: self
@@ -183,7 +214,7 @@ impl JobService {
         };
         if let Backend::Shared(replica) = &self.inner.backend {
             let admit = |active: Active, committed: (f64, f64), today_seconds: u64| {
-                self.admit(active, committed, today_seconds, &template, count, caps)
+                self.admit(active, committed, today_seconds, template, count, caps)
             };
             self.insert_shared(replica, &takes, local, counting, admit)
                 .await?;
@@ -203,7 +234,7 @@ impl JobService {
             let today_seconds = counting.today.map_or(0, |(provider, day)| {
                 daily_seconds(records.values(), provider, day) + ledger.seconds(provider, day)
             });
-            self.admit(active, committed, today_seconds, &template, count, caps)?;
+            self.admit(active, committed, today_seconds, template, count, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -281,6 +312,7 @@ impl JobService {
 mod tests {
     use super::*;
     use crate::jobs::record::fixture;
+    use crate::jobs::record::Status;
 
     #[test]
     fn active_counts_queued_and_running_jobs_in_all_and_in_the_project() {

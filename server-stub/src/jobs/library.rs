@@ -79,6 +79,11 @@ impl JobService {
                 "provider_usage": record.provider_usage,
                 "cost": cost::of(&record),
             });
+            // An export: its exact length, and the cut it was made of.
+            if let (Some(export), Some(fields)) = (&record.export, metadata.as_object_mut()) {
+                fields.insert("duration".into(), json!(export.seconds()));
+                fields.insert("lineage".into(), export.lineage());
+            }
             // Frame rate and codec are known facts only for what the embedded engine made.
             if record.provider != "local" {
                 if let Some(fields) = metadata.as_object_mut() {

@@ -96,6 +96,9 @@ pub struct JobRecord {
     /// The shot of a sequence it is a take of: its video joins the shot's takes when saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shot: Option<crate::sequences::ShotLink>,
+    /// For an export (`model: "sequence"`): the cut it makes, saved to the library when done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<crate::sequences::export::Export>,
     /// The library key its video was saved as, until that video is deleted from the library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved_key: Option<String>,
@@ -103,6 +106,53 @@ pub struct JobRecord {
     pub attempts: u32,
     pub created_at: String,
     pub updated_at: String,
+}
+
+impl JobRecord {
+    /// A job made now and queued, on the embedded engine, with nothing but its prompt, spec
+    /// and fit: what other jobs change.
+    pub fn queued(
+        sora_job_id: String,
+        project_id: String,
+        prompt: String,
+        model: String,
+        spec: VideoSpec,
+        fit: Fit,
+    ) -> JobRecord {
+        let at = super::now();
+        JobRecord {
+            sora_job_id,
+            project_id,
+            prompt,
+            model,
+            provider: "local".into(),
+            spec,
+            status: Status::Queued,
+            progress: 0,
+            preview_key: None,
+            provider_job_id: None,
+            submit_started_at: None,
+            progress_estimated: false,
+            error: None,
+            inputs: Vec::new(),
+            fit,
+            parent: None,
+            parent_key: None,
+            parent_prompt: None,
+            parent_remote: None,
+            seed: None,
+            take: None,
+            provider_usage: None,
+            last_frame_reference: None,
+            estimate: None,
+            shot: None,
+            export: None,
+            saved_key: None,
+            attempts: 0,
+            created_at: at.clone(),
+            updated_at: at,
+        }
+    }
 }
 
 /// One take of a shot made with several.

@@ -9,6 +9,8 @@ use super::record::{JobRecord, Status};
 use super::{age, cancel, preview_key, JobService};
 use crate::engine::{self, EngineError};
 use crate::providers::Maker;
+use crate::references::MAX_VIDEO_BYTES;
+use crate::sequences::export;
 
 /// The span a job's work runs in: every line logged while it runs names the job and its
 /// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
@@ -19,10 +21,14 @@ pub(super) fn job_span(record: &JobRecord) -> tracing::Span {
 impl JobService {
     pub(super) fn spawn(&self, id: String) {
         let service = self.clone();
-        let Some((model, span)) = self.read(&id, |r| (r.model.clone(), job_span(r))) else {
+        let Some((model, export, span)) =
+            self.read(&id, |r| (r.model.clone(), r.export.is_some(), job_span(r)))
+        else {
             return;
         };
         match self.inner.catalog.get(&model).cloned() {
+            // An export is the engine's work, whatever models are offered.
+            _ if export => {}
             None => {
                 let message = format!("The model {model} is no longer offered by this server");
                 self.background(
@@ -88,24 +94,46 @@ impl JobService {
         let service = self.clone();
         let job_id = id.to_owned();
         let target = out.clone();
-        let shot = self.shot(&record).await;
+        // An export has no pictures of its own: it reads its takes as it goes.
+        let shot = match record.export {
+            None => self.shot(&record).await,
+            Some(_) => Ok(engine::Shot::default()),
+        };
+        let exported = record.export.is_some().then(|| record.project_id.clone());
+        let storage = self.inner.storage.clone();
+        let runtime = self.inner.runtime.clone();
         let rendered = tokio::task::spawn_blocking(move || {
-            let shot = shot?;
             let mut last = 0;
-            engine::render_video(
-                &record.prompt,
-                &record.spec,
-                &shot,
-                &target,
-                &switch.flag,
-                |done, total| {
-                    let percent = (u64::from(done) * 100 / u64::from(total)) as u8;
-                    if percent != last {
-                        last = percent;
-                        service.update(&job_id, |r| r.progress = percent.min(99));
-                    }
-                },
-            )
+            let progress = |done: u32, total: u32| {
+                let percent = (u64::from(done) * 100 / u64::from(total)) as u8;
+                if percent != last {
+                    last = percent;
+                    service.update(&job_id, |r| r.progress = percent.min(99));
+                }
+            };
+            match &record.export {
+                Some(cut) => export::export(
+                    cut,
+                    (record.spec.width, record.spec.height),
+                    record.fit,
+                    |shot| {
+                        runtime
+                            .block_on(storage.read(&shot.key, MAX_VIDEO_BYTES))
+                            .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))
+                    },
+                    &target,
+                    &switch.flag,
+                    progress,
+                ),
+                None => engine::render_video(
+                    &record.prompt,
+                    &record.spec,
+                    &shot?,
+                    &target,
+                    &switch.flag,
+                    progress,
+                ),
+            }
         })
         .await
         .unwrap_or_else(|e| Err(EngineError::Encode(format!("worker panicked: {e}"))));
@@ -124,6 +152,11 @@ impl JobService {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
                 if !self.done(id, fence, object.key.clone()).await {
                     self.discard_unheld_preview(id, &object.key).await;
+                } else if let Some(project) = exported {
+                    // An export goes to the library as soon as it is made.
+                    if let Err(e) = self.save(id, &project, "").await {
+                        tracing::error!(job = %id, error = %e, "the export could not be saved to the library");
+                    }
                 }
             }
             Err(_) if self.stopping() => {

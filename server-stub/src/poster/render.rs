@@ -47,14 +47,9 @@ pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError
             "the video track has no frames".into(),
         ));
     }
-    let picture = match frames.decode(1)? {
-        Some(picture) => picture,
-        None => frames
-            .flush()?
-            .into_iter()
-            .next()
-            .ok_or_else(|| PosterError::Decode("no picture in the first frame".into()))?,
-    };
+    let picture = frames
+        .first_picture()?
+        .ok_or_else(|| PosterError::Decode("no picture in the first frame".into()))?;
     let (width, height) = (picture.width() as usize, picture.height() as usize);
     let (width, height, pixels) = shrink(width, height, picture.as_raw());
     let mut jpeg = Vec::new();

@@ -9,6 +9,7 @@
 //! made from another version is refused, under the sequence's lock (`locked.rs`), which every
 //! replica shares when they share a database: two editors never overwrite each other silently.
 
+pub mod export;
 pub mod frames;
 pub mod locked;
 pub mod timeline;

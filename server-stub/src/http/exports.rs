@@ -1,0 +1,88 @@
+//! A sequence's cut made into one video: POST /api/projects/{projectId}/sequences/{id}/exports
+//! with `{format: "mp4"}` answers 202 with a job (`model: "sequence"`), whose progress comes on
+//! the project's stream like any job's, and whose video is saved to the library when done, its
+//! metadata naming the sequence's version and each shot's take and points (`lineage`).
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::auth::Authorized;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiPath, JsonBody, PublicBase};
+use super::jobs::JobView;
+use super::timelines::sequence_cut;
+use super::AppState;
+use crate::engine::VideoSpec;
+use crate::jobs::record::project_folder;
+use crate::sequences::export::Export;
+
+/// The formats a cut is exported in.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// H.264 in MP4, at the sequence's size and rate.
+    Mp4,
+}
+
+/// What to export.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportRequest {
+    format: ExportFormat,
+}
+
+#[utoipa::path(
+    post,
+    context_path = super::API,
+    path = "/projects/{project_id}/sequences/{sequence_id}/exports",
+    tag = "sequences",
+    params(("project_id" = String, Path), ("sequence_id" = String, Path)),
+    request_body = ExportRequest,
+    responses(
+        (status = 202, description = "The export's job (`model: \"sequence\"`), queued; its video is saved to the library when done", body = JobView),
+        (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
+        (status = 404, description = "No such sequence in this project", body = ErrorBody),
+        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "A format not offered, or a sequence with no shots", body = ErrorBody),
+        (status = 429, description = "Too many active jobs (see Retry-After)", body = ErrorBody),
+    ),
+)]
+pub async fn create(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath((project, id)): ApiPath<(String, String)>,
+    JsonBody(body): JsonBody<ExportRequest>,
+) -> Result<(StatusCode, Json<JobView>), ApiError> {
+    let ExportFormat::Mp4 = body.format;
+    let (sequence, cut) = sequence_cut(&state, &project, &id).await?;
+    if cut.clips.is_empty() {
+        return Err(ApiError::Unprocessable(
+            "The sequence has no shots to export".into(),
+        ));
+    }
+    let folder = project_folder(&project);
+    let export = Export::of(&sequence.id, sequence.version, &cut, |file| {
+        format!("projects/{folder}/{file}")
+    });
+    let spec = VideoSpec {
+        width: cut.width,
+        height: cut.height,
+        fps: cut.fps,
+        seconds: export.seconds().ceil() as u32,
+    };
+    let record = state
+        .jobs
+        .create_export(&project, &sequence.name, spec, sequence.fit, export)
+        .await?;
+    tracing::info!(project = %project, sequence = %id, job = %record.sora_job_id, "an export");
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(JobView::new(&state, &base, &record)),
+    ))
+}

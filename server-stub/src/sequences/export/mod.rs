@@ -1,0 +1,254 @@
+//! A sequence exported as one H.264 MP4 at its size and rate: every shot's take decoded from
+//! its in point to its out point (`pictures.rs`), fitted as the sequence says, encoded with the
+//! engine's encoder and written as it goes (`mp4_out.rs`). What is exported is fixed when the
+//! export is asked for (`Export`), so a restart makes the same cut and the library's copy
+//! names the version it came from.
+
+mod mp4_out;
+mod pictures;
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::frames;
+use super::timeline::Cut;
+use crate::engine::{encode_frames, EngineError, Fit, Output};
+
+/// The model name export jobs carry.
+pub const EXPORT_MODEL: &str = "sequence";
+
+/// A cut to export, as its job keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Export {
+    /// The sequence's id and the version exported.
+    pub sequence: String,
+    pub version: u64,
+    pub fps: u32,
+    pub shots: Vec<ExportShot>,
+}
+
+/// One shot of an export: its take's library file and storage key, and its points in frames of
+/// the sequence's rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportShot {
+    pub label: String,
+    pub file_name: String,
+    pub key: String,
+    pub in_frame: u64,
+    pub out_frame: u64,
+}
+
+impl Export {
+    /// The export of `cut` (of version `version` of sequence `sequence`), its takes found in the
+    /// library under `key_of(file name)`.
+    pub fn of(sequence: &str, version: u64, cut: &Cut, key_of: impl Fn(&str) -> String) -> Export {
+        Export {
+            sequence: sequence.to_owned(),
+            version,
+            fps: cut.fps,
+            shots: cut
+                .clips
+                .iter()
+                .map(|clip| ExportShot {
+                    label: clip.label.clone(),
+                    file_name: clip.file_name.clone(),
+                    key: key_of(&clip.file_name),
+                    in_frame: clip.source_in,
+                    out_frame: clip.source_out,
+                })
+                .collect(),
+        }
+    }
+
+    /// The cut's length in frames.
+    pub fn frames(&self) -> u64 {
+        self.shots.iter().map(|s| s.out_frame - s.in_frame).sum()
+    }
+
+    /// The cut's length in seconds.
+    pub fn seconds(&self) -> f64 {
+        frames::seconds(self.frames(), self.fps)
+    }
+
+    /// What the library's copy records of where it came from.
+    pub fn lineage(&self) -> Value {
+        json!({
+            "sequence": {"id": self.sequence, "version": self.version},
+            "shots": self.shots.iter().map(|s| json!({
+                "file_name": s.file_name,
+                "in_s": frames::seconds(s.in_frame, self.fps),
+                "out_s": frames::seconds(s.out_frame, self.fps),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Exports `export` at `width` x `height`, fitted as `fit` says, to the MP4 `out`, reading each
+/// shot's take with `open` (one at a time) and reporting encoded frames to `progress`.
+pub fn export(
+    export: &Export,
+    (width, height): (u32, u32),
+    fit: Fit,
+    open: impl FnMut(&ExportShot) -> Result<Bytes, EngineError> + Send,
+    out: &Path,
+    cancel: &AtomicBool,
+    progress: impl FnMut(u32, u32),
+) -> Result<(), EngineError> {
+    let frames = u32::try_from(export.frames())
+        .map_err(|_| EngineError::Inputs("the cut is too long".into()))?;
+    if frames == 0 {
+        return Err(EngineError::Inputs("the sequence has no shots".into()));
+    }
+    let output = Output {
+        width,
+        height,
+        fps: export.fps,
+        frames,
+    };
+    let mut pictures =
+        pictures::CutPictures::new(&export.shots, export.fps, (width, height), fit, open);
+    let mut mp4 = mp4_out::Mp4Out::create(out, width, height, export.fps)?;
+    encode_frames(
+        &output,
+        |_, frame| pictures.draw_next(frame),
+        |index, annexb, key| mp4.write(index, annexb, key),
+        cancel,
+        progress,
+    )?;
+    mp4.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{fit_image, render_clip, VideoSpec};
+    use crate::frames::{frame_at, track_info, At};
+    use image::RgbImage;
+
+    /// Peak signal-to-noise ratio of `b` against `a`, in dB.
+    fn psnr(a: &RgbImage, b: &RgbImage) -> f64 {
+        let squared: f64 = a
+            .as_raw()
+            .iter()
+            .zip(b.as_raw())
+            .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+            .sum();
+        let mse = squared / a.as_raw().len() as f64;
+        10.0 * (255.0 * 255.0 / mse.max(1e-9)).log10()
+    }
+
+    fn shot(label: &str, file: &str, in_frame: u64, out_frame: u64) -> ExportShot {
+        ExportShot {
+            label: label.into(),
+            file_name: file.into(),
+            key: file.into(),
+            in_frame,
+            out_frame,
+        }
+    }
+
+    #[test]
+    fn a_cut_of_trimmed_takes_of_other_sizes_and_rates_exports_frame_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        let takes = [
+            ("a.mp4", "a red ball bouncing", 320, 180, 12),
+            ("b.mp4", "a blue kite over a green hill", 240, 240, 24),
+        ];
+        let mut bytes = std::collections::HashMap::new();
+        for (file, prompt, width, height, fps) in takes {
+            let path = dir.path().join(file);
+            let spec = VideoSpec {
+                width,
+                height,
+                fps,
+                seconds: 2,
+            };
+            render_clip(prompt, &spec, &path).unwrap();
+            bytes.insert(file, Bytes::from(std::fs::read(&path).unwrap()));
+        }
+        // At 25 fps: 0.4 s to 1.4 s of a, then 0.2 s to 1.8 s of b, then 0 s to 0.6 s of a.
+        let cut = Export {
+            sequence: "seq_1".into(),
+            version: 3,
+            fps: 25,
+            shots: vec![
+                shot("Shot 1", "a.mp4", 10, 35),
+                shot("Shot 2", "b.mp4", 5, 45),
+                shot("Shot 3", "a.mp4", 0, 15),
+            ],
+        };
+        let out = dir.path().join("cut.mp4");
+        let mut opened = Vec::new();
+        let mut seen = 0;
+        export(
+            &cut,
+            (320, 240),
+            Fit::Pad,
+            |s| {
+                opened.push(s.file_name.clone());
+                Ok(bytes[s.key.as_str()].clone())
+            },
+            &out,
+            &AtomicBool::new(false),
+            |done, _| seen = done,
+        )
+        .unwrap();
+        assert_eq!(opened, ["a.mp4", "b.mp4", "a.mp4"], "one take at a time");
+        assert_eq!(seen, 80);
+        let exported = std::fs::read(&out).unwrap();
+        let size = exported.len() as u64;
+        let info = track_info(std::io::Cursor::new(&exported), size).unwrap();
+        assert_eq!((info.width, info.height, info.frames), (320, 240, 80));
+        assert!((info.seconds - 3.2).abs() < 1.0 / 25.0, "{}", info.seconds);
+        let mut record = 0;
+        for s in &cut.shots {
+            let take = &bytes[s.key.as_str()];
+            let source = frame_at(
+                std::io::Cursor::new(take),
+                take.len() as u64,
+                At::Seconds(s.in_frame as f64 / 25.0),
+            )
+            .unwrap();
+            let expected = fit_image(&source, 320, 240, Fit::Pad);
+            let first = frame_at(
+                std::io::Cursor::new(&exported),
+                size,
+                At::Seconds(record as f64 / 25.0),
+            )
+            .unwrap();
+            let quality = psnr(&expected, &first);
+            assert!(quality >= 30.0, "{}: {quality:.1} dB", s.label);
+            record += s.out_frame - s.in_frame;
+        }
+    }
+
+    #[test]
+    fn a_take_that_cannot_be_read_fails_the_export_naming_its_shot() {
+        let dir = tempfile::tempdir().unwrap();
+        let cut = Export {
+            sequence: "seq_1".into(),
+            version: 1,
+            fps: 24,
+            shots: vec![shot("Close-up", "junk.mp4", 0, 24)],
+        };
+        let err = export(
+            &cut,
+            (320, 240),
+            Fit::Crop,
+            |_| Ok(Bytes::from_static(b"not a video")),
+            &dir.path().join("cut.mp4"),
+            &AtomicBool::new(false),
+            |_, _| {},
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("Shot 1 (Close-up): its take junk.mp4 cannot be read"),
+            "{err}"
+        );
+    }
+}

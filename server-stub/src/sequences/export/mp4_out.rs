@@ -1,0 +1,164 @@
+//! An H.264 MP4 written as it is encoded: each sample goes to `mdat` when it comes, and only
+//! the sample tables stay in memory until `moov` closes the file, so the length of a cut never
+//! sets the memory it takes (muxide, which the engine's short renders use, holds every sample
+//! until the end to put `moov` first).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use bytes::Bytes;
+use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Sample, Mp4Writer, TrackConfig, TrackType};
+
+use crate::engine::EngineError;
+
+/// The NAL unit types that go in the sample entry (`avcC`), not in the samples.
+const SPS: u8 = 7;
+const PPS: u8 = 8;
+
+fn mux_error(e: impl std::fmt::Display) -> EngineError {
+    EngineError::Mux(e.to_string())
+}
+
+/// Splits an Annex B bitstream at its start codes, dropping the codes and the zero bytes that
+/// pad them.
+fn nal_units(annexb: &[u8]) -> Vec<&[u8]> {
+    let mut units = Vec::new();
+    let mut start = None;
+    let mut i = 0;
+    while i + 2 < annexb.len() {
+        if annexb[i] == 0 && annexb[i + 1] == 0 && annexb[i + 2] == 1 {
+            if let Some(s) = start {
+                units.push(trim_zeros(&annexb[s..i]));
+            }
+            i += 3;
+            start = Some(i);
+        } else {
+            i += 1;
+        }
+    }
+    if let Some(s) = start {
+        units.push(&annexb[s..]);
+    }
+    units.retain(|u| !u.is_empty());
+    units
+}
+
+fn trim_zeros(unit: &[u8]) -> &[u8] {
+    let end = unit.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+    &unit[..end]
+}
+
+fn nal_type(unit: &[u8]) -> u8 {
+    unit.first().map_or(0, |b| b & 0x1f)
+}
+
+/// The MP4 being written: its track is added with the first keyframe's parameter sets.
+pub struct Mp4Out {
+    writer: Mp4Writer<BufWriter<File>>,
+    size: (u16, u16),
+    fps: u32,
+    started: bool,
+    sample: Vec<u8>,
+}
+
+impl Mp4Out {
+    pub fn create(out: &Path, width: u32, height: u32, fps: u32) -> Result<Mp4Out, EngineError> {
+        let config = Mp4Config {
+            major_brand: str::parse("isom").map_err(mux_error)?,
+            minor_version: 512,
+            compatible_brands: ["isom", "iso2", "avc1", "mp41"]
+                .into_iter()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(mux_error)?,
+            timescale: 1000,
+        };
+        let size = (
+            u16::try_from(width).map_err(mux_error)?,
+            u16::try_from(height).map_err(mux_error)?,
+        );
+        Ok(Mp4Out {
+            writer: Mp4Writer::write_start(BufWriter::new(File::create(out)?), &config)
+                .map_err(mux_error)?,
+            size,
+            fps,
+            started: false,
+            sample: Vec::with_capacity(256 * 1024),
+        })
+    }
+
+    /// Writes frame `index` (Annex B) as the track's next sample, one frame long.
+    pub fn write(&mut self, index: u32, annexb: &[u8], key: bool) -> Result<(), EngineError> {
+        let units = nal_units(annexb);
+        if !self.started {
+            let set = |kind| {
+                units
+                    .iter()
+                    .find(|u| nal_type(u) == kind)
+                    .map(|u| u.to_vec())
+            };
+            let (Some(sps), Some(pps)) = (set(SPS), set(PPS)) else {
+                return Err(mux_error("the first frame has no parameter sets"));
+            };
+            self.writer
+                .add_track(&TrackConfig {
+                    track_type: TrackType::Video,
+                    timescale: self.fps,
+                    language: "und".into(),
+                    media_conf: MediaConfig::AvcConfig(AvcConfig {
+                        width: self.size.0,
+                        height: self.size.1,
+                        seq_param_set: sps,
+                        pic_param_set: pps,
+                    }),
+                })
+                .map_err(mux_error)?;
+            self.started = true;
+        }
+        self.sample.clear();
+        for unit in units.iter().filter(|u| !matches!(nal_type(u), SPS | PPS)) {
+            let length = u32::try_from(unit.len()).map_err(mux_error)?;
+            self.sample.extend_from_slice(&length.to_be_bytes());
+            self.sample.extend_from_slice(unit);
+        }
+        self.writer
+            .write_sample(
+                1,
+                &Mp4Sample {
+                    start_time: u64::from(index),
+                    duration: 1,
+                    rendering_offset: 0,
+                    is_sync: key,
+                    bytes: Bytes::copy_from_slice(&self.sample),
+                },
+            )
+            .map_err(mux_error)
+    }
+
+    /// Writes `moov` and closes the file.
+    pub fn finish(mut self) -> Result<(), EngineError> {
+        self.writer.write_end().map_err(mux_error)?;
+        use std::io::Write;
+        self.writer.into_writer().flush()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_codes_of_three_and_four_bytes_split_the_units() {
+        let stream = [
+            0, 0, 0, 1, 0x67, 0xaa, 0, 0, 1, 0x68, 0xbb, 0, 0, 0, 1, 0x65, 1, 2,
+        ];
+        let units = nal_units(&stream);
+        assert_eq!(units, [&[0x67, 0xaa][..], &[0x68, 0xbb], &[0x65, 1, 2]]);
+        assert_eq!(
+            units.iter().map(|u| nal_type(u)).collect::<Vec<_>>(),
+            [7, 8, 5]
+        );
+    }
+}

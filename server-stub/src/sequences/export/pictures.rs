@@ -1,0 +1,120 @@
+//! The pictures of a cut, frame by frame of the sequence's rate: each shot's take decoded from
+//! its start in display order, the picture shown at each frame's time taken, fitted to the
+//! sequence's size and turned to I420 once however many frames show it. One take is held at a
+//! time.
+
+use std::io::Cursor;
+
+use bytes::Bytes;
+use image::RgbImage;
+
+use super::ExportShot;
+use crate::engine::{fit_image, EngineError, Fit, Frame};
+use crate::frames::{picture_at, FrameError, FrameReader};
+
+/// The take of the shot being exported, read so far.
+struct Take {
+    reader: FrameReader<Cursor<Bytes>>,
+    pictures: u32,
+    seconds: f64,
+    /// The last picture decoded, and its index.
+    decoded: Option<(u32, RgbImage)>,
+    /// The take has no more pictures.
+    ended: bool,
+    /// The picture last drawn, by index, fitted to the output as I420.
+    fitted: Option<(u32, Vec<u8>)>,
+}
+
+/// Draws a cut's frames in order.
+pub struct CutPictures<'a, F> {
+    shots: &'a [ExportShot],
+    fps: u32,
+    size: (u32, u32),
+    fit: Fit,
+    open: F,
+    /// The shot being drawn, and the frame of it.
+    shot: usize,
+    frame: u64,
+    take: Option<Take>,
+}
+
+impl<'a, F> CutPictures<'a, F>
+where
+    F: FnMut(&ExportShot) -> Result<Bytes, EngineError>,
+{
+    pub fn new(shots: &'a [ExportShot], fps: u32, size: (u32, u32), fit: Fit, open: F) -> Self {
+        CutPictures {
+            shots,
+            fps,
+            size,
+            fit,
+            open,
+            shot: 0,
+            frame: 0,
+            take: None,
+        }
+    }
+
+    /// Draws the next frame of the cut into `frame`.
+    pub fn draw_next(&mut self, frame: &mut Frame) -> Result<(), EngineError> {
+        while self
+            .shots
+            .get(self.shot)
+            .is_some_and(|s| self.frame >= s.out_frame - s.in_frame)
+        {
+            self.shot += 1;
+            self.frame = 0;
+            self.take = None;
+        }
+        let Some(shot) = self.shots.get(self.shot) else {
+            return Err(EngineError::Inputs("the cut has no more frames".into()));
+        };
+        let number = self.shot + 1;
+        let failed = |e: FrameError| {
+            EngineError::Inputs(format!(
+                "Shot {number} ({}): its take {} cannot be read: {e}",
+                shot.label, shot.file_name
+            ))
+        };
+        if self.take.is_none() {
+            let bytes = (self.open)(shot)?;
+            let size = bytes.len() as u64;
+            let reader = FrameReader::new(Cursor::new(bytes), size).map_err(failed)?;
+            self.take = Some(Take {
+                pictures: reader.samples(),
+                seconds: reader.seconds(),
+                reader,
+                decoded: None,
+                ended: false,
+                fitted: None,
+            });
+        }
+        let take = self.take.as_mut().expect("opened above");
+        let at = (shot.in_frame + self.frame) as f64 / f64::from(self.fps);
+        let wanted = picture_at(at, take.seconds, take.pictures);
+        // Pictures before the wanted one are decoded and passed over; past the take's last
+        // picture, the last one stays.
+        while !take.ended && take.decoded.as_ref().is_none_or(|(i, _)| *i < wanted) {
+            match take.reader.next_picture().map_err(failed)? {
+                Some(picture) => {
+                    let index = take.decoded.as_ref().map_or(0, |(i, _)| i + 1);
+                    take.decoded = Some((index, picture));
+                }
+                None => take.ended = true,
+            }
+        }
+        let Some((index, picture)) = &take.decoded else {
+            return Err(failed(FrameError::Decode("no picture in the video".into())));
+        };
+        if take.fitted.as_ref().is_none_or(|(i, _)| i != index) {
+            let fitted = fit_image(picture, self.size.0, self.size.1, self.fit);
+            let mut i420 = Frame::new(self.size.0 as usize, self.size.1 as usize);
+            i420.fill_from(&fitted);
+            take.fitted = Some((*index, i420.data));
+        }
+        let (_, data) = take.fitted.as_ref().expect("fitted above");
+        frame.data.copy_from_slice(data);
+        self.frame += 1;
+        Ok(())
+    }
+}
