@@ -14,6 +14,7 @@ pub mod price;
 pub mod project_id;
 pub mod recent;
 pub mod review;
+pub mod sequence;
 pub mod snapshot;
 pub mod sse;
 pub mod store;

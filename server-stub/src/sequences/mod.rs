@@ -10,7 +10,7 @@
 //! replica shares when they share a database: two editors never overwrite each other silently.
 
 pub mod export;
-pub mod frames;
+pub use studio_core::sequence::frames;
 pub mod locked;
 pub mod timeline;
 

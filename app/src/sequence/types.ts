@@ -1,0 +1,24 @@
+// Generated from core-wasm/src/sequence/mod.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
+
+export type Sequence = { id: string, name: string, fps: number, size: string, fit: string, version: number, shots: Array<Shot>, };
+
+export type Shot = { id: string, label: string, prompt: string | null, takes: Array<string>, take: string | null, inFrame: number, outFrame: number, 
+/**
+ * The chosen take is no longer in the library.
+ */
+takeMissing: boolean, };
+
+export type EditorView = { 
+/**
+ * The sequence as edited.
+ */
+sequence: Sequence, frames: number, canUndo: boolean, canRedo: boolean, 
+/**
+ * Edits not confirmed by the server yet.
+ */
+unsaved: boolean, 
+/**
+ * A save was refused because the sequence changed elsewhere: how many local edits wait
+ * to be applied again on top of that change.
+ */
+keptAside: number, };

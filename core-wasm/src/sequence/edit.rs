@@ -1,0 +1,279 @@
+//! The edits a sequence takes, each naming its shot by id (so an edit made on one version can
+//! be applied again on another) and each answered, when applied, by the edit that undoes it.
+
+use super::{Sequence, Shot, MAX_LABEL, MAX_SHOTS};
+
+/// One change to a sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// A new shot at `index` (clamped to the end).
+    Insert {
+        index: usize,
+        shot: Shot,
+    },
+    Remove {
+        id: String,
+    },
+    /// Shot `id` moved to `to` (clamped to the end).
+    Move {
+        id: String,
+        to: usize,
+    },
+    /// New in and out points, in frames.
+    Trim {
+        id: String,
+        in_frame: u64,
+        out_frame: u64,
+    },
+    /// A take chosen among the shot's candidates (added to them when new), or none.
+    Choose {
+        id: String,
+        take: Option<String>,
+    },
+    Label {
+        id: String,
+        label: String,
+    },
+}
+
+/// Why an edit does not apply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("No shot {0} in this sequence")]
+    NoShot(String),
+    #[error("A sequence holds at most {MAX_SHOTS} shots")]
+    Full,
+    #[error("A shot with id {0} is already in this sequence")]
+    Taken(String),
+    #[error("{0}: the out point must come after the in point")]
+    Empty(String),
+    #[error("A shot's label is at most {MAX_LABEL} characters")]
+    LongLabel,
+}
+
+fn find(sequence: &Sequence, id: &str) -> Result<usize, EditError> {
+    sequence
+        .position(id)
+        .ok_or_else(|| EditError::NoShot(id.to_owned()))
+}
+
+/// Applies `edit` to `sequence`: the edit that undoes it, or why it does not apply (and then
+/// `sequence` is unchanged).
+pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
+    match edit {
+        Edit::Insert { index, shot } => {
+            if sequence.shots.len() >= MAX_SHOTS {
+                return Err(EditError::Full);
+            }
+            if sequence.position(&shot.id).is_some() {
+                return Err(EditError::Taken(shot.id.clone()));
+            }
+            if shot.in_frame >= shot.out_frame {
+                return Err(EditError::Empty(shot.label.clone()));
+            }
+            let at = (*index).min(sequence.shots.len());
+            sequence.shots.insert(at, shot.clone());
+            Ok(Edit::Remove {
+                id: shot.id.clone(),
+            })
+        }
+        Edit::Remove { id } => {
+            let at = find(sequence, id)?;
+            let shot = sequence.shots.remove(at);
+            Ok(Edit::Insert { index: at, shot })
+        }
+        Edit::Move { id, to } => {
+            let from = find(sequence, id)?;
+            let shot = sequence.shots.remove(from);
+            let to = (*to).min(sequence.shots.len());
+            sequence.shots.insert(to, shot);
+            Ok(Edit::Move {
+                id: id.clone(),
+                to: from,
+            })
+        }
+        Edit::Trim {
+            id,
+            in_frame,
+            out_frame,
+        } => {
+            let at = find(sequence, id)?;
+            let shot = &mut sequence.shots[at];
+            if in_frame >= out_frame {
+                return Err(EditError::Empty(shot.label.clone()));
+            }
+            let undo = Edit::Trim {
+                id: id.clone(),
+                in_frame: shot.in_frame,
+                out_frame: shot.out_frame,
+            };
+            (shot.in_frame, shot.out_frame) = (*in_frame, *out_frame);
+            Ok(undo)
+        }
+        Edit::Choose { id, take } => {
+            let at = find(sequence, id)?;
+            let shot = &mut sequence.shots[at];
+            if let Some(take) = take.as_ref().filter(|t| !shot.takes.contains(t)) {
+                shot.takes.push(take.clone());
+            }
+            let before = std::mem::replace(&mut shot.take, take.clone());
+            shot.take_missing = shot.take_missing && before == shot.take;
+            Ok(Edit::Choose {
+                id: id.clone(),
+                take: before,
+            })
+        }
+        Edit::Label { id, label } => {
+            if label.chars().count() > MAX_LABEL {
+                return Err(EditError::LongLabel);
+            }
+            let at = find(sequence, id)?;
+            let before = std::mem::replace(&mut sequence.shots[at].label, label.clone());
+            Ok(Edit::Label {
+                id: id.clone(),
+                label: before,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sequence;
+    use super::*;
+
+    /// Applies `edit`, checks what it did with `check`, then its undo brings back the start.
+    fn undoes(edit: Edit, check: impl Fn(&Sequence)) {
+        let start = sequence(&["a", "b", "c"]);
+        let mut changed = start.clone();
+        let undo = apply(&mut changed, &edit).unwrap();
+        check(&changed);
+        apply(&mut changed, &undo).unwrap();
+        assert_eq!(changed, start, "{edit:?} undone by {undo:?}");
+    }
+
+    fn ids(sequence: &Sequence) -> Vec<&str> {
+        sequence.shots.iter().map(|s| s.id.as_str()).collect()
+    }
+
+    #[test]
+    fn every_edit_is_undone_by_the_edit_it_answers() {
+        let mut new = sequence(&["d"]).shots.remove(0);
+        new.in_frame = 3;
+        undoes(
+            Edit::Insert {
+                index: 1,
+                shot: new,
+            },
+            |s| assert_eq!(ids(s), ["a", "d", "b", "c"]),
+        );
+        undoes(Edit::Remove { id: "b".into() }, |s| {
+            assert_eq!(ids(s), ["a", "c"])
+        });
+        undoes(
+            Edit::Move {
+                id: "a".into(),
+                to: 2,
+            },
+            |s| assert_eq!(ids(s), ["b", "c", "a"]),
+        );
+        undoes(
+            Edit::Move {
+                id: "c".into(),
+                to: 0,
+            },
+            |s| assert_eq!(ids(s), ["c", "a", "b"]),
+        );
+        undoes(
+            Edit::Trim {
+                id: "b".into(),
+                in_frame: 6,
+                out_frame: 18,
+            },
+            |s| assert_eq!(s.frames(), 24 + 12 + 24),
+        );
+        undoes(
+            Edit::Choose {
+                id: "c".into(),
+                take: Some("c.mp4".into()),
+            },
+            |s| assert_eq!(s.shots[2].take.as_deref(), Some("c.mp4")),
+        );
+        undoes(
+            Edit::Choose {
+                id: "c".into(),
+                take: None,
+            },
+            |s| assert_eq!(s.shots[2].take, None),
+        );
+        undoes(
+            Edit::Label {
+                id: "a".into(),
+                label: "Shot 1: close-up".into(),
+            },
+            |s| assert_eq!(s.shots[0].label, "Shot 1: close-up"),
+        );
+    }
+
+    #[test]
+    fn edits_that_do_not_apply_change_nothing() {
+        let start = sequence(&["a", "b"]);
+        let mut s = start.clone();
+        let refused = [
+            (
+                Edit::Remove { id: "z".into() },
+                EditError::NoShot("z".into()),
+            ),
+            (
+                Edit::Trim {
+                    id: "a".into(),
+                    in_frame: 10,
+                    out_frame: 10,
+                },
+                EditError::Empty("Shot a".into()),
+            ),
+            (
+                Edit::Insert {
+                    index: 0,
+                    shot: start.shots[1].clone(),
+                },
+                EditError::Taken("b".into()),
+            ),
+            (
+                Edit::Label {
+                    id: "a".into(),
+                    label: "x".repeat(201),
+                },
+                EditError::LongLabel,
+            ),
+        ];
+        for (edit, error) in refused {
+            assert_eq!(apply(&mut s, &edit), Err(error));
+            assert_eq!(s, start);
+        }
+        let mut full = sequence(&[]);
+        for n in 0..MAX_SHOTS {
+            let mut shot = start.shots[0].clone();
+            shot.id = format!("s{n}");
+            apply(&mut full, &Edit::Insert { index: n, shot }).unwrap();
+        }
+        let one_more = Edit::Insert {
+            index: 0,
+            shot: start.shots[0].clone(),
+        };
+        assert_eq!(apply(&mut full, &one_more), Err(EditError::Full));
+    }
+
+    #[test]
+    fn choosing_a_new_take_adds_it_to_the_candidates() {
+        let mut s = sequence(&["a"]);
+        s.shots[0].take_missing = true;
+        let choose = Edit::Choose {
+            id: "a".into(),
+            take: Some("other.mp4".into()),
+        };
+        apply(&mut s, &choose).unwrap();
+        assert_eq!(s.shots[0].takes, ["a.mp4", "other.mp4"]);
+        assert!(!s.shots[0].take_missing, "a take in the library now");
+    }
+}

@@ -1,0 +1,321 @@
+//! The sequence editor's state: the version the server last confirmed, the edits made on it
+//! and not saved yet, the undo and redo history, and after a refused save (409: someone else
+//! changed it first) the local edits kept aside until the editor applies them again on top of
+//! the other change or lets them go.
+//!
+//! A save sends the whole sequence as it now stands, from the confirmed version. Edits made
+//! while it is on its way stay unsaved on top of the answer.
+
+use serde::Serialize;
+
+use super::edit::{apply, Edit, EditError};
+use super::Sequence;
+
+/// The most edits undone.
+const HISTORY: usize = 200;
+
+/// What the page shows of the editor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct EditorView {
+    /// The sequence as edited.
+    pub sequence: Sequence,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub frames: u64,
+    pub can_undo: bool,
+    pub can_redo: bool,
+    /// Edits not confirmed by the server yet.
+    pub unsaved: bool,
+    /// A save was refused because the sequence changed elsewhere: how many local edits wait
+    /// to be applied again on top of that change.
+    pub kept_aside: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Editor {
+    saved: Sequence,
+    current: Sequence,
+    /// Applied on `saved`, these make `current`.
+    unsaved: Vec<Edit>,
+    /// How many of `unsaved` the save on its way holds.
+    sending: usize,
+    /// Each edit done, as the edit that undoes it.
+    done: Vec<Edit>,
+    /// Each edit undone, as the edit that makes it again.
+    undone: Vec<Edit>,
+    /// The local edits a refused save kept aside.
+    aside: Vec<Edit>,
+}
+
+impl Editor {
+    pub fn new(sequence: Sequence) -> Editor {
+        Editor {
+            current: sequence.clone(),
+            saved: sequence,
+            unsaved: Vec::new(),
+            sending: 0,
+            done: Vec::new(),
+            undone: Vec::new(),
+            aside: Vec::new(),
+        }
+    }
+
+    pub fn current(&self) -> &Sequence {
+        &self.current
+    }
+
+    pub fn view(&self) -> EditorView {
+        EditorView {
+            sequence: self.current.clone(),
+            frames: self.current.frames(),
+            can_undo: !self.done.is_empty(),
+            can_redo: !self.undone.is_empty(),
+            unsaved: !self.unsaved.is_empty(),
+            kept_aside: self.aside.len(),
+        }
+    }
+
+    fn record(&mut self, edit: Edit) -> Result<Edit, EditError> {
+        let undo = apply(&mut self.current, &edit)?;
+        self.unsaved.push(edit);
+        Ok(undo)
+    }
+
+    /// Makes `edit`; a new edit clears what was undone.
+    pub fn edit(&mut self, edit: Edit) -> Result<(), EditError> {
+        let undo = self.record(edit)?;
+        self.done.push(undo);
+        if self.done.len() > HISTORY {
+            self.done.remove(0);
+        }
+        self.undone.clear();
+        Ok(())
+    }
+
+    /// Undoes the last edit (an edit of its own, saved like any); `false` when there is none
+    /// or it no longer applies (its shot was removed elsewhere).
+    pub fn undo(&mut self) -> bool {
+        let Some(undo) = self.done.pop() else {
+            return false;
+        };
+        match self.record(undo) {
+            Ok(redo) => {
+                self.undone.push(redo);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Makes again the last edit undone.
+    pub fn redo(&mut self) -> bool {
+        let Some(redo) = self.undone.pop() else {
+            return false;
+        };
+        match self.record(redo) {
+            Ok(undo) => {
+                self.done.push(undo);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The PUT body to send now: the whole sequence from the confirmed version, when there
+    /// are unsaved edits and no save on its way or refused.
+    pub fn to_save(&mut self) -> Option<serde_json::Value> {
+        if self.unsaved.is_empty() || self.sending > 0 || !self.aside.is_empty() {
+            return None;
+        }
+        self.sending = self.unsaved.len();
+        let mut change = self.current.clone();
+        change.version = self.saved.version;
+        Some(change.to_change())
+    }
+
+    /// The save was taken: `answer` is the sequence at its new version. Edits made meanwhile
+    /// stay unsaved on top of it.
+    pub fn saved(&mut self, answer: Sequence) {
+        self.unsaved.drain(..self.sending.min(self.unsaved.len()));
+        self.sending = 0;
+        self.rebase(answer);
+    }
+
+    /// The save did not arrive (network, server error): the edits stay unsaved for the next.
+    pub fn not_sent(&mut self) {
+        self.sending = 0;
+    }
+
+    /// The save was refused: the sequence changed elsewhere, to `theirs`. It is shown as it is
+    /// now, and every local edit not saved is kept aside.
+    pub fn refused(&mut self, theirs: Sequence) {
+        self.aside = std::mem::take(&mut self.unsaved);
+        self.sending = 0;
+        self.saved = theirs.clone();
+        self.current = theirs;
+    }
+
+    /// Applies the edits kept aside on top of the other change, each that still applies (a
+    /// shot removed elsewhere takes none): how many did.
+    pub fn apply_again(&mut self) -> usize {
+        let mut applied = 0;
+        for edit in std::mem::take(&mut self.aside) {
+            if self.record(edit).is_ok() {
+                applied += 1;
+            }
+        }
+        applied
+    }
+
+    /// Lets the edits kept aside go.
+    pub fn let_go(&mut self) {
+        self.aside.clear();
+    }
+
+    /// Another editor's change arrived (`sequence` at a newer version): taken, with the
+    /// unsaved local edits applied again on top (none that no longer applies).
+    pub fn changed_elsewhere(&mut self, sequence: Sequence) {
+        if sequence.version <= self.saved.version || self.sending > 0 {
+            return;
+        }
+        self.rebase(sequence);
+    }
+
+    fn rebase(&mut self, saved: Sequence) {
+        self.current = saved.clone();
+        self.saved = saved;
+        let unsaved = std::mem::take(&mut self.unsaved);
+        for edit in unsaved {
+            let _ = self.record(edit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sequence;
+    use super::*;
+
+    fn ids(editor: &Editor) -> Vec<String> {
+        editor
+            .current()
+            .shots
+            .iter()
+            .map(|s| s.id.clone())
+            .collect()
+    }
+
+    fn trim(id: &str, in_frame: u64, out_frame: u64) -> Edit {
+        Edit::Trim {
+            id: id.into(),
+            in_frame,
+            out_frame,
+        }
+    }
+
+    /// The server's answer to `body`: the same sequence at the next version.
+    fn answered(body: &serde_json::Value, id: &str) -> Sequence {
+        let mut value = body.clone();
+        value["id"] = id.into();
+        value["version"] = (body["version"].as_u64().unwrap() + 1).into();
+        Sequence::from_api(&value).unwrap()
+    }
+
+    #[test]
+    fn edits_undo_and_redo_in_order_and_a_new_edit_clears_the_redo() {
+        let mut editor = Editor::new(sequence(&["a", "b", "c"]));
+        editor
+            .edit(Edit::Move {
+                id: "a".into(),
+                to: 2,
+            })
+            .unwrap();
+        editor.edit(trim("b", 4, 20)).unwrap();
+        assert_eq!(ids(&editor), ["b", "c", "a"]);
+        assert!(editor.undo());
+        assert_eq!(editor.current().shots[0].frames(), 24);
+        assert!(editor.undo());
+        assert_eq!(ids(&editor), ["a", "b", "c"]);
+        assert!(!editor.undo(), "nothing left to undo");
+        assert!(editor.redo());
+        assert_eq!(ids(&editor), ["b", "c", "a"]);
+        editor.edit(Edit::Remove { id: "c".into() }).unwrap();
+        assert!(!editor.view().can_redo, "a new edit clears what was undone");
+        assert!(!editor.redo());
+        assert_eq!(ids(&editor), ["b", "a"]);
+    }
+
+    #[test]
+    fn a_save_sends_the_confirmed_version_and_edits_made_meanwhile_stay_unsaved() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("a", 2, 20)).unwrap();
+        let body = editor.to_save().unwrap();
+        assert_eq!(body["version"], 1);
+        assert_eq!(editor.to_save(), None, "one save at a time");
+        editor.edit(trim("b", 6, 12)).unwrap();
+        editor.saved(answered(&body, "seq_1"));
+        let view = editor.view();
+        assert!(view.unsaved, "the edit made meanwhile");
+        assert_eq!(view.sequence.version, 2);
+        assert_eq!(view.frames, 18 + 6);
+        let body = editor.to_save().unwrap();
+        assert_eq!(body["version"], 2);
+        assert_eq!(body["shots"][1]["in_s"], 0.25);
+        editor.saved(answered(&body, "seq_1"));
+        assert!(!editor.view().unsaved);
+        assert_eq!(editor.to_save(), None);
+    }
+
+    #[test]
+    fn a_refused_save_keeps_the_local_edits_aside_to_apply_again_on_the_other_change() {
+        let mut editor = Editor::new(sequence(&["a", "b", "c"]));
+        editor.edit(trim("a", 12, 24)).unwrap();
+        editor
+            .edit(Edit::Label {
+                id: "c".into(),
+                label: "Mine".into(),
+            })
+            .unwrap();
+        editor.to_save().unwrap();
+        // Elsewhere: b moved first and c removed, at version 2.
+        let mut theirs = sequence(&["b", "a"]);
+        theirs.version = 2;
+        editor.refused(theirs.clone());
+        let view = editor.view();
+        assert_eq!(view.sequence, theirs, "their change is shown");
+        assert_eq!(view.kept_aside, 2);
+        assert_eq!(editor.to_save(), None, "nothing saved over theirs unasked");
+        assert_eq!(editor.apply_again(), 1, "the label's shot is gone");
+        assert_eq!(ids(&editor), ["b", "a"]);
+        assert_eq!(editor.current().shots[1].in_frame, 12);
+        let body = editor.to_save().unwrap();
+        assert_eq!(body["version"], 2, "made on top of theirs");
+
+        let mut other = Editor::new(sequence(&["a"]));
+        other.edit(trim("a", 1, 2)).unwrap();
+        other.to_save().unwrap();
+        let mut theirs = sequence(&["a"]);
+        theirs.version = 5;
+        other.refused(theirs.clone());
+        other.let_go();
+        assert_eq!(other.view().kept_aside, 0);
+        assert_eq!(other.current(), &theirs);
+    }
+
+    #[test]
+    fn a_change_from_elsewhere_is_taken_under_the_unsaved_edits() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("b", 0, 12)).unwrap();
+        let mut theirs = sequence(&["a", "b", "c"]);
+        theirs.version = 2;
+        editor.changed_elsewhere(theirs.clone());
+        assert_eq!(ids(&editor), ["a", "b", "c"]);
+        assert_eq!(editor.current().shots[1].out_frame, 12);
+        let mut older = theirs.clone();
+        older.version = 1;
+        older.shots.clear();
+        editor.changed_elsewhere(older);
+        assert_eq!(ids(&editor), ["a", "b", "c"], "an older version is ignored");
+    }
+}

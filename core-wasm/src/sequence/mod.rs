@@ -1,0 +1,219 @@
+//! A sequence as the editor holds it: the API's sequence read into whole frames of its rate
+//! (`frames.rs`, which the server keeps its points in too), changed by edits that each know
+//! their inverse (`edit.rs`), and the editor that keeps the undo history, what is not saved
+//! yet and what a refused save leaves to apply again (`editor.rs`).
+
+pub mod edit;
+pub mod editor;
+pub mod frames;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The most shots a sequence holds.
+pub const MAX_SHOTS: usize = 500;
+/// The longest shot label, in characters.
+pub const MAX_LABEL: usize = 200;
+
+/// A sequence, its points in frames.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Sequence {
+    pub id: String,
+    pub name: String,
+    pub fps: u32,
+    pub size: String,
+    pub fit: String,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub version: u64,
+    pub shots: Vec<Shot>,
+}
+
+/// One shot: its label, takes, the chosen one and its points into it, in frames.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Shot {
+    pub id: String,
+    pub label: String,
+    pub prompt: Option<String>,
+    pub takes: Vec<String>,
+    pub take: Option<String>,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub in_frame: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    pub out_frame: u64,
+    /// The chosen take is no longer in the library.
+    pub take_missing: bool,
+}
+
+impl Shot {
+    /// The shot's length in frames.
+    pub fn frames(&self) -> u64 {
+        self.out_frame.saturating_sub(self.in_frame)
+    }
+}
+
+/// A sequence as the API answers it.
+#[derive(Deserialize)]
+struct SequenceBody {
+    id: String,
+    name: String,
+    fps: u32,
+    size: String,
+    fit: String,
+    version: u64,
+    shots: Vec<ShotBody>,
+}
+
+#[derive(Deserialize)]
+struct ShotBody {
+    id: String,
+    label: String,
+    prompt: Option<String>,
+    #[serde(default)]
+    takes: Vec<String>,
+    take: Option<String>,
+    in_s: f64,
+    out_s: f64,
+    #[serde(default)]
+    take_missing: bool,
+}
+
+impl Sequence {
+    /// Reads the API's sequence; `None` when it is not one.
+    pub fn from_api(value: &Value) -> Option<Sequence> {
+        let body: SequenceBody = serde_json::from_value(value.clone()).ok()?;
+        let fps = body.fps;
+        let shots = body
+            .shots
+            .into_iter()
+            .map(|s| {
+                Some(Shot {
+                    id: s.id,
+                    label: s.label,
+                    prompt: s.prompt,
+                    takes: s.takes,
+                    take: s.take,
+                    in_frame: frames::of_seconds(s.in_s, fps)?,
+                    out_frame: frames::of_seconds(s.out_s, fps)?,
+                    take_missing: s.take_missing,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Sequence {
+            id: body.id,
+            name: body.name,
+            fps,
+            size: body.size,
+            fit: body.fit,
+            version: body.version,
+            shots,
+        })
+    }
+
+    /// The whole sequence as a PUT sends it, from its version.
+    pub fn to_change(&self) -> Value {
+        json!({
+            "name": self.name,
+            "fps": self.fps,
+            "size": self.size,
+            "fit": self.fit,
+            "version": self.version,
+            "shots": self.shots.iter().map(|s| json!({
+                "id": s.id,
+                "label": s.label,
+                "prompt": s.prompt,
+                "takes": s.takes,
+                "take": s.take,
+                "in_s": frames::seconds(s.in_frame, self.fps),
+                "out_s": frames::seconds(s.out_frame, self.fps),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The sequence's length in frames.
+    pub fn frames(&self) -> u64 {
+        self.shots.iter().map(Shot::frames).sum()
+    }
+
+    /// Where shot `id` is.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.shots.iter().position(|s| s.id == id)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A sequence at 24 fps with shots of these ids, each a second of take `{id}.mp4`.
+    pub fn sequence(ids: &[&str]) -> Sequence {
+        Sequence {
+            id: "seq_1".into(),
+            name: "Cut".into(),
+            fps: 24,
+            size: "1280x720".into(),
+            fit: "crop".into(),
+            version: 1,
+            shots: ids
+                .iter()
+                .map(|id| Shot {
+                    id: (*id).into(),
+                    label: format!("Shot {id}"),
+                    prompt: None,
+                    takes: vec![format!("{id}.mp4")],
+                    take: Some(format!("{id}.mp4")),
+                    in_frame: 0,
+                    out_frame: 24,
+                    take_missing: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_apis_sequence_reads_into_frames_and_goes_back_as_a_change() {
+        let api = json!({
+            "id": "seq_a", "name": "Marsh", "fps": 25, "size": "1280x720", "fit": "pad",
+            "version": 4, "duration_s": 1.2, "updated_at": "2026-11-26T10:00:00Z",
+            "shots": [{"id": "s1", "label": "Wide", "prompt": null, "takes": ["a.mp4"],
+                       "take": "a.mp4", "in_s": 0.2, "out_s": 1.4, "take_missing": true}]
+        });
+        let sequence = Sequence::from_api(&api).unwrap();
+        assert_eq!(
+            (sequence.shots[0].in_frame, sequence.shots[0].out_frame),
+            (5, 35)
+        );
+        assert!(sequence.shots[0].take_missing);
+        assert_eq!(sequence.frames(), 30);
+        let change = sequence.to_change();
+        assert_eq!(change["version"], 4);
+        assert_eq!(change["shots"][0]["in_s"], 0.2);
+        assert_eq!(change["shots"][0]["out_s"], 1.4);
+        assert_eq!(change["shots"][0].get("take_missing"), None);
+        assert_eq!(Sequence::from_api(&json!({"id": 1})), None);
+    }
+
+    #[test]
+    fn generated_types_are_current() {
+        use ts_rs::TS;
+        let text = format!(
+            "// Generated from core-wasm/src/sequence/mod.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            Sequence::decl(),
+            Shot::decl(),
+            editor::EditorView::decl(),
+        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
+        if std::env::var_os("UPDATE_TS_TYPES").is_some() {
+            std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
+            std::fs::write(path, &text).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap_or_default(),
+            text,
+            "app/src/sequence/types.ts is out of date: run `UPDATE_TS_TYPES=1 cargo test -p studio-core`"
+        );
+    }
+}
