@@ -48,8 +48,11 @@ function preloadCore(): Plugin {
     transformIndexHtml: {
       order: "post",
       handler(_html, { bundle }) {
-        const wasm = Object.values(bundle ?? {}).find((file) => file.fileName.endsWith(".wasm"));
-        if (!wasm) throw new Error("no .wasm in the bundle to preload");
+        // The studio's wasm; the sequence editor's loads when a sequence is first opened.
+        const wasm = Object.values(bundle ?? {}).find((file) =>
+          /studio_core_bg.*\.wasm$/.test(file.fileName),
+        );
+        if (!wasm) throw new Error("no studio_core .wasm in the bundle to preload");
         return [`${base}${wasm.fileName}`, `${base}config.json`].map((href) => ({
           tag: "link",
           attrs: { rel: "preload", href, as: "fetch", crossorigin: "" },

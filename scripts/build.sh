@@ -33,7 +33,7 @@ up_to_date() {
 }
 
 step "core-wasm -> pkg/ (cargo, wasm-bindgen, wasm-opt)"
-if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
+if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && [ -e "$ROOT/pkg/studio_sequence_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
 else
   # Panic messages name their source files: shipped without this machine's registry folder.
@@ -42,21 +42,30 @@ else
   for registry in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
     remap+=" --remap-path-prefix=$registry="
   done
-  (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown \
-    --profile wasm-release --target-dir "$ROOT/target/wasm")
   rm -rf "$ROOT/pkg"
-  wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name studio_core \
-    "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
-  # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
-  # enabled are those rustc's wasm32 target already emits. --low-memory-unused lets constant
-  # offsets fold into loads and stores (755 bytes on the wire): a pointer only wraps past 4 GB
-  # into the first 1 KB, which no Rust pointer does in a memory this size.
-  wasm-opt -Oz --gufa -Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-bulk-memory \
-    --enable-nontrapping-float-to-int --enable-sign-ext --enable-reference-types --enable-mutable-globals \
-    --enable-multivalue "$ROOT/pkg/studio_core_bg.wasm" -o "$ROOT/pkg/studio_core_bg.wasm"
+  # Two wasm modules from the one crate: the studio's, which every page loads, and with the
+  # `sequence-editor` feature the sequence editor's, which the page loads when a sequence is
+  # first opened. Built one after the other in one target folder, they share its dependencies.
+  for module in studio_core:"" studio_sequence:sequence-editor; do
+    name="${module%%:*}"
+    features="${module#*:}"
+    (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown \
+      --profile wasm-release --target-dir "$ROOT/target/wasm" ${features:+--features "$features"})
+    wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name "$name" \
+      "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
+    # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
+    # enabled are those rustc's wasm32 target already emits. --low-memory-unused lets constant
+    # offsets fold into loads and stores (755 bytes on the wire): a pointer only wraps past 4 GB
+    # into the first 1 KB, which no Rust pointer does in a memory this size.
+    wasm-opt -Oz --gufa -Oz --converge --low-memory-unused --strip-producers --strip-target-features --enable-bulk-memory \
+      --enable-nontrapping-float-to-int --enable-sign-ext --enable-reference-types --enable-mutable-globals \
+      --enable-multivalue "$ROOT/pkg/${name}_bg.wasm" -o "$ROOT/pkg/${name}_bg.wasm"
+  done
   touch "$ROOT/target/.built-pkg"
 fi
-note "studio_core_bg.wasm: $(wc -c < "$ROOT/pkg/studio_core_bg.wasm") bytes, $(gzip -9c "$ROOT/pkg/studio_core_bg.wasm" | wc -c) gzip"
+for wasm in studio_core_bg studio_sequence_bg; do
+  note "$wasm.wasm: $(wc -c < "$ROOT/pkg/$wasm.wasm") bytes, $(gzip -9c "$ROOT/pkg/$wasm.wasm" | wc -c) gzip"
+done
 
 step "app -> app/dist (Vite)"
 if [ -e "$ROOT/app/dist/index.html" ] && up_to_date "$ROOT/target/.built-app" "$ROOT/app/src" "$ROOT/app/index.html" \

@@ -21,5 +21,10 @@ pub mod store;
 pub mod time;
 pub mod video_size;
 
-#[cfg(target_arch = "wasm32")]
+/// The studio's wasm surface, or built with the `sequence-editor` feature, the sequence
+/// editor's (the page loads that one the first time a sequence is opened).
+#[cfg(all(target_arch = "wasm32", not(feature = "sequence-editor")))]
+pub mod wasm;
+#[cfg(all(target_arch = "wasm32", feature = "sequence-editor"))]
+#[path = "wasm/editor.rs"]
 pub mod wasm;

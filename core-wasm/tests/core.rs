@@ -2476,3 +2476,55 @@ fn the_spend_panel_reads_the_month_against_the_cap() {
     core.close_spend();
     assert!(!core.spend_view().open);
 }
+
+#[test]
+fn a_sequence_save_refused_for_a_change_elsewhere_brings_the_current_sequence() {
+    use studio_core::sequence::client::{Client, Saved};
+    let fake = Fake::default();
+    let config = ApiConfig {
+        token: "t".into(),
+        ..ApiConfig::default()
+    };
+    let client = Client::new(&fake, &config, "cut room");
+    let sequence = |version: u64| {
+        json!({"id": "seq_1", "name": "Cut", "fps": 24, "size": "1280x720", "fit": "crop",
+               "version": version, "shots": [{"id": "s1", "label": "Wide", "prompt": null,
+               "takes": ["a.mp4"], "take": "a.mp4", "in_s": 0.5, "out_s": 2, "take_missing": false}]})
+    };
+    fake.answers.borrow_mut().push_back(Ok(HttpResponse {
+        status: 409,
+        status_text: "Conflict".into(),
+        body: json!({"error": {"code": "conflict", "message": "changed"}, "current": sequence(4)})
+            .to_string(),
+    }));
+    let Saved::ChangedElsewhere(current) = block_on(client.save("seq_1", sequence(3))).unwrap()
+    else {
+        panic!("a 409 is a change elsewhere");
+    };
+    assert_eq!((current.version, current.shots[0].in_frame), (4, 12));
+    let request = fake.requests.borrow().last().cloned().unwrap();
+    assert_eq!(
+        (
+            request.method,
+            request.url.as_str(),
+            request.bearer.as_deref()
+        ),
+        ("PUT", "/api/projects/cut%20room/sequences/seq_1", Some("t"))
+    );
+    fake.answers.borrow_mut().push_back(ok(sequence(5)));
+    assert!(matches!(
+        block_on(client.save("seq_1", sequence(4))),
+        Ok(Saved::Taken(s)) if s.version == 5
+    ));
+    fake.answers.borrow_mut().push_back(Ok(HttpResponse {
+        status: 422,
+        status_text: "Unprocessable Entity".into(),
+        body: json!({"error": {"code": "invalid", "message": "Shot 1 (Wide): in_s must be before out_s"}})
+            .to_string(),
+    }));
+    assert_eq!(
+        block_on(client.save("seq_1", sequence(5))).unwrap_err().0,
+        "Shot 1 (Wide): in_s must be before out_s",
+        "the server's message names the shot"
+    );
+}

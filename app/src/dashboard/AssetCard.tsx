@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AssetView } from "../core/types";
 import { run, runNow, useStudio } from "../core/useStudio";
 import { Menu, type MenuItem } from "../Menu";
+import { addToSequence } from "../sequence/opener";
 import { useShotItems } from "../shot/shotItems";
 
 /** The decision buttons, and the key that presses each on a focused card. */
@@ -96,6 +97,10 @@ export function AssetCard({
         { label: "Download", href: url, download: asset.downloadName },
         ...shot.items,
         { label: "Compare", onSelect: compare, checked: compared },
+        {
+          label: "Add to sequence",
+          onSelect: () => addToSequence({ fileName: asset.fileName, publicUrl: url }),
+        },
       ]
     : [];
   const more: MenuItem[] = [

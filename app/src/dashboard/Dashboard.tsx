@@ -1,6 +1,7 @@
 import { useEffect, type MouseEvent } from "react";
 import { CompareBar } from "../compare/CompareBar";
 import { Reviews } from "../review/Reviews";
+import { SequenceButton, Sequences } from "../sequence/Sequences";
 import { SelectionBar } from "../review/SelectionBar";
 import { Spend, SpendButton } from "../spend/Spend";
 import { useStudio } from "../core/useStudio";
@@ -31,6 +32,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           Studio
         </a>
         {projectId !== null && <p className="project-line">Project: {projectId}</p>}
+        {projectId !== null && <SequenceButton />}
         {projectId !== null && <SpendButton />}
       </header>
       {projectId === null ? (
@@ -42,6 +44,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <ErrorBanner />
           <GenerationConsole />
           <AssetLibrary />
+          <Sequences projectId={projectId} />
           <Spend />
           <Reviews />
           <Metadata />

@@ -1,4 +1,4 @@
-// Generated from core-wasm/src/sequence/mod.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
+// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
 
 export type Sequence = { id: string, name: string, fps: number, size: string, fit: string, version: number, shots: Array<Shot>, };
 
@@ -22,3 +22,11 @@ unsaved: boolean,
  * to be applied again on top of that change.
  */
 keptAside: number, };
+
+export type Summary = { id: string, name: string, shotCount: number, durationS: number, };
+
+export type PanelView = { sequences: Array<Summary>, editor: EditorView | null, saving: boolean, error: string | null, 
+/**
+ * The id of the export job last started.
+ */
+exportJob: string | null, };

@@ -32,6 +32,20 @@ pub struct EditorView {
     pub kept_aside: usize,
 }
 
+/// What the Sequence panel shows: the project's sequences, the one open, whether a save is on
+/// its way, the last failure, and the export last started.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PanelView {
+    pub sequences: Vec<super::client::Summary>,
+    pub editor: Option<EditorView>,
+    pub saving: bool,
+    pub error: Option<String>,
+    /// The id of the export job last started.
+    pub export_job: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Editor {
     saved: Sequence,

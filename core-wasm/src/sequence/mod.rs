@@ -3,6 +3,7 @@
 //! their inverse (`edit.rs`), and the editor that keeps the undo history, what is not saved
 //! yet and what a refused save leaves to apply again (`editor.rs`).
 
+pub mod client;
 pub mod edit;
 pub mod editor;
 pub mod frames;
@@ -200,10 +201,12 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/mod.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             editor::EditorView::decl(),
+            client::Summary::decl(),
+            editor::PanelView::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
         if std::env::var_os("UPDATE_TS_TYPES").is_some() {

@@ -76,11 +76,19 @@ pub struct Shared {
 
 impl From<Shared> for AppState {
     fn from(shared: Shared) -> Self {
+        let project_events =
+            ProjectEvents::new(shared.jobs.database(), shared.jobs.storage().clone());
+        // An export saved by the jobs themselves reaches the library's streams as a save does.
+        let events = project_events.clone();
+        shared.jobs.when_saved(Box::new(move |project, file_name| {
+            let change = crate::project_events::Change::Library {
+                file_name: file_name.to_owned(),
+                saved: true,
+            };
+            events.publish(project, change);
+        }));
         AppState(Arc::new(Inner {
-            project_events: ProjectEvents::new(
-                shared.jobs.database(),
-                shared.jobs.storage().clone(),
-            ),
+            project_events,
             shared,
             job_bodies: JobBodies::default(),
         }))

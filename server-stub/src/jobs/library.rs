@@ -104,6 +104,26 @@ impl JobService {
         Ok(key)
     }
 
+    /// Has `hook(project, file name)` told of each video this service saves to a library by
+    /// itself (an export, saved when done); set once.
+    pub fn when_saved(&self, hook: super::SavedHook) {
+        let _ = self.inner.saved_here.set(hook);
+    }
+
+    /// Saves a finished export to its project's library, and tells of it.
+    pub(super) async fn save_export(&self, id: &str, project: &str) {
+        match self.save(id, project, "").await {
+            Ok(key) => {
+                if let Some(hook) = self.inner.saved_here.get() {
+                    hook(project, file_name(&key));
+                }
+            }
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "the export could not be saved to the library")
+            }
+        }
+    }
+
     /// Forgets that a job's video is in the library, once `key` is deleted from it (the job
     /// is the one whose id names the file, if it was saved as `key`).
     pub async fn unsaved(&self, key: &str) {

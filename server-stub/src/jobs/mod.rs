@@ -144,6 +144,9 @@ pub struct NewJob {
     pub shot: Option<crate::sequences::ShotLink>,
 }
 
+/// What is told of a video the service saved to a project's library by itself.
+pub type SavedHook = Box<dyn Fn(&str, &str) + Send + Sync>;
+
 /// At most this many takes of one shot in one request.
 pub const MAX_TAKES: u32 = 8;
 
@@ -176,6 +179,9 @@ struct Inner {
     /// Cancelled when the server begins to stop: event streams end.
     closing: CancellationToken,
     saving: tokio::sync::Mutex<()>,
+    /// Told of each video the service saves to a library by itself (an export): its project
+    /// and file name, for the project's event streams.
+    saved_here: std::sync::OnceLock<SavedHook>,
     /// The runtime the service was started on, where its work runs (`background`).
     runtime: tokio::runtime::Handle,
 }
@@ -291,6 +297,7 @@ impl JobService {
                 events: events::Events::default(),
                 closing: CancellationToken::new(),
                 saving: tokio::sync::Mutex::new(()),
+                saved_here: std::sync::OnceLock::new(),
                 runtime: tokio::runtime::Handle::current(),
             }),
         })

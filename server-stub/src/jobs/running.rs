@@ -154,9 +154,7 @@ impl JobService {
                     self.discard_unheld_preview(id, &object.key).await;
                 } else if let Some(project) = exported {
                     // An export goes to the library as soon as it is made.
-                    if let Err(e) = self.save(id, &project, "").await {
-                        tracing::error!(job = %id, error = %e, "the export could not be saved to the library");
-                    }
+                    self.save_export(id, &project).await;
                 }
             }
             Err(_) if self.stopping() => {

@@ -1,0 +1,240 @@
+// The Sequence panel: the open sequence's shots in order as a strip (reordered by dragging or
+// Alt+Left/Right), the chosen shot's label, take and in and out points, undo and redo (Ctrl+Z,
+// Ctrl+Shift+Z), the player, and the MP4 export. Every edit is the sequence editor's (its own
+// wasm); this only renders its view and calls its commands.
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
+import { run, runNow, useView } from "../core/useStudio";
+import { setSequence, useSequence } from "./opener";
+import { SequencePlayer, type Clip } from "./SequencePlayer";
+import type { Shot } from "./types";
+import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
+import "./sequence.css";
+
+function seconds(frames: number, fps: number): string {
+  return `${(frames / fps).toFixed(2)} s`;
+}
+
+export default function SequencePanel({ projectId }: { projectId: string }) {
+  const editor = useSequenceEditor(projectId);
+  const view = usePanelView(editor);
+  const library = useView("library");
+  const { adds } = useSequence();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const strip = useRef<HTMLOListElement>(null);
+  const opened = view?.editor ?? null;
+
+  // Videos asked to be added before the sequence was open are added once it is.
+  useEffect(() => {
+    if (!editor || !opened || adds.length === 0) return;
+    setSequence(true, []);
+    for (const add of adds) run(editor.addShot(add.fileName, add.publicUrl));
+  }, [editor, opened, adds]);
+
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+
+  if (!editor || !view) return <p aria-busy="true">Loading the sequence...</p>;
+  const sequence = opened?.sequence;
+  const shots = sequence?.shots ?? [];
+  const fps = sequence?.fps ?? 24;
+  const asset = (fileName: string | null) =>
+    fileName === null ? undefined : library.assets.find((a) => a.fileName === fileName);
+  const clips: Clip[] = shots.flatMap((shot) => {
+    const url = asset(shot.take)?.publicUrl;
+    return url
+      ? [
+          {
+            id: shot.id,
+            label: shot.label,
+            url,
+            inS: shot.inFrame / fps,
+            outS: shot.outFrame / fps,
+          },
+        ]
+      : [];
+  });
+  const selected = shots.find((s) => s.id === chosen) ?? null;
+
+  const focusShot = (id: string) =>
+    requestAnimationFrame(() =>
+      strip.current?.querySelector<HTMLElement>(`[data-shot="${CSS.escape(id)}"]`)?.focus(),
+    );
+  const move = (shot: Shot, to: number) => {
+    runNow(() => editor.move(shot.id, to));
+    focusShot(shot.id);
+  };
+  const onShotKey = (event: KeyboardEvent, shot: Shot, index: number) => {
+    if (event.altKey && event.key === "ArrowLeft" && index > 0) move(shot, index - 1);
+    else if (event.altKey && event.key === "ArrowRight" && index + 1 < shots.length)
+      move(shot, index + 1);
+    else if (event.key === "Delete") runNow(() => editor.remove(shot.id));
+    else return;
+    event.preventDefault();
+  };
+  const onPanelKey = (event: KeyboardEvent) => {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
+    if (event.target instanceof HTMLInputElement) return;
+    event.preventDefault();
+    if (event.shiftKey) editor.redo();
+    else editor.undo();
+  };
+  const onDrop = (event: DragEvent, index: number) => {
+    const id = event.dataTransfer.getData("text/x-studio-shot");
+    const shot = shots.find((s) => s.id === id);
+    if (shot) move(shot, index);
+  };
+  const trim = (shot: Shot, inS: number, outS: number) =>
+    runNow(() => editor.trim(shot.id, inS, outS));
+  const point = (id: string, which: "in" | "out", at: number) => {
+    const shot = shots.find((s) => s.id === id);
+    if (!shot) return;
+    if (which === "in") trim(shot, at, shot.outFrame / fps);
+    else trim(shot, shot.inFrame / fps, at);
+  };
+
+  return (
+    <section
+      className="panel sequence-panel"
+      aria-labelledby="sequence-heading"
+      onKeyDown={onPanelKey}
+    >
+      <h2 id="sequence-heading" ref={heading} tabIndex={-1}>
+        Sequence{sequence ? `: ${sequence.name}` : ""}
+      </h2>
+      <div className="sequence-actions">
+        <button type="button" disabled={!opened?.canUndo} onClick={() => editor.undo()}>
+          Undo
+        </button>
+        <button type="button" disabled={!opened?.canRedo} onClick={() => editor.redo()}>
+          Redo
+        </button>
+        <button type="button" disabled={shots.length === 0} onClick={() => run(editor.exportMp4())}>
+          Export MP4
+        </button>
+        <button type="button" onClick={() => setSequence(false)}>
+          Close
+        </button>
+        <span className="muted" data-testid="sequence-status" aria-live="polite">
+          {opened ? `${shots.length} shots, ${seconds(opened.frames, fps)}` : ""}
+          {view.saving
+            ? " · Saving..."
+            : opened?.unsaved
+              ? " · Not saved"
+              : opened
+                ? " · Saved"
+                : ""}
+        </span>
+      </div>
+      {view.error !== null && (
+        <div className="sequence-error" role="alert">
+          <p>{view.error}</p>
+          {(opened?.keptAside ?? 0) > 0 && (
+            <>
+              <button type="button" onClick={() => editor.applyAgain()}>
+                Apply my edits again
+              </button>
+              <button type="button" onClick={() => editor.letGo()}>
+                Let my edits go
+              </button>
+            </>
+          )}
+        </div>
+      )}
+      {view.exportJob !== null && (
+        <p className="muted" role="status">
+          Exporting: it joins the library when done ({view.exportJob}).
+        </p>
+      )}
+      {shots.length === 0 ? (
+        <p className="muted">No shots yet: choose “Add to sequence” in a video’s menu.</p>
+      ) : (
+        <ol className="strip" ref={strip} aria-label="Shots">
+          {shots.map((shot, index) => {
+            const poster = asset(shot.take)?.posterUrl;
+            return (
+              <li
+                key={shot.id}
+                draggable
+                onDragStart={(event) => event.dataTransfer.setData("text/x-studio-shot", shot.id)}
+                onDragOver={(event) => event.preventDefault()}
+                onDrop={(event) => onDrop(event, index)}
+              >
+                <button
+                  type="button"
+                  data-shot={shot.id}
+                  aria-pressed={shot.id === chosen}
+                  aria-keyshortcuts="Alt+ArrowLeft Alt+ArrowRight Delete"
+                  onClick={() => setChosen(shot.id === chosen ? null : shot.id)}
+                  onKeyDown={(event) => onShotKey(event, shot, index)}
+                >
+                  {poster ? <img src={poster} alt="" /> : <span className="no-poster" />}
+                  <span className="shot-label">{shot.label}</span>
+                  <span className="muted">
+                    {shot.takeMissing ? "Take missing" : seconds(shot.outFrame - shot.inFrame, fps)}
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {selected && (
+        <fieldset className="shot-detail">
+          <legend>{selected.label}</legend>
+          <label>
+            Label
+            <input
+              defaultValue={selected.label}
+              key={`${selected.id}-${selected.label}`}
+              onBlur={(event) =>
+                event.target.value !== selected.label &&
+                runNow(() => editor.label(selected.id, event.target.value))
+              }
+            />
+          </label>
+          <label>
+            Take
+            <select
+              value={selected.take ?? ""}
+              onChange={(event) => runNow(() => editor.choose(selected.id, event.target.value))}
+            >
+              {selected.takes.map((take) => (
+                <option key={take} value={take}>
+                  {asset(take)?.title ?? take}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            In (s)
+            <input
+              type="number"
+              min={0}
+              step={1 / fps}
+              key={`in-${selected.id}-${selected.inFrame}`}
+              defaultValue={(selected.inFrame / fps).toFixed(3)}
+              onBlur={(event) =>
+                trim(selected, Number(event.target.value), selected.outFrame / fps)
+              }
+            />
+          </label>
+          <label>
+            Out (s)
+            <input
+              type="number"
+              min={0}
+              step={1 / fps}
+              key={`out-${selected.id}-${selected.outFrame}`}
+              defaultValue={(selected.outFrame / fps).toFixed(3)}
+              onBlur={(event) => trim(selected, selected.inFrame / fps, Number(event.target.value))}
+            />
+          </label>
+          <button type="button" onClick={() => runNow(() => editor.remove(selected.id))}>
+            Remove shot
+          </button>
+        </fieldset>
+      )}
+      <SequencePlayer clips={clips} fps={fps} onPoint={point} />
+    </section>
+  );
+}

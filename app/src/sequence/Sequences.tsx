@@ -1,0 +1,29 @@
+// The Sequence button, and the Sequence panel loaded (with its own wasm) the first time it
+// is opened.
+import { lazy, Suspense } from "react";
+import { setSequence, useSequence } from "./opener";
+
+const SequencePanel = lazy(() => import("./SequencePanel"));
+
+export function SequenceButton() {
+  const { open } = useSequence();
+  return (
+    <button
+      type="button"
+      className="sequence-toggle"
+      aria-expanded={open}
+      onClick={() => setSequence(!open)}
+    >
+      Sequence
+    </button>
+  );
+}
+
+export function Sequences({ projectId }: { projectId: string }) {
+  if (!useSequence().open) return null;
+  return (
+    <Suspense fallback={null}>
+      <SequencePanel projectId={projectId} />
+    </Suspense>
+  );
+}

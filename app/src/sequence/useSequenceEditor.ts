@@ -1,0 +1,42 @@
+// The sequence editor of the open project: its wasm loaded once (the first time the panel
+// opens), one editor per panel, and its view through useSyncExternalStore.
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import init, { SequenceEditor } from "../../../pkg/studio_sequence.js";
+import { run, useStudio } from "../core/useStudio";
+import type { PanelView } from "./types";
+
+let loaded: Promise<unknown> | undefined;
+
+export function useSequenceEditor(projectId: string): SequenceEditor | null {
+  const studio = useStudio();
+  const [editor, setEditor] = useState<SequenceEditor | null>(null);
+  useEffect(() => {
+    let made: SequenceEditor | null = null;
+    let gone = false;
+    run(
+      (loaded ??= init()).then(() => {
+        if (gone) return;
+        made = new SequenceEditor(studio.config(), projectId);
+        setEditor(made);
+        return made.start();
+      }),
+    );
+    return () => {
+      gone = true;
+      made?.close();
+      setEditor(null);
+    };
+  }, [studio, projectId]);
+  return editor;
+}
+
+const nothing = () => () => {};
+
+export function usePanelView(editor: SequenceEditor | null): PanelView | null {
+  const subscribe = useCallback(
+    (onChange: () => void) => (editor ? (editor.subscribe(onChange) as () => void) : nothing()),
+    [editor],
+  );
+  const view = useCallback(() => (editor ? (editor.view() as PanelView) : null), [editor]);
+  return useSyncExternalStore(subscribe, view);
+}

@@ -1,0 +1,163 @@
+//! The sequence routes of the API, for the editor: the project's sequences listed and made, one
+//! read, saved from the version it was made from (a refusal because it changed elsewhere
+//! brings the current one), and exported as an MP4.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::Sequence;
+use crate::api::{encode_segment, failure_text, ApiConfig};
+use crate::platform::{Body, HttpRequest, HttpResponse, Platform};
+
+/// A call that did not succeed: the server's own message where it gave one, else the status
+/// text or the network's reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CallError(pub String);
+
+/// What a save came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Saved {
+    /// Taken: the sequence at its new version.
+    Taken(Sequence),
+    /// Refused, because it changed elsewhere first: the current sequence.
+    ChangedElsewhere(Sequence),
+}
+
+/// A sequence in the project's list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub id: String,
+    pub name: String,
+    pub shot_count: u32,
+    pub duration_s: f64,
+}
+
+/// A sequence in the list as the API answers it.
+#[derive(Deserialize)]
+struct SummaryBody {
+    id: String,
+    name: String,
+    shot_count: u32,
+    duration_s: f64,
+}
+
+pub struct Client<'a, P: Platform> {
+    platform: &'a P,
+    config: &'a ApiConfig,
+    project: &'a str,
+}
+
+fn message(response: &HttpResponse) -> CallError {
+    let server = serde_json::from_str::<Value>(&response.body)
+        .ok()
+        .and_then(|b| b.pointer("/error/message")?.as_str().map(str::to_owned));
+    CallError(server.unwrap_or_else(|| failure_text(response)))
+}
+
+fn sequence_of(value: &Value) -> Result<Sequence, CallError> {
+    Sequence::from_api(value).ok_or_else(|| CallError("Response is not a sequence".into()))
+}
+
+impl<'a, P: Platform> Client<'a, P> {
+    pub fn new(platform: &'a P, config: &'a ApiConfig, project: &'a str) -> Self {
+        Client {
+            platform,
+            config,
+            project,
+        }
+    }
+
+    fn url(&self, rest: &[&str]) -> String {
+        let base = self.config.api_base.trim_end_matches('/');
+        let mut path = vec!["projects", self.project, "sequences"];
+        path.extend_from_slice(rest);
+        let path: Vec<String> = path.iter().map(|s| encode_segment(s)).collect();
+        format!("{base}/{}", path.join("/"))
+    }
+
+    async fn send(
+        &self,
+        method: &'static str,
+        rest: &[&str],
+        body: Option<Value>,
+    ) -> Result<HttpResponse, CallError> {
+        let request = HttpRequest {
+            method,
+            url: self.url(rest),
+            bearer: Some(self.config.token.clone()),
+            body: body.map(|b| Body::Json(b.to_string())),
+            last_event_id: None,
+        };
+        self.platform.fetch(request).await.map_err(CallError)
+    }
+
+    async fn json(
+        &self,
+        method: &'static str,
+        rest: &[&str],
+        body: Option<Value>,
+    ) -> Result<Value, CallError> {
+        let response = self.send(method, rest, body).await?;
+        if !response.ok() {
+            return Err(message(&response));
+        }
+        serde_json::from_str(&response.body)
+            .map_err(|_| CallError("Invalid JSON in response".into()))
+    }
+
+    /// The project's sequences, most recently changed first.
+    pub async fn list(&self) -> Result<Vec<Summary>, CallError> {
+        let answer = self.json("GET", &[], None).await?;
+        let listed: Vec<SummaryBody> = serde_json::from_value(answer["sequences"].clone())
+            .map_err(|_| CallError("Response has no sequences".into()))?;
+        Ok(listed
+            .into_iter()
+            .map(|s| Summary {
+                id: s.id,
+                name: s.name,
+                shot_count: s.shot_count,
+                duration_s: s.duration_s,
+            })
+            .collect())
+    }
+
+    /// Makes a sequence named `name`, with the server's defaults.
+    pub async fn create(&self, name: &str) -> Result<Sequence, CallError> {
+        sequence_of(
+            &self
+                .json("POST", &[], Some(json!({ "name": name })))
+                .await?,
+        )
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Sequence, CallError> {
+        sequence_of(&self.json("GET", &[id], None).await?)
+    }
+
+    /// Saves `change` (a whole sequence from the version it names).
+    pub async fn save(&self, id: &str, change: Value) -> Result<Saved, CallError> {
+        let response = self.send("PUT", &[id], Some(change)).await?;
+        let body: Option<Value> = serde_json::from_str(&response.body).ok();
+        match (response.status, body) {
+            (200, Some(body)) => Ok(Saved::Taken(sequence_of(&body)?)),
+            (409, Some(body)) if body.get("current").is_some() => {
+                Ok(Saved::ChangedElsewhere(sequence_of(&body["current"])?))
+            }
+            _ => Err(message(&response)),
+        }
+    }
+
+    /// Starts the MP4 export of sequence `id`: its job's id.
+    pub async fn export(&self, id: &str) -> Result<String, CallError> {
+        let job = self
+            .json("POST", &[id, "exports"], Some(json!({ "format": "mp4" })))
+            .await?;
+        job["sora_job_id"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| CallError("Response is not a job".into()))
+    }
+}

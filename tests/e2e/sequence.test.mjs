@@ -1,0 +1,106 @@
+// From shots to a cut in the browser: three library videos added to a sequence from their
+// cards, reordered by keyboard, trimmed, undone and redone, played through, followed live by
+// a second browser, and exported as one MP4 that joins the library.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { audit, fromMenu, savedVideo, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+
+const t = serverAndPage({ width: 1440, height: 900 });
+const PROJECT = "cut-room";
+
+/** The strip's shot labels, in order. */
+const labels = (panel) => panel.locator(".strip .shot-label").allTextContents();
+
+/** The sequence as the server keeps it. */
+async function stored(server) {
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const base = `${server.url}/api/projects/${PROJECT}/sequences`;
+  const { sequences } = await (await fetch(base, { headers })).json();
+  return (await fetch(`${base}/${sequences[0].id}`, { headers })).json();
+}
+
+test("a sequence is built from library cards, edited, followed live, played and exported", async () => {
+  const ids = [];
+  for (const prompt of ["a heron over reeds", "waves on a grey shore"]) {
+    ids.push(await savedVideo(t.server, PROJECT, prompt, 2));
+  }
+  const page = t.page;
+  await page.goto(`${t.server.url}/${PROJECT}`);
+  const card = (id) => page.locator(`.asset[data-key="projects/${PROJECT}/${id}.mp4"]`);
+  await card(ids[0]).waitFor();
+  await card(ids[1]).waitFor();
+
+  // Three shots from the cards' menus: the panel (and its wasm) loads on the first.
+  for (const id of [ids[0], ids[1], ids[0]]) await fromMenu(card(id), "Add to sequence");
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
+  await waitUntil(async () => (await status.textContent()) === "3 shots, 6.00 s · Saved");
+  assert.deepEqual(await labels(panel), ["Shot 1", "Shot 2", "Shot 3"]);
+
+  // A second browser opens the same sequence.
+  const other = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const second = await other.newPage();
+  await second.goto(`${t.server.url}/${PROJECT}`);
+  await second.getByRole("button", { name: "Sequence" }).click();
+  const seen = second.getByRole("region", { name: /^Sequence/ });
+  await waitUntil(async () => (await labels(seen)).length === 3);
+
+  // Shot 3 moves to the front with Alt+Left twice and keeps the focus.
+  const third = panel.locator(".strip button", { hasText: "Shot 3" });
+  await third.focus();
+  await page.keyboard.press("Alt+ArrowLeft");
+  await waitUntil(async () => (await labels(panel))[1] === "Shot 3");
+  await page.keyboard.press("Alt+ArrowLeft");
+  await waitUntil(async () => (await labels(panel))[0] === "Shot 3");
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), "Shot 32.00 s");
+
+  // Shot 1 trimmed to start at 0.5 s.
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  const inPoint = panel.getByLabel("In (s)");
+  await inPoint.fill("0.5");
+  await inPoint.blur();
+  await waitUntil(async () => (await status.textContent()) === "3 shots, 5.50 s · Saved");
+
+  // Undone and redone from the keyboard; every step is saved.
+  await panel.locator(".strip button", { hasText: "Shot 1" }).focus();
+  await page.keyboard.press("Control+z");
+  await waitUntil(async () => (await status.textContent()) === "3 shots, 6.00 s · Saved");
+  await page.keyboard.press("Control+Shift+z");
+  await waitUntil(async () => (await status.textContent()) === "3 shots, 5.50 s · Saved");
+  const sequence = await stored(t.server);
+  assert.deepEqual(
+    sequence.shots.map((s) => [s.label, s.take, s.in_s, s.out_s]),
+    [
+      ["Shot 3", `${ids[0]}.mp4`, 0, 2],
+      ["Shot 1", `${ids[0]}.mp4`, 0.5, 2],
+      ["Shot 2", `${ids[1]}.mp4`, 0, 2],
+    ],
+  );
+
+  // The second browser followed every change.
+  await waitUntil(async () => (await labels(seen)).join() === "Shot 3,Shot 1,Shot 2");
+  await waitUntil(async () =>
+    (await seen.getByTestId("sequence-status").textContent()).includes("5.50 s"),
+  );
+  await other.close();
+
+  // Played through: the player reaches the last shot and stops.
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await waitUntil(async () => (await panel.textContent()).includes("Shot 2 (3 of 3)"));
+  await panel.getByRole("button", { name: "Play sequence" }).waitFor();
+
+  assert.deepEqual(await audit(page), []);
+
+  // Exported: a job of model "sequence", whose video joins the library.
+  await panel.getByRole("button", { name: "Export MP4" }).click();
+  await panel.getByText(/^Exporting/).waitFor();
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const assets = `${t.server.url}/api/projects/${PROJECT}/assets`;
+  await waitUntil(
+    async () => (await (await fetch(assets, { headers })).json()).videos.length === 3,
+  );
+  const { videos } = await (await fetch(assets, { headers })).json();
+  const exported = videos.find((v) => v.key.startsWith(`projects/${PROJECT}/sequence:`));
+  assert.ok(exported, JSON.stringify(videos));
+  await page.getByRole("heading", { name: "Asset Library (3 videos)" }).waitFor();
+});
