@@ -19,7 +19,7 @@ async function stored(server) {
   return (await fetch(`${base}/${sequences[0].id}`, { headers })).json();
 }
 
-test("a sequence is built from library cards, edited, followed live, played and exported", async () => {
+test("a sequence is built from library cards, edited, followed live, played and exported", async (context) => {
   const ids = [];
   for (const prompt of ["a heron over reeds", "waves on a grey shore"]) {
     ids.push(await savedVideo(t.server, PROJECT, prompt, 2));
@@ -84,10 +84,46 @@ test("a sequence is built from library cards, edited, followed live, played and 
   );
   await other.close();
 
-  // Played through: the player reaches the last shot and stops.
+  // Played through without a gap: the frames each player presents while playing
+  // (requestVideoFrameCallback) and the moment each takes over. At each cut the next shot
+  // shows within two frames of the last one, on its in point.
+  await page.evaluate(() => {
+    window.presented = [];
+    window.takeovers = [];
+    for (const video of document.querySelectorAll(".sequence-screen video")) {
+      const seen = (now, frame) => {
+        if (!video.paused) window.presented.push({ at: frame.expectedDisplayTime });
+        video.requestVideoFrameCallback(seen);
+      };
+      video.requestVideoFrameCallback(seen);
+      new MutationObserver((changes) => {
+        if (changes.some((c) => c.oldValue === "back") && video.className === "front") {
+          window.takeovers.push({ at: performance.now(), media: video.currentTime });
+        }
+      }).observe(video, { attributeFilter: ["class"], attributeOldValue: true });
+    }
+  });
   await panel.getByRole("button", { name: "Play sequence" }).click();
   await waitUntil(async () => (await panel.textContent()).includes("Shot 2 (3 of 3)"));
   await panel.getByRole("button", { name: "Play sequence" }).waitFor();
+  const { presented, takeovers } = await page.evaluate(() => ({
+    presented: window.presented,
+    takeovers: window.takeovers,
+  }));
+  assert.equal(takeovers.length, 2, JSON.stringify(takeovers));
+  const frame = 1 / 24;
+  for (const [takeover, inS] of takeovers.map((t, i) => [t, [0.5, 0][i]])) {
+    const before = presented.filter((p) => p.at <= takeover.at).at(-1);
+    const gap = (takeover.at - before.at) / 1000;
+    context.diagnostic(
+      `cut to ${inS} s: held ${(gap * 1000).toFixed(1)} ms, in at ${takeover.media} s`,
+    );
+    assert.ok(gap <= 2 * frame, `the screen held a frame ${(gap * 1000).toFixed(0)} ms at a cut`);
+    assert.ok(
+      Math.abs(takeover.media - inS) <= frame,
+      `a shot began at ${takeover.media} s, not ${inS}`,
+    );
+  }
 
   assert.deepEqual(await audit(page), []);
 

@@ -27,7 +27,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   useEffect(() => {
     if (!editor || !opened || adds.length === 0) return;
     setSequence(true, []);
-    for (const add of adds) run(editor.addShot(add.fileName, add.publicUrl));
+    for (const add of adds) editor.addShot(add.fileName, add.publicUrl);
   }, [editor, opened, adds]);
 
   const heading = useRef<HTMLHeadingElement>(null);

@@ -63,6 +63,9 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
           setPlaying(false);
           return;
         }
+        // Shown on this very frame, not at React's next render.
+        other.className = "front";
+        video.className = "back";
         void other.play();
         video.pause();
         now.front = 1 - now.front;

@@ -40,6 +40,9 @@ struct Inner {
     /// Raised each time another sequence is opened or the panel closes: a stream followed
     /// for an earlier one stops.
     opened: Cell<u64>,
+    /// Videos asked to be added, in order, and whether they are being added.
+    adds: RefCell<std::collections::VecDeque<(String, String)>>,
+    adding: Cell<bool>,
 }
 
 impl Inner {
@@ -110,14 +113,14 @@ impl Inner {
 
     /// Makes `edit` and saves it; an edit that does not apply is the error shown.
     fn edit(self: &Rc<Self>, edit: Edit) -> Result<(), JsValue> {
-        let made = self.change(|s| {
-            let editor = s
-                .editor
-                .as_mut()
-                .ok_or_else(|| "Open a sequence first".to_owned())?;
+        self.make(edit).map_err(|e| plain_error(&e))
+    }
+
+    fn make(self: &Rc<Self>, edit: Edit) -> Result<(), String> {
+        self.change(|s| {
+            let editor = s.editor.as_mut().ok_or("Open a sequence first")?;
             editor.edit(edit).map_err(|e| e.to_string())
-        });
-        made.map_err(|e| plain_error(&e))?;
+        })?;
         self.save();
         Ok(())
     }
@@ -162,6 +165,53 @@ impl Inner {
             }))
             .await;
         }
+    }
+
+    /// Adds the videos asked for, in order; each failure is the error shown.
+    async fn add_queued(self: Rc<Self>) {
+        loop {
+            let next = self.adds.borrow_mut().pop_front();
+            let Some((file_name, public_url)) = next else {
+                self.adding.set(false);
+                return;
+            };
+            if let Err(e) = self.add_one(file_name, public_url).await {
+                self.change(|s| s.error = Some(e));
+            }
+        }
+    }
+
+    async fn add_one(self: &Rc<Self>, file_name: String, public_url: String) -> Result<(), String> {
+        let api = Api::new(&self.platform, self.config.clone());
+        let metadata = api.get_metadata(&metadata_url(&public_url)).await.ok();
+        let seconds = metadata
+            .as_ref()
+            .and_then(|m| m["duration"].as_f64().or_else(|| m["seconds"].as_f64()))
+            .unwrap_or(1.0);
+        let (fps, count) = {
+            let state = self.state.borrow();
+            let editor = state.editor.as_ref().ok_or("Open a sequence first")?;
+            (editor.current().fps, editor.current().shots.len())
+        };
+        let out_frame = frames::of_seconds(seconds, fps)
+            .unwrap_or(u64::from(fps))
+            .max(1);
+        let shot = Shot {
+            id: new_shot_id(),
+            label: format!("Shot {}", count + 1),
+            prompt: metadata
+                .as_ref()
+                .and_then(|m| m["prompt"].as_str().map(str::to_owned)),
+            takes: vec![file_name.clone()],
+            take: Some(file_name),
+            in_frame: 0,
+            out_frame,
+            take_missing: false,
+        };
+        self.make(Edit::Insert {
+            index: usize::MAX,
+            shot,
+        })
     }
 
     fn open_editor(self: &Rc<Self>, editor: Editor) {
@@ -228,6 +278,8 @@ impl SequenceEditor {
                 next_listener: Cell::new(0),
                 version: Cell::new(0),
                 opened: Cell::new(0),
+                adds: RefCell::default(),
+                adding: Cell::new(false),
             }),
             view: RefCell::new(None),
         })
@@ -301,46 +353,17 @@ impl SequenceEditor {
     }
 
     /// Adds the library video `fileName` as a new last shot, its whole length (read from its
-    /// metadata at `publicUrl`) as in and out.
+    /// metadata at `publicUrl`) as in and out. Videos are added in the order asked, one at a
+    /// time.
     #[wasm_bindgen(js_name = addShot)]
-    pub fn add_shot(&self, file_name: String, public_url: String) -> js_sys::Promise {
-        let inner = self.inner.clone();
-        settle(async move {
-            let api = Api::new(&inner.platform, inner.config.clone());
-            let metadata = api.get_metadata(&metadata_url(&public_url)).await.ok();
-            let seconds = metadata
-                .as_ref()
-                .and_then(|m| m["duration"].as_f64().or_else(|| m["seconds"].as_f64()))
-                .unwrap_or(1.0);
-            let (fps, count) = {
-                let state = inner.state.borrow();
-                let editor = state
-                    .editor
-                    .as_ref()
-                    .ok_or_else(|| plain_error("Open a sequence first"))?;
-                (editor.current().fps, editor.current().shots.len())
-            };
-            let out_frame = frames::of_seconds(seconds, fps)
-                .unwrap_or(u64::from(fps))
-                .max(1);
-            let shot = Shot {
-                id: new_shot_id(),
-                label: format!("Shot {}", count + 1),
-                prompt: metadata
-                    .as_ref()
-                    .and_then(|m| m["prompt"].as_str().map(str::to_owned)),
-                takes: vec![file_name.clone()],
-                take: Some(file_name),
-                in_frame: 0,
-                out_frame,
-                take_missing: false,
-            };
-            inner.edit(Edit::Insert {
-                index: usize::MAX,
-                shot,
-            })?;
-            Ok(JsValue::UNDEFINED)
-        })
+    pub fn add_shot(&self, file_name: String, public_url: String) {
+        self.inner
+            .adds
+            .borrow_mut()
+            .push_back((file_name, public_url));
+        if !self.inner.adding.replace(true) {
+            spawn_local(self.inner.clone().add_queued());
+        }
     }
 
     /// Sets shot `id`'s in and out points, in seconds (each kept as the nearest frame).
