@@ -1,7 +1,7 @@
 // Plays a sequence through on two video elements: while one shows a shot, the other holds the
-// next one loaded and paused at its in point, and takes over on the frame the shot ends
-// (watched with requestVideoFrameCallback), so no cut waits for a load. I and O set the
-// showing shot's in and out points at the player's time.
+// next one loaded and paused at its in point, and takes over when the shot's last frame has
+// been shown for its frame's time (watched with requestVideoFrameCallback), so no cut waits
+// for a load. I and O set the showing shot's in and out points at the player's time.
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 export type Clip = { id: string; label: string; url: string; inS: number; outS: number };
@@ -54,28 +54,33 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
       const clip = now.clips[now.showing];
       if (!video || !clip) return;
       video.requestVideoFrameCallback((_, frame) => {
-        // The last frame of the shot is showing: the next shot takes over for the next one.
         if (frame.mediaTime < clip.outS - 1.5 / fps) return watch();
-        const next = now.clips[now.showing + 1];
-        const other = element(1 - now.front);
-        if (!next || !other) {
-          video.pause();
-          setPlaying(false);
-          return;
-        }
-        // Shown on this very frame, not at React's next render.
-        other.className = "front";
-        video.className = "back";
-        void other.play();
-        video.pause();
-        now.front = 1 - now.front;
-        now.showing += 1;
-        setFront(now.front);
-        setShowing(now.showing);
-        const after = now.clips[now.showing + 1];
-        if (after) cue(video, after);
-        watch();
+        // The shot's last frame is showing: the next shot takes over when its time is up.
+        const left = frame.expectedDisplayTime + 1000 / fps - performance.now();
+        setTimeout(() => cut(video), Math.max(0, left - 4));
       });
+    };
+    const cut = (video: HTMLVideoElement) => {
+      const now = state.current;
+      const next = now.clips[now.showing + 1];
+      const other = element(1 - now.front);
+      if (!next || !other) {
+        video.pause();
+        setPlaying(false);
+        return;
+      }
+      // Shown now, not at React's next render.
+      other.className = "front";
+      video.className = "back";
+      void other.play();
+      video.pause();
+      now.front = 1 - now.front;
+      now.showing += 1;
+      setFront(now.front);
+      setShowing(now.showing);
+      const after = now.clips[now.showing + 1];
+      if (after) cue(video, after);
+      watch();
     };
     setPlaying(true);
     void element(front)?.play();
