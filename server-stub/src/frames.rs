@@ -229,6 +229,19 @@ pub fn frame_at(video: impl Read + Seek, size: u64, at: At) -> Result<RgbImage, 
     last.ok_or_else(|| FrameError::Decode("no picture in the video".into()))
 }
 
+/// Peak signal-to-noise ratio of `b` against `a` (two RGB pictures of one size), in dB: how
+/// near a picture came through (30 dB and more is faithful to the eye).
+pub fn psnr(a: &RgbImage, b: &RgbImage) -> f64 {
+    assert_eq!(a.dimensions(), b.dimensions(), "pictures of one size");
+    let squared: f64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+        .sum();
+    10.0 * (255.0 * 255.0 / (squared / a.as_raw().len() as f64).max(1e-9)).log10()
+}
+
 fn rgb(frame: &DecodedYUV<'_>) -> RgbImage {
     let (width, height) = frame.dimensions();
     let mut pixels = vec![0; width * height * 3];

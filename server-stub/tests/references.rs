@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
 use server_stub::engine::{fit_image, Fit};
-use server_stub::frames::{frame_at, track_info, At};
+use server_stub::frames::{frame_at, psnr, track_info, At};
 use server_stub::jobs::record::Status;
 
 #[path = "common/harness.rs"]
@@ -31,18 +31,6 @@ fn png(image: &RgbImage) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     image.write_to(&mut out, image::ImageFormat::Png).unwrap();
     out.into_inner()
-}
-
-/// Peak signal-to-noise ratio of two RGB images of one size, in dB.
-fn psnr(a: &RgbImage, b: &RgbImage) -> f64 {
-    assert_eq!(a.dimensions(), b.dimensions());
-    let squared: f64 = a
-        .as_raw()
-        .iter()
-        .zip(b.as_raw())
-        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
-        .sum();
-    10.0 * (255.0 * 255.0 / (squared / a.as_raw().len() as f64).max(1e-9)).log10()
 }
 
 fn frame(path: &std::path::Path, at: At) -> RgbImage {

@@ -565,20 +565,9 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
 
-/// Peak signal-to-noise ratio of `b` against `a`, in dB.
-fn psnr(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
-    let squared: f64 = a
-        .as_raw()
-        .iter()
-        .zip(b.as_raw())
-        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
-        .sum();
-    10.0 * (255.0 * 255.0 / (squared / a.as_raw().len() as f64).max(1e-9)).log10()
-}
-
 #[tokio::test]
 async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
-    use server_stub::frames::{frame_at, track_info, At};
+    use server_stub::frames::{frame_at, psnr, track_info, At};
     let h = start();
     let first = saved(&h, "cut", "a heron lifts off the water").await;
     let second = saved(&h, "cut", "reeds bending in the wind").await;

@@ -139,4 +139,24 @@ test("a sequence is built from library cards, edited, followed live, played and 
   const exported = videos.find((v) => v.key.startsWith(`projects/${PROJECT}/sequence:`));
   assert.ok(exported, JSON.stringify(videos));
   await page.getByRole("heading", { name: "Asset Library (3 videos)" }).waitFor();
+
+  // Continue on the last shot: a shot after it, whose take extends the last shot's; saved to
+  // the library, the new video joins the new shot and is chosen.
+  await panel.locator(".strip button", { hasText: "Shot 2" }).click();
+  await panel.getByRole("button", { name: "Continue" }).click();
+  await waitUntil(async () => (await labels(panel)).join() === "Shot 3,Shot 1,Shot 2,Shot 4");
+  const notice = await panel.getByText(/^Making the next shot's take/).textContent();
+  const job = notice.match(/\(([^)]+)\)/)[1];
+  const row = page.locator(`li[data-job-id="${job}"]`);
+  await row.locator(".badge", { hasText: "DONE" }).waitFor({ timeout: 60_000 });
+  await row.getByRole("button", { name: "Save to Library" }).click();
+  await waitUntil(async () => (await stored(t.server)).shots[3].take === `${job}.mp4`);
+  const continued = (await stored(t.server)).shots[3];
+  assert.deepEqual(continued.takes, [`${job}.mp4`]);
+  assert.equal(continued.prompt, "waves on a grey shore");
+  const jobs = await (
+    await fetch(`${t.server.url}/api/projects/${PROJECT}/jobs`, { headers })
+  ).json();
+  const made = jobs.jobs.find((j) => j.sora_job_id === job);
+  assert.deepEqual(made.inputs, [{ video: `${ids[1]}.mp4`, role: "extend" }]);
 });

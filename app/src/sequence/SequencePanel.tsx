@@ -140,9 +140,9 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           )}
         </div>
       )}
-      {view.exportJob !== null && (
+      {view.notice !== null && (
         <p className="muted" role="status">
-          Exporting: it joins the library when done ({view.exportJob}).
+          {view.notice}
         </p>
       )}
       {shots.length === 0 ? (
@@ -229,6 +229,14 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
               onBlur={(event) => trim(selected, selected.inFrame / fps, Number(event.target.value))}
             />
           </label>
+          <button
+            type="button"
+            disabled={selected.take === null}
+            title="Make the next shot from this one's take"
+            onClick={() => run(editor.continueShot(selected.id))}
+          >
+            Continue
+          </button>
           <button type="button" onClick={() => runNow(() => editor.remove(selected.id))}>
             Remove shot
           </button>

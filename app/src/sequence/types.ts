@@ -27,6 +27,6 @@ export type Summary = { id: string, name: string, shotCount: number, durationS: 
 
 export type PanelView = { sequences: Array<Summary>, editor: EditorView | null, saving: boolean, error: string | null, 
 /**
- * The id of the export job last started.
+ * What the last export or continue started, in words.
  */
-exportJob: string | null, };
+notice: string | null, };

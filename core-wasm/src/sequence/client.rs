@@ -1,6 +1,6 @@
 //! The sequence routes of the API, for the editor: the project's sequences listed and made, one
 //! read, saved from the version it was made from (a refusal because it changed elsewhere
-//! brings the current one), and exported as an MP4.
+//! brings the current one), exported as an MP4, and a shot continued by a new take.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -57,6 +57,21 @@ fn message(response: &HttpResponse) -> CallError {
     CallError(server.unwrap_or_else(|| failure_text(response)))
 }
 
+/// A success's JSON body; a failure's message.
+fn parsed(response: HttpResponse) -> Result<Value, CallError> {
+    if !response.ok() {
+        return Err(message(&response));
+    }
+    serde_json::from_str(&response.body).map_err(|_| CallError("Invalid JSON in response".into()))
+}
+
+fn job_id(job: &Value) -> Result<String, CallError> {
+    job["sora_job_id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| CallError("Response is not a job".into()))
+}
+
 fn sequence_of(value: &Value) -> Result<Sequence, CallError> {
     Sequence::from_api(value).ok_or_else(|| CallError("Response is not a sequence".into()))
 }
@@ -70,28 +85,41 @@ impl<'a, P: Platform> Client<'a, P> {
         }
     }
 
-    fn url(&self, rest: &[&str]) -> String {
+    /// The address of `rest` under the project.
+    fn project_url(&self, rest: &[&str]) -> String {
         let base = self.config.api_base.trim_end_matches('/');
-        let mut path = vec!["projects", self.project, "sequences"];
+        let mut path = vec!["projects", self.project];
         path.extend_from_slice(rest);
         let path: Vec<String> = path.iter().map(|s| encode_segment(s)).collect();
         format!("{base}/{}", path.join("/"))
     }
 
+    async fn send_to(
+        &self,
+        method: &'static str,
+        url: String,
+        body: Option<Value>,
+    ) -> Result<HttpResponse, CallError> {
+        let request = HttpRequest {
+            method,
+            url,
+            bearer: Some(self.config.token.clone()),
+            body: body.map(|b| Body::Json(b.to_string())),
+            last_event_id: None,
+        };
+        self.platform.fetch(request).await.map_err(CallError)
+    }
+
+    /// A call of the sequence routes (`rest` after `sequences`).
     async fn send(
         &self,
         method: &'static str,
         rest: &[&str],
         body: Option<Value>,
     ) -> Result<HttpResponse, CallError> {
-        let request = HttpRequest {
-            method,
-            url: self.url(rest),
-            bearer: Some(self.config.token.clone()),
-            body: body.map(|b| Body::Json(b.to_string())),
-            last_event_id: None,
-        };
-        self.platform.fetch(request).await.map_err(CallError)
+        let mut path = vec!["sequences"];
+        path.extend_from_slice(rest);
+        self.send_to(method, self.project_url(&path), body).await
     }
 
     async fn json(
@@ -100,12 +128,7 @@ impl<'a, P: Platform> Client<'a, P> {
         rest: &[&str],
         body: Option<Value>,
     ) -> Result<Value, CallError> {
-        let response = self.send(method, rest, body).await?;
-        if !response.ok() {
-            return Err(message(&response));
-        }
-        serde_json::from_str(&response.body)
-            .map_err(|_| CallError("Invalid JSON in response".into()))
+        parsed(self.send(method, rest, body).await?)
     }
 
     /// The project's sequences, most recently changed first.
@@ -150,14 +173,58 @@ impl<'a, P: Platform> Client<'a, P> {
         }
     }
 
+    /// Starts a job that continues the video `from`, as a take of `shot` in sequence
+    /// `sequence`: it extends the video where the model can, else starts from its last frame
+    /// (grabbed as a reference picture). Its job's id.
+    pub async fn continue_from(
+        &self,
+        prompt: &str,
+        from: &str,
+        sequence: &str,
+        shot: &str,
+    ) -> Result<String, CallError> {
+        let link = json!({ "sequence": sequence, "shot": shot });
+        let extend = json!({ "prompt": prompt, "inputs": [{ "video": from, "role": "extend" }],
+                             "shot": link });
+        let response = self.post_job(extend).await?;
+        let body = match response.status {
+            // The model does not extend this video: its last frame starts the next shot.
+            422 => {
+                let grab = json!({ "from_video": from, "at": "last" });
+                let picture = self.call_json("POST", &["references"], grab).await?;
+                let reference = picture["id"].as_str().unwrap_or_default();
+                let first = json!({ "prompt": prompt, "shot": link,
+                                    "inputs": [{ "reference": reference, "role": "first_frame" }] });
+                self.post_job(first).await?
+            }
+            _ => response,
+        };
+        job_id(&parsed(body)?)
+    }
+
+    async fn post_job(&self, body: Value) -> Result<HttpResponse, CallError> {
+        self.send_to("POST", self.project_url(&["jobs"]), Some(body))
+            .await
+    }
+
+    async fn call_json(
+        &self,
+        method: &'static str,
+        rest: &[&str],
+        body: Value,
+    ) -> Result<Value, CallError> {
+        parsed(
+            self.send_to(method, self.project_url(rest), Some(body))
+                .await?,
+        )
+    }
+
     /// Starts the MP4 export of sequence `id`: its job's id.
     pub async fn export(&self, id: &str) -> Result<String, CallError> {
-        let job = self
-            .json("POST", &[id, "exports"], Some(json!({ "format": "mp4" })))
-            .await?;
-        job["sora_job_id"]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| CallError("Response is not a job".into()))
+        job_id(
+            &self
+                .json("POST", &[id, "exports"], Some(json!({ "format": "mp4" })))
+                .await?,
+        )
     }
 }

@@ -49,6 +49,8 @@ pub enum EditError {
     Empty(String),
     #[error("A shot's label is at most {MAX_LABEL} characters")]
     LongLabel,
+    #[error("{0} has no take to continue from")]
+    NoTake(String),
 }
 
 fn find(sequence: &Sequence, id: &str) -> Result<usize, EditError> {

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::edit::{apply, Edit, EditError};
-use super::Sequence;
+use super::{Sequence, Shot};
 
 /// The most edits undone.
 const HISTORY: usize = 200;
@@ -42,8 +42,16 @@ pub struct PanelView {
     pub editor: Option<EditorView>,
     pub saving: bool,
     pub error: Option<String>,
-    /// The id of the export job last started.
-    pub export_job: Option<String>,
+    /// What the last export or continue started, in words.
+    pub notice: Option<String>,
+}
+
+/// What a continued shot's take is made from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Continued {
+    /// The library video it continues.
+    pub from: String,
+    pub prompt: String,
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +113,40 @@ impl Editor {
         }
         self.undone.clear();
         Ok(())
+    }
+
+    /// "Continue" on shot `after`: a new shot `id` right after it, with no take yet, as long
+    /// and with the same prompt, made (and undone) like any edit. What the new shot's take is
+    /// made from: the video `after` shows and the prompt.
+    pub fn continue_after(&mut self, after: &str, id: String) -> Result<Continued, EditError> {
+        let sequence = &self.current;
+        let at = sequence
+            .position(after)
+            .ok_or_else(|| EditError::NoShot(after.to_owned()))?;
+        let before = &sequence.shots[at];
+        let from = before
+            .take
+            .clone()
+            .ok_or_else(|| EditError::NoTake(before.label.clone()))?;
+        let prompt = before
+            .prompt
+            .clone()
+            .unwrap_or_else(|| before.label.clone());
+        let shot = Shot {
+            id,
+            label: format!("Shot {}", sequence.shots.len() + 1),
+            prompt: Some(prompt.clone()),
+            takes: Vec::new(),
+            take: None,
+            in_frame: 0,
+            out_frame: before.frames().max(1),
+            take_missing: false,
+        };
+        self.edit(Edit::Insert {
+            index: at + 1,
+            shot,
+        })?;
+        Ok(Continued { from, prompt })
     }
 
     /// Undoes the last edit (an edit of its own, saved like any); `false` when there is none
@@ -315,6 +357,30 @@ mod tests {
         other.let_go();
         assert_eq!(other.view().kept_aside, 0);
         assert_eq!(other.current(), &theirs);
+    }
+
+    #[test]
+    fn continuing_a_shot_puts_a_shot_without_a_take_right_after_it() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("a", 6, 18)).unwrap();
+        let continued = editor.continue_after("a", "n".into()).unwrap();
+        assert_eq!(
+            continued,
+            Continued {
+                from: "a.mp4".into(),
+                prompt: "Shot a".into()
+            }
+        );
+        assert_eq!(ids(&editor), ["a", "n", "b"]);
+        let new = &editor.current().shots[1];
+        assert_eq!((new.take.as_deref(), new.frames()), (None, 12));
+        assert_eq!(new.label, "Shot 3");
+        assert!(
+            editor.continue_after("n", "m".into()).is_err(),
+            "no take yet"
+        );
+        assert!(editor.undo());
+        assert_eq!(ids(&editor), ["a", "b"]);
     }
 
     #[test]

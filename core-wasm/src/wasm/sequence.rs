@@ -26,7 +26,7 @@ struct State {
     editor: Option<Editor>,
     saving: bool,
     error: Option<String>,
-    export_job: Option<String>,
+    notice: Option<String>,
 }
 
 struct Inner {
@@ -40,6 +40,8 @@ struct Inner {
     /// Raised each time another sequence is opened or the panel closes: a stream followed
     /// for an earlier one stops.
     opened: Cell<u64>,
+    /// Told when no edit is left to save (or a save failed).
+    settled: RefCell<Vec<js_sys::Function>>,
     /// Videos asked to be added, in order, and whether they are being added.
     adds: RefCell<std::collections::VecDeque<(String, String)>>,
     adding: Cell<bool>,
@@ -108,7 +110,22 @@ impl Inner {
                 }
             });
             inner.save();
+            if !inner.state.borrow().saving {
+                let waiting = std::mem::take(&mut *inner.settled.borrow_mut());
+                for wake in waiting {
+                    let _ = wake.call0(&JsValue::NULL);
+                }
+            }
         });
+    }
+
+    /// Resolves when the edits made so far have been sent (saved, or refused).
+    async fn sent(&self) {
+        if !self.state.borrow().saving {
+            return;
+        }
+        let wait = js_sys::Promise::new(&mut |wake, _| self.settled.borrow_mut().push(wake));
+        let _ = wasm_bindgen_futures::JsFuture::from(wait).await;
     }
 
     /// Makes `edit` and saves it; an edit that does not apply is the error shown.
@@ -278,6 +295,7 @@ impl SequenceEditor {
                 next_listener: Cell::new(0),
                 version: Cell::new(0),
                 opened: Cell::new(0),
+                settled: RefCell::default(),
                 adds: RefCell::default(),
                 adding: Cell::new(false),
             }),
@@ -313,7 +331,7 @@ impl SequenceEditor {
             editor: state.editor.as_ref().map(Editor::view),
             saving: state.saving,
             error: state.error.clone(),
-            export_job: state.export_job.clone(),
+            notice: state.notice.clone(),
         });
         drop(state);
         *self.view.borrow_mut() = Some((version, view.clone()));
@@ -444,6 +462,46 @@ impl SequenceEditor {
         });
     }
 
+    /// "Continue" on shot `id`: a new shot right after it, whose take is a job that extends
+    /// this shot's take (or, where the model cannot, starts from its last frame); saved to the
+    /// library, that video joins the new shot. Resolves with the job's id.
+    #[wasm_bindgen(js_name = continueShot)]
+    pub fn continue_shot(&self, id: String) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        settle(async move {
+            let shot = new_shot_id();
+            let made = inner.change(|s| {
+                let editor = s.editor.as_mut().ok_or("Open a sequence first")?;
+                let continued = editor
+                    .continue_after(&id, shot.clone())
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>((editor.current().id.clone(), continued))
+            });
+            let (sequence, continued) = made.map_err(|e| plain_error(&e))?;
+            inner.save();
+            inner.sent().await;
+            let job = inner
+                .client()
+                .continue_from(&continued.prompt, &continued.from, &sequence, &shot)
+                .await;
+            match job {
+                Ok(job) => {
+                    inner.change(|s| {
+                        s.notice = Some(format!(
+                            "Making the next shot's take ({job}): save it to the library and it joins the shot."
+                        ));
+                        s.error = None;
+                    });
+                    Ok(JsValue::from_str(&job))
+                }
+                Err(e) => {
+                    inner.failed(e.clone());
+                    Err(plain_error(&e.0))
+                }
+            }
+        })
+    }
+
     /// Starts the MP4 export of the open sequence: resolves with its job's id.
     #[wasm_bindgen(js_name = exportMp4)]
     pub fn export_mp4(&self) -> js_sys::Promise {
@@ -459,7 +517,9 @@ impl SequenceEditor {
             match inner.client().export(&id).await {
                 Ok(job) => {
                     inner.change(|s| {
-                        s.export_job = Some(job.clone());
+                        s.notice = Some(format!(
+                            "Exporting ({job}): the video joins the library when done."
+                        ));
                         s.error = None;
                     });
                     Ok(JsValue::from_str(&job))

@@ -126,20 +126,7 @@ pub fn export(
 mod tests {
     use super::*;
     use crate::engine::{fit_image, render_clip, VideoSpec};
-    use crate::frames::{frame_at, track_info, At};
-    use image::RgbImage;
-
-    /// Peak signal-to-noise ratio of `b` against `a`, in dB.
-    fn psnr(a: &RgbImage, b: &RgbImage) -> f64 {
-        let squared: f64 = a
-            .as_raw()
-            .iter()
-            .zip(b.as_raw())
-            .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
-            .sum();
-        let mse = squared / a.as_raw().len() as f64;
-        10.0 * (255.0 * 255.0 / mse.max(1e-9)).log10()
-    }
+    use crate::frames::{frame_at, psnr, track_info, At};
 
     fn shot(label: &str, file: &str, in_frame: u64, out_frame: u64) -> ExportShot {
         ExportShot {
