@@ -407,21 +407,6 @@ async fn frames_grabbed_extends_and_remixes_follow_their_source() {
     assert_eq!(meta["fit"], "crop");
 }
 
-/// Runs ffmpeg with `args`; `false` when it is not installed (scripts/setup-test.sh installs it).
-fn ffmpeg(args: &[&str]) -> bool {
-    match std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y"])
-        .args(args)
-        .status()
-    {
-        Ok(status) => {
-            assert!(status.success(), "ffmpeg {args:?}");
-            true
-        }
-        Err(_) => false,
-    }
-}
-
 #[tokio::test]
 async fn a_high_profile_clip_with_reordered_frames_is_extended_from_its_last_frame() {
     let h = start();

@@ -17,6 +17,11 @@ use harness::*;
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 
+/// A sequence at 24 fps, 320x240, padded.
+async fn made_sequence(h: &Harness) -> Value {
+    made(h, json!({"name": "Sound", "size": "320x240", "fit": "pad"})).await
+}
+
 async fn made(h: &Harness, body: Value) -> Value {
     let reply = api(&h.app, "POST", SEQUENCES, Some(body)).await;
     assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.json());
@@ -677,4 +682,126 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
         let quality = psnr(&expected, &shown);
         assert!(quality >= 30.0, "{take} at {record_s} s: {quality:.1} dB");
     }
+}
+
+/// The loudest moment of `video` between `from` and `to` seconds, in dB (ffmpeg's
+/// volumedetect; -91 dB is digital silence).
+fn loudest(video: &std::path::Path, from: f64, to: f64) -> f64 {
+    let out = std::process::Command::new("ffmpeg")
+        .args([
+            "-hide_banner",
+            "-nostats",
+            "-ss",
+            &from.to_string(),
+            "-to",
+            &to.to_string(),
+            "-i",
+        ])
+        .arg(video)
+        .args(["-af", "volumedetect", "-f", "null", "-"])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let max = log.split("max_volume: ").nth(1).expect("a volume");
+    max.split(" dB").next().unwrap().trim().parse().unwrap()
+}
+
+#[tokio::test]
+async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_where_none() {
+    use server_stub::frames::track_info;
+    let h = start();
+    let silent = saved(&h, "cut", "a heron lifts off the water").await;
+    // A take with sound, as Veo 3.1 or Sora 2 send: H.264 and AAC-LC stereo at 48 kHz.
+    let made = h.dir.path().join("with-sound.mp4");
+    let encoded = ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=320x180:rate=24:duration=2",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=48000:duration=2",
+        "-c:v",
+        "libx264",
+        "-c:a",
+        "aac",
+        "-ac",
+        "2",
+        "-shortest",
+        made.to_str().unwrap(),
+    ]);
+    if !encoded {
+        eprintln!("ffmpeg is not installed (scripts/setup-test.sh installs it); not checked");
+        return;
+    }
+    let storage = h.jobs.storage();
+    storage
+        .put_file("projects/cut/with-sound.mp4", &made)
+        .await
+        .unwrap();
+    let meta = serde_json::to_vec(&json!({"prompt": "a tone", "seconds": 2})).unwrap();
+    storage
+        .put_bytes("projects/cut/with-sound.json", meta)
+        .await
+        .unwrap();
+
+    let sequence = made_sequence(&h).await;
+    let shots = json!([
+        {"label": "Tone", "take": "with-sound.mp4", "in_s": 0.5, "out_s": 1.5},
+        {"label": "Heron", "take": silent, "in_s": 0, "out_s": 1},
+        {"label": "Tone again", "take": "with-sound.mp4", "in_s": 0, "out_s": 0.5},
+    ]);
+    let reply = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, shots)),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("{}/exports", uri(&sequence)),
+        Some(json!({"format": "mp4"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let video = h
+        .dir
+        .path()
+        .join(format!("data/media/projects/cut/{id}.mp4"));
+    let bytes = std::fs::read(&video).unwrap();
+    let info = track_info(std::io::Cursor::new(&bytes), bytes.len() as u64).unwrap();
+    assert_eq!(info.frames, 60, "2.5 s at 24 fps");
+
+    let probe = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "a",
+            "-show_entries",
+            "stream=codec_name,sample_rate,channels,duration",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(&video)
+        .output()
+        .unwrap();
+    let audio = String::from_utf8_lossy(&probe.stdout).trim().to_owned();
+    let fields: Vec<&str> = audio.split(',').collect();
+    assert_eq!(fields[..3], ["aac", "48000", "2"], "{audio}");
+    let seconds: f64 = fields[3].parse().unwrap();
+    assert!(
+        (seconds - 2.5).abs() <= 1.0 / 24.0,
+        "the sound lasts {seconds} s"
+    );
+    // The tone, then the heron's silence, then the tone: cut where the pictures are.
+    assert!(loudest(&video, 0.05, 0.95) > -30.0);
+    assert!(loudest(&video, 1.05, 1.95) < -80.0);
+    assert!(loudest(&video, 2.05, 2.45) > -30.0);
 }

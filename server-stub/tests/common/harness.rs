@@ -213,3 +213,18 @@ pub async fn saved(h: &Harness, project: &str, prompt: &str) -> String {
     let key = reply.json()["r2_key"].as_str().unwrap().to_owned();
     key.rsplit('/').next().unwrap().to_owned()
 }
+
+/// Runs ffmpeg with `args`; `false` when it is not installed (scripts/setup-test.sh installs it).
+pub fn ffmpeg(args: &[&str]) -> bool {
+    match std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .status()
+    {
+        Ok(status) => {
+            assert!(status.success(), "ffmpeg {args:?}");
+            true
+        }
+        Err(_) => false,
+    }
+}

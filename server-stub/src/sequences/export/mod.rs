@@ -1,9 +1,11 @@
 //! A sequence exported as one H.264 MP4 at its size and rate: every shot's take decoded from
 //! its in point to its out point (`pictures.rs`), fitted as the sequence says, encoded with the
-//! engine's encoder and written as it goes (`mp4_out.rs`). What is exported is fixed when the
+//! engine's encoder and written as it goes (`mp4_out.rs`), with the takes' sound, where they
+//! have some, copied into one AAC track (`audio.rs`). What is exported is fixed when the
 //! export is asked for (`Export`), so a restart makes the same cut and the library's copy
 //! names the version it came from.
 
+mod audio;
 mod mp4_out;
 mod pictures;
 
@@ -93,7 +95,7 @@ pub fn export(
     export: &Export,
     (width, height): (u32, u32),
     fit: Fit,
-    open: impl FnMut(&ExportShot) -> Result<Bytes, EngineError> + Send,
+    mut open: impl FnMut(&ExportShot) -> Result<Bytes, EngineError> + Send,
     out: &Path,
     cancel: &AtomicBool,
     progress: impl FnMut(u32, u32),
@@ -110,7 +112,7 @@ pub fn export(
         frames,
     };
     let mut pictures =
-        pictures::CutPictures::new(&export.shots, export.fps, (width, height), fit, open);
+        pictures::CutPictures::new(&export.shots, export.fps, (width, height), fit, &mut open);
     let mut mp4 = mp4_out::Mp4Out::create(out, width, height, export.fps)?;
     encode_frames(
         &output,
@@ -119,6 +121,19 @@ pub fn export(
         cancel,
         progress,
     )?;
+    let sounds = pictures.sounds;
+    // Sound when any take has it, in the shape of the first that does.
+    if let Some(shape) = sounds.iter().flatten().next().copied() {
+        mp4.add_audio(shape.config())?;
+        audio::write_track(
+            &export.shots,
+            export.fps,
+            shape,
+            &sounds,
+            open,
+            |start, frame| mp4.write_audio(start, frame),
+        )?;
+    }
     mp4.finish()
 }
 

@@ -12,6 +12,10 @@ use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Sample, Mp4Writer, TrackConfig, 
 
 use crate::engine::EngineError;
 
+/// The tracks' ids: the video is added first, the sound after it.
+const VIDEO_TRACK: u32 = 1;
+const AUDIO_TRACK: u32 = 2;
+
 /// The NAL unit types that go in the sample entry (`avcC`), not in the samples.
 const SPS: u8 = 7;
 const PPS: u8 = 8;
@@ -124,7 +128,7 @@ impl Mp4Out {
         }
         self.writer
             .write_sample(
-                1,
+                VIDEO_TRACK,
                 &Mp4Sample {
                     start_time: u64::from(index),
                     duration: 1,
@@ -133,6 +137,33 @@ impl Mp4Out {
                     bytes: Bytes::copy_from_slice(&self.sample),
                 },
             )
+            .map_err(mux_error)
+    }
+
+    /// Adds the AAC track, of `config` (after the video's first frame).
+    pub fn add_audio(&mut self, config: mp4::AacConfig) -> Result<(), EngineError> {
+        self.writer
+            .add_track(&TrackConfig {
+                track_type: TrackType::Audio,
+                timescale: config.freq_index.freq(),
+                language: "und".into(),
+                media_conf: MediaConfig::AacConfig(config),
+            })
+            .map_err(mux_error)?;
+        Ok(())
+    }
+
+    /// Writes one AAC frame of the sound, starting at sample `start`.
+    pub fn write_audio(&mut self, start: u64, frame: Bytes) -> Result<(), EngineError> {
+        let sample = Mp4Sample {
+            start_time: start,
+            duration: super::audio::FRAME as u32,
+            rendering_offset: 0,
+            is_sync: true,
+            bytes: frame,
+        };
+        self.writer
+            .write_sample(AUDIO_TRACK, &sample)
             .map_err(mux_error)
     }
 

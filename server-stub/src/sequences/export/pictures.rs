@@ -8,7 +8,7 @@ use std::io::Cursor;
 use bytes::Bytes;
 use image::RgbImage;
 
-use super::ExportShot;
+use super::{audio, ExportShot};
 use crate::engine::{fit_image, EngineError, Fit, Frame};
 use crate::frames::{picture_at, FrameError, FrameReader};
 
@@ -36,6 +36,8 @@ pub struct CutPictures<'a, F> {
     shot: usize,
     frame: u64,
     take: Option<Take>,
+    /// The shape of each shot's take's sound, once opened (`None`: none that can be copied).
+    pub sounds: Vec<Option<audio::Shape>>,
 }
 
 impl<'a, F> CutPictures<'a, F>
@@ -52,6 +54,7 @@ where
             shot: 0,
             frame: 0,
             take: None,
+            sounds: Vec::with_capacity(shots.len()),
         }
     }
 
@@ -78,6 +81,7 @@ where
         };
         if self.take.is_none() {
             let bytes = (self.open)(shot)?;
+            self.sounds.push(audio::shape_of(&bytes));
             let size = bytes.len() as u64;
             let reader = FrameReader::new(Cursor::new(bytes), size).map_err(failed)?;
             self.take = Some(Take {
