@@ -44,6 +44,7 @@ test("a sequence is built from library cards, edited, followed live, played and 
   await second.getByRole("button", { name: "Sequence" }).click();
   const seen = second.getByRole("region", { name: /^Sequence/ });
   await waitUntil(async () => (await labels(seen)).length === 3);
+  assert.equal(await second.evaluate(() => document.activeElement.id), "sequence-heading");
 
   // Shot 3 moves to the front with Alt+Left twice and keeps the focus.
   const third = panel.locator(".strip button", { hasText: "Shot 3" });
@@ -159,4 +160,9 @@ test("a sequence is built from library cards, edited, followed live, played and 
   ).json();
   const made = jobs.jobs.find((j) => j.sora_job_id === job);
   assert.deepEqual(made.inputs, [{ video: `${ids[1]}.mp4`, role: "extend" }]);
+
+  // Closed, the panel gives the focus back to the button that opens it.
+  await panel.getByRole("button", { name: "Close" }).click();
+  await panel.waitFor({ state: "detached" });
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), "Sequence");
 });

@@ -31,7 +31,18 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   }, [editor, opened, adds]);
 
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  // Opened by its button, the panel takes the focus (a screen reader reads it); opened by
+  // Add to sequence, the focus stays in the library, where more may be added. Closed, the
+  // focus goes back to the Sequence button.
+  const byButton = useRef(adds.length === 0);
+  const shown = view !== null;
+  useEffect(() => {
+    if (shown && byButton.current) heading.current?.focus();
+  }, [shown]);
+  const close = () => {
+    setSequence(false);
+    document.querySelector<HTMLElement>(".sequence-toggle")?.focus();
+  };
 
   if (!editor || !view) return <p aria-busy="true">Loading the sequence...</p>;
   const sequence = opened?.sequence;
@@ -111,7 +122,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         <button type="button" disabled={shots.length === 0} onClick={() => run(editor.exportMp4())}>
           Export MP4
         </button>
-        <button type="button" onClick={() => setSequence(false)}>
+        <button type="button" onClick={close}>
           Close
         </button>
         <span className="muted" data-testid="sequence-status" aria-live="polite">
