@@ -140,6 +140,19 @@ test("a sequence is built from library cards, edited, followed live, played and 
   const exported = videos.find((v) => v.key.startsWith(`projects/${PROJECT}/sequence:`));
   assert.ok(exported, JSON.stringify(videos));
   await page.getByRole("heading", { name: "Asset Library (3 videos)" }).waitFor();
+  // The export plays in the browser (its moov comes after its mdat).
+  const played = await page.evaluate(async (url) => {
+    const video = document.createElement("video");
+    video.muted = true;
+    video.src = url;
+    await video.play();
+    await new Promise((done) => {
+      const check = () => (video.currentTime >= 1 ? done() : requestAnimationFrame(check));
+      check();
+    });
+    return { width: video.videoWidth, duration: video.duration };
+  }, exported.public_url);
+  assert.deepEqual(played, { width: 1280, duration: 5.5 });
 
   // Continue on the last shot: a shot after it, whose take extends the last shot's; saved to
   // the library, the new video joins the new shot and is chosen.
