@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { ROOT, RUNS, ONLY, wanted, work, rows, row, startServer } from "./lib.mjs";
 import { engine } from "./engine.mjs";
+import { exportCut } from "./export.mjs";
 import { apiAndRanges } from "./api.mjs";
 import { firstLoad, firstScreen, idle } from "./page.mjs";
 import { bigSave, bigCopy, bigList } from "./storage.mjs";
@@ -29,6 +30,7 @@ const data = join(work, "data");
 const server = await startServer(data);
 try {
   if (wanted("engine")) await engine();
+  if (wanted("export")) await exportCut(server, data);
   if (wanted("api")) await apiAndRanges(server, data);
   if (wanted("load")) await firstLoad(server);
   if (wanted("load")) await firstScreen(server);

@@ -1,5 +1,13 @@
 //! The job routes: create and list a project's jobs, read, cancel and remove one job, save one
-//! to the library.
+//! to the library. What they read and answer is in `bodies.rs`, how a body is checked in
+//! `checks.rs`.
+
+mod bodies;
+mod checks;
+
+use self::bodies::{CreateJob, CreateTakes, JobList, SaveJob, Saved, Takes};
+pub use self::bodies::{JobView, SECONDS_PATTERN, SIZE_PATTERN};
+use self::checks::{check_shot, new_job};
 
 use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
@@ -7,237 +15,14 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody, OverBudgetBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
-use crate::engine::{Fit, VideoSpec};
-use crate::jobs::cost::Cost;
-use crate::jobs::inputs::Input;
-use crate::jobs::record::{is_valid_id, JobRecord, Status, Take};
-use crate::jobs::{NewJob, MAX_TAKES};
+use crate::jobs::record::is_valid_id;
+use crate::jobs::MAX_TAKES;
 use crate::project_events::Change;
-use crate::providers::Usage;
-use crate::sequences::ShotLink;
-
-const PROMPT_MAX_CHARS: usize = 4000;
-/// The documented form of `seconds` as a string.
-pub const SECONDS_PATTERN: &str = "^([1-9]|1[0-9]|20)$";
-/// A size: `WxH`, each side even and 128 to 1920.
-pub const SIZE_PATTERN: &str = r"^(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)x(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)$";
-const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
-
-/// A new job: the prompt, and optionally its length, size and model.
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateJob {
-    /// 1 to 4000 characters, not only whitespace (sent trimmed to the provider).
-    #[schema(min_length = 1, max_length = 4000, pattern = r"\S")]
-    prompt: String,
-    /// 1 to 20 (default 10); a number or a string such as "8".
-    #[serde(default)]
-    seconds: Option<Seconds>,
-    /// WIDTHxHEIGHT, even, 128 to 1920 (default 1280x720; `SIZE_PATTERN` in the document).
-    /// Hosted models make the nearest length and size they offer.
-    #[serde(default)]
-    size: Option<String>,
-    /// One of GET /models (the server's default model when unset).
-    #[serde(default)]
-    model: Option<String>,
-    /// Reference images in roles, and at most one video to extend or remix; the roles the
-    /// model takes are in GET /models.
-    #[serde(default)]
-    #[schema(max_items = 8)]
-    inputs: Vec<Input>,
-    /// How images of another aspect are fitted to the job's size (default `crop`).
-    #[serde(default)]
-    fit: Fit,
-    /// 0 to 4294967295: the same prompt, seed, size, length and inputs make the same video on
-    /// local-1; sent to hosted models whose contract takes a seed.
-    #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4_294_967_295_i64)]
-    seed: Option<f64>,
-    /// The shot of one of the project's sequences this job is a take of: saved to the
-    /// library, its video joins the shot's takes (and is chosen if the shot had none).
-    #[serde(default)]
-    shot: Option<ShotLink>,
-}
-
-/// Several takes of one shot: a job body and how many.
-#[derive(Deserialize, ToSchema)]
-pub struct CreateTakes {
-    /// A job body, as for POST /projects/{project_id}/jobs.
-    #[serde(flatten)]
-    #[schema(value_type = CreateJob)]
-    job: serde_json::Map<String, serde_json::Value>,
-    /// 1 to 8 (JSON's 3.0 is 3).
-    #[schema(value_type = i64, minimum = 1, maximum = 8)]
-    count: f64,
-}
-
-/// The takes made, one job each.
-#[derive(Serialize, ToSchema)]
-pub struct Takes {
-    takes: Vec<JobView>,
-}
-
-/// `seconds` as a number or, as the OpenAI videos API sends it, a string.
-#[derive(Deserialize, ToSchema)]
-#[serde(untagged)]
-enum Seconds {
-    /// A whole number (JSON's 7.0 is 7).
-    Number(f64),
-    Text(String),
-}
-
-/// Where to save a finished job, and the prompt for its metadata.
-#[derive(Deserialize, ToSchema)]
-pub struct SaveJob {
-    #[schema(pattern = "^[a-z0-9-]{1,64}$")]
-    project_id: String,
-    #[serde(default)]
-    prompt: String,
-}
-
-/// A job as the API answers it: `preview_url` once done, `error` once failed.
-#[derive(Serialize, ToSchema)]
-pub struct JobView {
-    /// `{model}:task_{id}`.
-    sora_job_id: String,
-    object: &'static str,
-    status: Status,
-    /// 0 to 100.
-    progress: u8,
-    /// Whether `progress` is estimated from elapsed time (the provider reports none).
-    progress_estimated: bool,
-    prompt: String,
-    model: String,
-    provider: String,
-    project_id: String,
-    seconds: u32,
-    size: String,
-    fps: u32,
-    preview_url: Option<String>,
-    /// A JPEG of the preview's first frame, once done.
-    poster_url: Option<String>,
-    /// The library key its video was saved as (`projects/{projectId}/{soraJobId}.mp4`), by
-    /// any client, until that video is deleted from the library.
-    final_r2_key: Option<String>,
-    error: Option<String>,
-    /// What the job is made from besides its prompt.
-    inputs: Vec<Input>,
-    fit: Fit,
-    /// The video extended or remixed (a library file name or a job id).
-    parent: Option<String>,
-    /// The seed of this take (local-1 always has one; a hosted job, when its model takes one).
-    seed: Option<u32>,
-    /// For one of several takes: the shot (the first take's job id), which take, of how many.
-    take: Option<Take>,
-    /// What the provider reports the finished job used, in its own billing unit.
-    provider_usage: Option<Usage>,
-    /// The reference image made of the last frame the provider handed over.
-    last_frame_reference: Option<String>,
-    /// `{estimate_usd, actual_usd, source, seen}`: the price table's figure, and once finished
-    /// what it cost (from the provider's report where it gives one).
-    cost: Cost,
-    created_at: String,
-    updated_at: String,
-}
-
-impl JobView {
-    pub(super) fn new(state: &AppState, base: &PublicBase, r: &JobRecord) -> Self {
-        JobView {
-            sora_job_id: r.sora_job_id.clone(),
-            object: "video",
-            status: r.status,
-            progress: r.progress,
-            progress_estimated: r.progress_estimated,
-            prompt: r.prompt.clone(),
-            model: r.model.clone(),
-            provider: r.provider.clone(),
-            project_id: r.project_id.clone(),
-            seconds: r.spec.seconds,
-            size: r.spec.size(),
-            fps: r.spec.fps,
-            preview_url: r
-                .preview_key
-                .as_deref()
-                .filter(|_| r.status == Status::Done)
-                .map(|k| base.url(state, k)),
-            poster_url: r
-                .preview_key
-                .as_deref()
-                .filter(|_| r.status == Status::Done)
-                .and_then(crate::poster::poster_key)
-                .map(|k| base.url(state, &k)),
-            final_r2_key: r.saved_key.clone(),
-            error: r.error.clone(),
-            inputs: r.inputs.clone(),
-            fit: r.fit,
-            parent: r.parent.clone(),
-            seed: r.seed,
-            take: r.take.clone(),
-            provider_usage: r.provider_usage,
-            last_frame_reference: r.last_frame_reference.clone(),
-            cost: crate::jobs::cost::of(r),
-            created_at: r.created_at.clone(),
-            updated_at: r.updated_at.clone(),
-        }
-    }
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct JobList {
-    jobs: Vec<JobView>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Saved {
-    /// The storage key: `projects/{projectId}/{soraJobId}.mp4`.
-    r2_key: String,
-    public_url: String,
-}
-
-fn checked_prompt(prompt: &str) -> Result<String, ApiError> {
-    if prompt.chars().count() > PROMPT_MAX_CHARS {
-        return Err(ApiError::Unprocessable(format!(
-            "prompt is longer than {PROMPT_MAX_CHARS} characters"
-        )));
-    }
-    // Blank as the documented pattern `\S` reads it: Unicode white space and the four
-    // information separators (U+001C to U+001F) that regex engines count as space too.
-    let blank = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
-    match prompt.trim_matches(blank) {
-        "" => Err(ApiError::Unprocessable("prompt must not be empty".into())),
-        trimmed => Ok(trimmed.to_owned()),
-    }
-}
-
-fn spec(body: &CreateJob) -> Result<VideoSpec, ApiError> {
-    let mut spec = VideoSpec::default();
-    if let Some(seconds) = &body.seconds {
-        let value = match seconds {
-            Seconds::Number(n) => {
-                (n.fract() == 0.0 && *n >= 0.0 && *n <= f64::from(u32::MAX)).then_some(*n as u32)
-            }
-            Seconds::Text(t) => studio_core::video_size::strict_number(t),
-        };
-        spec.seconds = value.filter(|s| SECONDS_RANGE.contains(s)).ok_or_else(|| {
-            ApiError::Unprocessable("seconds must be a whole number from 1 to 20".into())
-        })?;
-    }
-    if let Some(size) = &body.size {
-        (spec.width, spec.height) = VideoSpec::parse_size(size).ok_or_else(|| {
-            ApiError::Unprocessable(
-                "size must be WIDTHxHEIGHT, even numbers from 128 to 1920".into(),
-            )
-        })?;
-    }
-    Ok(spec)
-}
 
 fn job_id(id: &str) -> Result<(), ApiError> {
     if is_valid_id(id) {
@@ -281,35 +66,6 @@ pub async fn create(
         StatusCode::CREATED,
         Json(JobView::new(&state, &base, &record)),
     ))
-}
-
-fn new_job(project_id: String, body: CreateJob) -> Result<NewJob, ApiError> {
-    Ok(NewJob {
-        project_id,
-        prompt: checked_prompt(&body.prompt)?,
-        spec: spec(&body)?,
-        model: body.model,
-        inputs: body.inputs,
-        fit: body.fit,
-        seed: body.seed.map(seed).transpose()?,
-        shot: body.shot,
-    })
-}
-
-/// The job's shot, when it names one, is a shot of one of the project's sequences.
-async fn check_shot(state: &AppState, project: &str, new: &NewJob) -> Result<(), ApiError> {
-    match &new.shot {
-        Some(link) => super::sequences::check_link(state, project, link).await,
-        None => Ok(()),
-    }
-}
-
-/// A seed: a whole number (JSON's 7.0 is 7) from 0 to 2^32-1.
-fn seed(value: f64) -> Result<u32, ApiError> {
-    let whole = value.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&value);
-    whole.then_some(value as u32).ok_or_else(|| {
-        ApiError::Unprocessable("seed must be a whole number from 0 to 4294967295".into())
-    })
 }
 
 #[utoipa::path(
