@@ -41,7 +41,7 @@ test("a sequence is built from library cards, edited, followed live, played and 
   const other = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
   const second = await other.newPage();
   await second.goto(`${t.server.url}/${PROJECT}`);
-  await second.getByRole("button", { name: "Sequence" }).click();
+  await second.getByRole("button", { name: "Sequence", exact: true }).click();
   const seen = second.getByRole("region", { name: /^Sequence/ });
   await waitUntil(async () => (await labels(seen)).length === 3);
   assert.equal(await second.evaluate(() => document.activeElement.id), "sequence-heading");
@@ -174,8 +174,14 @@ test("a sequence is built from library cards, edited, followed live, played and 
   const made = jobs.jobs.find((j) => j.sora_job_id === job);
   assert.deepEqual(made.inputs, [{ video: `${ids[1]}.mp4`, role: "extend" }]);
 
-  // Closed, the panel gives the focus back to the button that opens it.
+  // Closed, the panel gives the focus back to the button that opens it; opened again, it
+  // shows the sequence as saved (its editor was let go and a new one made).
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
   await panel.getByRole("button", { name: "Close" }).click();
   await panel.waitFor({ state: "detached" });
   assert.equal(await page.evaluate(() => document.activeElement.textContent), "Sequence");
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
+  await waitUntil(async () => (await labels(panel)).length === 4);
+  assert.deepEqual(errors, []);
 });

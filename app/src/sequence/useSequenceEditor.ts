@@ -23,7 +23,10 @@ export function useSequenceEditor(projectId: string): SequenceEditor | null {
     );
     return () => {
       gone = true;
+      // Its stream stops, and its memory in the wasm is given back (work still on its way
+      // keeps what it needs until it ends).
       made?.close();
+      made?.free();
       setEditor(null);
     };
   }, [studio, projectId]);
