@@ -98,8 +98,53 @@ pub struct FrameReader<R: Read + Seek> {
     /// The next sample to decode (1-based).
     next: u32,
     /// Pictures the decoder handed back at the end, not yet taken.
-    held: std::collections::VecDeque<RgbImage>,
+    held: std::collections::VecDeque<Picture>,
     flushed: bool,
+    /// Pictures come as the decoder's planes, not RGB.
+    planes: bool,
+}
+
+/// A decoded picture: RGB, or (for a reader asked for them) the decoder's own I420 planes
+/// packed row after row, for a use that needs no other size or colour space.
+pub enum Picture {
+    Rgb(RgbImage),
+    Planes(Vec<u8>),
+}
+
+impl Picture {
+    /// The RGB picture: a reader not asked for planes makes only these.
+    fn into_rgb(self) -> RgbImage {
+        match self {
+            Picture::Rgb(picture) => picture,
+            Picture::Planes(_) => unreachable!("a reader not asked for planes made them"),
+        }
+    }
+}
+
+/// `frame` as the reader was asked for it.
+fn picture(frame: &DecodedYUV<'_>, planes: bool) -> Picture {
+    if planes {
+        Picture::Planes(self::planes(frame))
+    } else {
+        Picture::Rgb(rgb(frame))
+    }
+}
+
+/// The planes of `frame` packed as I420 (no row padding).
+fn planes(frame: &DecodedYUV<'_>) -> Vec<u8> {
+    let (width, height) = frame.dimensions();
+    let (y_stride, u_stride, v_stride) = frame.strides();
+    let mut data = Vec::with_capacity(width * height * 3 / 2);
+    for (plane, stride, w, h) in [
+        (frame.y(), y_stride, width, height),
+        (frame.u(), u_stride, width / 2, height / 2),
+        (frame.v(), v_stride, width / 2, height / 2),
+    ] {
+        for row in plane.chunks(stride).take(h) {
+            data.extend_from_slice(&row[..w]);
+        }
+    }
+    data
 }
 
 impl<R: Read + Seek> FrameReader<R> {
@@ -140,6 +185,7 @@ impl<R: Read + Seek> FrameReader<R> {
             next: 1,
             held: std::collections::VecDeque::new(),
             flushed: false,
+            planes: false,
         })
     }
 
@@ -148,13 +194,25 @@ impl<R: Read + Seek> FrameReader<R> {
         self.reader.tracks()[&self.track].sample_count()
     }
 
+    /// Makes the pictures come as the decoder's I420 planes.
+    pub fn with_planes(mut self) -> Self {
+        self.planes = true;
+        self
+    }
+
+    /// The track's size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        let track = &self.reader.tracks()[&self.track];
+        (u32::from(track.width()), u32::from(track.height()))
+    }
+
     /// The track's length in seconds.
     pub fn seconds(&self) -> f64 {
         self.reader.tracks()[&self.track].duration().as_secs_f64()
     }
 
     /// The next picture in display order, or `None` after the last.
-    pub fn next_picture(&mut self) -> Result<Option<RgbImage>, FrameError> {
+    pub fn next_picture(&mut self) -> Result<Option<Picture>, FrameError> {
         while self.next <= self.samples() {
             let n = self.next;
             self.next += 1;
@@ -165,7 +223,8 @@ impl<R: Read + Seek> FrameReader<R> {
         if !self.flushed {
             self.flushed = true;
             let remaining = self.decoder.flush_remaining().map_err(decode_error)?;
-            self.held = remaining.iter().map(rgb).collect();
+            let planes = self.planes;
+            self.held = remaining.iter().map(|f| picture(f, planes)).collect();
         }
         Ok(self.held.pop_front())
     }
@@ -173,7 +232,7 @@ impl<R: Read + Seek> FrameReader<R> {
     /// The picture the first sample holds, reading no other sample (a poster has only its
     /// bytes).
     pub fn first_picture(&mut self) -> Result<Option<RgbImage>, FrameError> {
-        if let Some(picture) = self.decode(1)? {
+        if let Some(Picture::Rgb(picture)) = self.decode(1)? {
             return Ok(Some(picture));
         }
         let remaining = self.decoder.flush_remaining().map_err(decode_error)?;
@@ -181,20 +240,21 @@ impl<R: Read + Seek> FrameReader<R> {
     }
 
     /// Decodes sample `n` (1-based): the picture it completes, if any yet.
-    fn decode(&mut self, n: u32) -> Result<Option<RgbImage>, FrameError> {
+    fn decode(&mut self, n: u32) -> Result<Option<Picture>, FrameError> {
         let sample = self
             .reader
             .read_sample(self.track, n)
             .map_err(unsupported)?
             .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?;
         annex_b(&sample.bytes, self.length_size, &mut self.stream)?;
-        let picture = self
+        let planes = self.planes;
+        let decoded = self
             .decoder
             .decode(&self.stream)
             .map_err(decode_error)?
-            .map(|f| rgb(&f));
+            .map(|f| picture(&f, planes));
         self.stream.clear();
-        Ok(picture)
+        Ok(decoded)
     }
 }
 
@@ -219,7 +279,7 @@ pub fn frame_at(video: impl Read + Seek, size: u64, at: At) -> Result<RgbImage, 
     };
     let mut last = None;
     for shown in 0..=wanted {
-        match frames.next_picture()? {
+        match frames.next_picture()?.map(Picture::into_rgb) {
             Some(picture) if shown == wanted => return Ok(picture),
             Some(picture) => last = Some(picture),
             // Fewer pictures than samples (a damaged tail): the last one there is.

@@ -159,6 +159,8 @@ mod tests {
         let takes = [
             ("a.mp4", "a red ball bouncing", 320, 180, 12),
             ("b.mp4", "a blue kite over a green hill", 240, 240, 24),
+            // The cut's own size and rate: its planes go through untouched.
+            ("c.mp4", "a yellow lamp in the dark", 320, 240, 25),
         ];
         let mut bytes = std::collections::HashMap::new();
         for (file, prompt, width, height, fps) in takes {
@@ -172,7 +174,8 @@ mod tests {
             render_clip(prompt, &spec, &path).unwrap();
             bytes.insert(file, Bytes::from(std::fs::read(&path).unwrap()));
         }
-        // At 25 fps: 0.4 s to 1.4 s of a, then 0.2 s to 1.8 s of b, then 0 s to 0.6 s of a.
+        // At 25 fps: 0.4 s to 1.4 s of a, then 0.2 s to 1.8 s of b, then 0 s to 0.6 s of a,
+        // then 0.12 s to 0.8 s of c.
         let cut = Export {
             sequence: "seq_1".into(),
             version: 3,
@@ -181,6 +184,7 @@ mod tests {
                 shot("Shot 1", "a.mp4", 10, 35),
                 shot("Shot 2", "b.mp4", 5, 45),
                 shot("Shot 3", "a.mp4", 0, 15),
+                shot("Shot 4", "c.mp4", 3, 20),
             ],
         };
         let out = dir.path().join("cut.mp4");
@@ -199,13 +203,17 @@ mod tests {
             |done, _| seen = done,
         )
         .unwrap();
-        assert_eq!(opened, ["a.mp4", "b.mp4", "a.mp4"], "one take at a time");
-        assert_eq!(seen, 80);
+        assert_eq!(
+            opened,
+            ["a.mp4", "b.mp4", "a.mp4", "c.mp4"],
+            "one take at a time"
+        );
+        assert_eq!(seen, 97);
         let exported = std::fs::read(&out).unwrap();
         let size = exported.len() as u64;
         let info = track_info(std::io::Cursor::new(&exported), size).unwrap();
-        assert_eq!((info.width, info.height, info.frames), (320, 240, 80));
-        assert!((info.seconds - 3.2).abs() < 1.0 / 25.0, "{}", info.seconds);
+        assert_eq!((info.width, info.height, info.frames), (320, 240, 97));
+        assert!((info.seconds - 3.88).abs() < 1.0 / 25.0, "{}", info.seconds);
         let mut record = 0;
         for s in &cut.shots {
             let take = &bytes[s.key.as_str()];

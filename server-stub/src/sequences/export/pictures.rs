@@ -1,16 +1,15 @@
 //! The pictures of a cut, frame by frame of the sequence's rate: each shot's take decoded from
 //! its start in display order, the picture shown at each frame's time taken, fitted to the
-//! sequence's size and turned to I420 once however many frames show it. One take is held at a
-//! time.
+//! sequence's size and turned to I420 once however many frames show it (a take of the
+//! sequence's size goes as the decoder's planes, untouched). One take is held at a time.
 
 use std::io::Cursor;
 
 use bytes::Bytes;
-use image::RgbImage;
 
 use super::{audio, ExportShot};
 use crate::engine::{fit_image, EngineError, Fit, Frame};
-use crate::frames::{picture_at, FrameError, FrameReader};
+use crate::frames::{picture_at, FrameError, FrameReader, Picture};
 
 /// The take of the shot being exported, read so far.
 struct Take {
@@ -18,7 +17,7 @@ struct Take {
     pictures: u32,
     seconds: f64,
     /// The last picture decoded, and its index.
-    decoded: Option<(u32, RgbImage)>,
+    decoded: Option<(u32, Picture)>,
     /// The take has no more pictures.
     ended: bool,
     /// The picture last drawn, by index, fitted to the output as I420.
@@ -83,7 +82,12 @@ where
             let bytes = (self.open)(shot)?;
             self.sounds.push(audio::shape_of(&bytes));
             let size = bytes.len() as u64;
-            let reader = FrameReader::new(Cursor::new(bytes), size).map_err(failed)?;
+            let mut reader = FrameReader::new(Cursor::new(bytes), size).map_err(failed)?;
+            // A take of the cut's size needs no fitting: its planes go to the encoder as
+            // they are, with no colour conversion either way.
+            if reader.size() == self.size {
+                reader = reader.with_planes();
+            }
             self.take = Some(Take {
                 pictures: reader.samples(),
                 seconds: reader.seconds(),
@@ -110,14 +114,19 @@ where
         let Some((index, picture)) = &take.decoded else {
             return Err(failed(FrameError::Decode("no picture in the video".into())));
         };
-        if take.fitted.as_ref().is_none_or(|(i, _)| i != index) {
-            let fitted = fit_image(picture, self.size.0, self.size.1, self.fit);
-            let mut i420 = Frame::new(self.size.0 as usize, self.size.1 as usize);
-            i420.fill_from(&fitted);
-            take.fitted = Some((*index, i420.data));
+        match picture {
+            Picture::Planes(data) => frame.data.copy_from_slice(data),
+            Picture::Rgb(picture) => {
+                if take.fitted.as_ref().is_none_or(|(i, _)| i != index) {
+                    let fitted = fit_image(picture, self.size.0, self.size.1, self.fit);
+                    let mut i420 = Frame::new(self.size.0 as usize, self.size.1 as usize);
+                    i420.fill_from(&fitted);
+                    take.fitted = Some((*index, i420.data));
+                }
+                let (_, data) = take.fitted.as_ref().expect("fitted above");
+                frame.data.copy_from_slice(data);
+            }
         }
-        let (_, data) = take.fitted.as_ref().expect("fitted above");
-        frame.data.copy_from_slice(data);
         self.frame += 1;
         Ok(())
     }
