@@ -255,14 +255,8 @@ fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
         .unwrap_or(JsValue::UNDEFINED)
 }
 
-fn settle(
-    future: impl std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
-) -> js_sys::Promise {
-    future_to_promise(future)
-}
-
 /// The `{ apiBase, token }` the studio's `config()` answers.
-fn serde_wasm_config(config: &JsValue) -> Result<ApiConfig, JsValue> {
+fn api_config(config: &JsValue) -> Result<ApiConfig, JsValue> {
     let text = js_sys::JSON::stringify(config).map_err(|_| plain_error("expected plain data"))?;
     serde_json::from_str(&String::from(text)).map_err(|e| plain_error(&e.to_string()))
 }
@@ -288,7 +282,7 @@ impl SequenceEditor {
         Ok(SequenceEditor {
             inner: Rc::new(Inner {
                 platform: BrowserPlatform::default(),
-                config: serde_wasm_config(&config)?,
+                config: api_config(&config)?,
                 project,
                 state: RefCell::default(),
                 listeners: RefCell::default(),
@@ -341,7 +335,7 @@ impl SequenceEditor {
     /// Reads the project's sequences and opens the newest (or makes a first one).
     pub fn start(&self) -> js_sys::Promise {
         let inner = self.inner.clone();
-        settle(async move {
+        future_to_promise(async move {
             let listed = inner.client().list().await;
             let sequences = match listed {
                 Ok(list) => list,
@@ -468,7 +462,7 @@ impl SequenceEditor {
     #[wasm_bindgen(js_name = continueShot)]
     pub fn continue_shot(&self, id: String) -> js_sys::Promise {
         let inner = self.inner.clone();
-        settle(async move {
+        future_to_promise(async move {
             let shot = new_shot_id();
             let made = inner.change(|s| {
                 let editor = s.editor.as_mut().ok_or("Open a sequence first")?;
@@ -506,7 +500,7 @@ impl SequenceEditor {
     #[wasm_bindgen(js_name = exportMp4)]
     pub fn export_mp4(&self) -> js_sys::Promise {
         let inner = self.inner.clone();
-        settle(async move {
+        future_to_promise(async move {
             let id = inner
                 .state
                 .borrow()
