@@ -46,7 +46,8 @@ pub struct JobView {
     pub show_progress: bool,
     pub show_player: bool,
     pub can_save: bool,
-    pub saved: bool,
+    /// The library file name the job's video was saved as ("✓ Saved to library").
+    pub saved_as: Option<String>,
     pub can_check: bool,
     pub can_cancel: bool,
     pub can_retry: bool,
@@ -130,7 +131,10 @@ impl JobView {
             show_progress: job.status() == crate::job::JobStatus::Running,
             show_player: done && job.preview_url.is_some(),
             can_save: job.can_save(),
-            saved: job.final_r2_key.is_some(),
+            saved_as: job
+                .final_r2_key
+                .as_deref()
+                .map(|k| asset::file_name(k).to_owned()),
             can_check: job.is_active(),
             can_cancel: job.is_active(),
             can_retry: job.status() == crate::job::JobStatus::Error,

@@ -393,7 +393,7 @@ fn polling_merges_answers_and_only_active_jobs_are_due() {
         .into_iter()
         .find(|j| j.id == "m:task_a")
         .unwrap();
-    assert!(view.show_player && view.can_save && !view.can_check && !view.saved);
+    assert!(view.show_player && view.can_save && !view.can_check && view.saved_as.is_none());
     assert_eq!(view.badge, "DONE");
     let stored = stored(&core, "jobs:p1").unwrap();
     let a = stored
@@ -463,7 +463,12 @@ fn saving_stores_the_key_and_reloads_assets() {
         Some(r#"{"project_id":"p1","prompt":"a prompt"}"#)
     );
     let snap = core.snapshot();
-    assert!(snap.jobs.items[0].saved && !snap.jobs.items[0].can_save);
+    assert!(!snap.jobs.items[0].can_save);
+    assert_eq!(
+        snap.jobs.items[0].saved_as.as_deref(),
+        Some("m:task_a.mp4"),
+        "a saved job names its library video (Add to sequence from its row)"
+    );
     assert_eq!(
         stored(&core, "jobs:p1").unwrap()[0]["final_r2_key"],
         "projects/p1/m:task_a.mp4"
@@ -919,7 +924,10 @@ fn a_job_another_browser_saved_shows_saved_with_the_key_the_server_tells() {
     };
     let saved = |core: &Core<Fake>| -> Vec<(String, bool)> {
         let items = core.snapshot().jobs.items;
-        items.into_iter().map(|j| (j.id, j.saved)).collect()
+        items
+            .into_iter()
+            .map(|j| (j.id, j.saved_as.is_some()))
+            .collect()
     };
     let core = studio();
     open(&core, "p1");
@@ -1334,7 +1342,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         "created_at": "2026-11-21T10:05:00.000Z", "updated_at": "2026-11-21T10:05:00.000Z"}]});
     script(&core, ok(listed));
     block_on(core.reattach()).unwrap();
-    assert!(core.snapshot().jobs.items[0].saved);
+    assert!(core.snapshot().jobs.items[0].saved_as.is_some());
 
     // Two saves arrive in one piece, one of a video already held: the newest page is read
     // once, and the new video put in its place.
@@ -1364,7 +1372,7 @@ fn a_video_saved_or_deleted_elsewhere_is_pushed_into_the_library() {
         "the deleted video left, without a load"
     );
     assert!(
-        !core.snapshot().jobs.items[0].saved,
+        core.snapshot().jobs.items[0].saved_as.is_none(),
         "the job saved as the deleted video can be saved again"
     );
 
@@ -1540,7 +1548,7 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
         ]})),
     );
     block_on(core.save_job("local-1:task_a")).unwrap();
-    assert!(core.snapshot().jobs.items[0].saved);
+    assert!(core.snapshot().jobs.items[0].saved_as.is_some());
     assert_eq!(
         library_names(&core),
         ["local-1:task_a.mp4", "b.mp4", "c.mp4"]
@@ -1607,7 +1615,7 @@ fn the_library_is_searched_sorted_and_deleted_from_with_the_tick_cleared() {
     assert!(core.snapshot().banner.is_none());
     let job = &core.snapshot().jobs.items[0];
     assert!(
-        !job.saved && job.can_save,
+        job.saved_as.is_none() && job.can_save,
         "the tick is cleared: it can be saved again"
     );
     assert_eq!(

@@ -152,6 +152,18 @@ pub async fn all(
         .collect())
 }
 
+/// The pick of video `name` of the project in `project_folder`.
+pub async fn of(
+    storage: &dyn Storage,
+    project_folder: &str,
+    name: &str,
+) -> Result<Pick, StorageError> {
+    Ok(all(storage, project_folder)
+        .await?
+        .remove(name)
+        .unwrap_or_default())
+}
+
 /// The pick keys of each video among the objects of `folder`.
 fn read(folder: &str, objects: &[Object]) -> HashMap<String, Keys> {
     let mut videos: HashMap<String, Keys> = HashMap::new();

@@ -1,6 +1,7 @@
 //! Picks through the real router: a saved video is starred, approved or rejected with PATCH,
 //! the list carries both fields and filters by them, and removing the video removes its pick.
 
+use axum::body::Body;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
@@ -176,4 +177,36 @@ async fn each_pick_answer_says_when_it_was_read_back() {
         listed["videos"][0].get("picked_at").is_none(),
         "only answers to a change carry it"
     );
+}
+
+#[tokio::test]
+async fn one_video_is_read_by_its_file_name_as_the_list_shows_it() {
+    let h = start();
+    let a = saved(&h, "picks", "a heron at dawn").await;
+    assert_eq!(
+        pick(&h, &a, json!({"favourite": true})).await.status,
+        StatusCode::OK
+    );
+    let uri = format!("/api/projects/picks/assets/{}", encoded(&a));
+    let reply = api(&h.app, "GET", &uri, None).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let one = reply.json();
+    let list = api(&h.app, "GET", "/api/projects/picks/assets", None).await;
+    assert_eq!(
+        one,
+        list.json()["videos"][0],
+        "the list's entry, pick and all"
+    );
+    assert_eq!(one["favourite"], true);
+    assert!(one["public_url"].as_str().unwrap().ends_with(&a));
+
+    for missing in ["nothing-here.mp4", "a.json", "..%2Fsecret.mp4"] {
+        let uri = format!("/api/projects/picks/assets/{missing}");
+        let reply = api(&h.app, "GET", &uri, None).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{missing}");
+        assert_eq!(reply.json()["error"]["message"], "No such video");
+    }
+    let uri = format!("/api/projects/picks/assets/{}", encoded(&a));
+    let reply = send(&h.app, request("GET", &uri).body(Body::empty()).unwrap()).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
 }

@@ -15,6 +15,7 @@ const FAKES = join(ROOT, "target/release/provider-fakes");
 const DIST = join(ROOT, "app/dist");
 const ARTIFACTS = join(ROOT, "tests/artifacts");
 export const TOKEN = "e2e-token";
+const JSON_HEADERS = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
 /** Starts server-stub on a free port; `data` keeps its folder across restarts. */
 export async function startServer({
@@ -227,22 +228,28 @@ export async function fromMenu(scope, name) {
   await page.keyboard.press("Enter");
 }
 
-/** Renders a video (1 s unless told) in `project` on `server` through the API and saves it to
- * the library; answers its job id. */
-export async function savedVideo(server, project, prompt, seconds = 1) {
-  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-  const body = JSON.stringify({ prompt, seconds, size: "640x360" });
+/** Renders a video (1 s unless told) in `project` on `server` through the API, not saved;
+ * answers its job id once it is done. */
+export async function finishedJob(server, project, prompt, seconds = 1) {
   const created = await fetch(`${server.url}/api/projects/${project}/jobs`, {
     method: "POST",
-    headers,
-    body,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ prompt, seconds, size: "640x360" }),
   });
   const { sora_job_id: id } = await created.json();
   const url = `${server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
-  await waitUntil(async () => (await (await fetch(url, { headers })).json()).status === "done");
+  const done = async () => (await (await fetch(url, { headers: JSON_HEADERS })).json()).status;
+  await waitUntil(async () => (await done()) === "done");
+  return id;
+}
+
+/** Renders a video as `finishedJob` does and saves it to the library; answers its job id. */
+export async function savedVideo(server, project, prompt, seconds = 1) {
+  const id = await finishedJob(server, project, prompt, seconds);
+  const url = `${server.url}/api/jobs/sora/${encodeURIComponent(id)}`;
   const save = await fetch(`${url}/save`, {
     method: "POST",
-    headers,
+    headers: JSON_HEADERS,
     body: JSON.stringify({ project_id: project, prompt }),
   });
   if (save.status !== 200) throw new Error(`save answered ${save.status}`);

@@ -3,7 +3,15 @@
 // a second browser, and exported as one MP4 that joins the library.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { audit, fromMenu, savedVideo, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+import {
+  audit,
+  finishedJob,
+  fromMenu,
+  savedVideo,
+  serverAndPage,
+  TOKEN,
+  waitUntil,
+} from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 const PROJECT = "cut-room";
@@ -184,4 +192,45 @@ test("a sequence is built from library cards, edited, followed live, played and 
   await page.getByRole("button", { name: "Sequence", exact: true }).click();
   await waitUntil(async () => (await labels(panel)).length === 4);
   assert.deepEqual(errors, []);
+});
+
+test("a finished job is added from its row, saved first, and its take plays whatever the library shows", async () => {
+  const project = "row-cut";
+  const job = await finishedJob(t.server, project, "a lantern on a jetty", 2);
+  const page = t.page;
+  await page.goto(`${t.server.url}/${project}`);
+  const row = page.locator(`li[data-job-id="${job}"]`);
+  await row.locator(".badge", { hasText: "DONE" }).waitFor();
+  await row.getByRole("button", { name: "Save to Library" }).waitFor();
+
+  // Not saved yet: Add to sequence saves it to the library, then adds it as a shot.
+  await fromMenu(row, "Add to sequence");
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 2.00 s · Saved");
+  await row.getByText("✓ Saved to library").waitFor();
+  // Saved, it is added again as it is: no second save.
+  await fromMenu(row, "Add to sequence");
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 4.00 s · Saved");
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const base = `${t.server.url}/api/projects/${project}/sequences`;
+  const { sequences } = await (await fetch(base, { headers })).json();
+  const sequence = await (await fetch(`${base}/${sequences[0].id}`, { headers })).json();
+  assert.deepEqual(
+    sequence.shots.map((s) => s.take),
+    [`${job}.mp4`, `${job}.mp4`],
+  );
+  const assets = await (
+    await fetch(`${t.server.url}/api/projects/${project}/assets`, { headers })
+  ).json();
+  assert.equal(assets.videos.length, 1, "saved once");
+
+  // A search that hides the video in the library leaves the sequence its posters and player.
+  await page.getByRole("searchbox", { name: "Search videos" }).fill("nothing like it");
+  await page.getByRole("heading", { name: /^Asset Library/ }).waitFor();
+  await waitUntil(async () => (await page.locator(".asset").count()) === 0);
+  await panel.locator(".strip img").nth(1).waitFor();
+  assert.equal(await panel.locator(".strip .no-poster").count(), 0);
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await waitUntil(async () => (await panel.textContent()).includes("Shot 2 (2 of 2)"));
 });

@@ -16,7 +16,11 @@ export type JobView = { id: string, status: string, badge: string, percent: numb
 /**
  * Shown by the player until it is played (the server's `poster_url`, beyond the spec).
  */
-posterUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: boolean, saved: boolean, canCheck: boolean, canCancel: boolean, canRetry: boolean, 
+posterUrl: string | null, showProgress: boolean, showPlayer: boolean, canSave: boolean, 
+/**
+ * The library file name the job's video was saved as ("✓ Saved to library").
+ */
+savedAs: string | null, canCheck: boolean, canCancel: boolean, canRetry: boolean, 
 /**
  * The request in flight for this job, shown as busy buttons.
  */

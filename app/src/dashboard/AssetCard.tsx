@@ -99,7 +99,7 @@ export function AssetCard({
         { label: "Compare", onSelect: compare, checked: compared },
         {
           label: "Add to sequence",
-          onSelect: () => addToSequence({ fileName: asset.fileName, publicUrl: url }),
+          onSelect: () => addToSequence({ video: asset.fileName }),
         },
       ]
     : [];

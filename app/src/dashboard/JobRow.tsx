@@ -2,6 +2,7 @@ import { useRef } from "react";
 import type { JobView } from "../core/types";
 import { run, runNow, useStudio } from "../core/useStudio";
 import { Menu, type MenuItem } from "../Menu";
+import { addToSequence } from "../sequence/opener";
 import { useShotItems } from "../shot/shotItems";
 
 type Props = {
@@ -31,6 +32,13 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             label: "Compare",
             onSelect: () => runNow(() => studio.toggleCompare(job.id)),
             checked: compared,
+          },
+          {
+            label: "Add to sequence",
+            onSelect: () =>
+              job.savedAs !== null
+                ? addToSequence({ video: job.savedAs })
+                : run(studio.saveJob(job.id).then((key) => addToSequence({ video: key }))),
           },
         ]
       : []),
@@ -107,7 +115,7 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             Save to Library
           </button>
         )}
-        {job.saved && <span className="saved">✓ Saved to library</span>}
+        {job.savedAs !== null && <span className="saved">✓ Saved to library</span>}
         {job.canCheck && (
           <button
             type="button"

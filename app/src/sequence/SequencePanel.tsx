@@ -3,7 +3,7 @@
 // Ctrl+Shift+Z), the player, and the MP4 export. Every edit is the sequence editor's (its own
 // wasm); this only renders its view and calls its commands.
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
-import { run, runNow, useView } from "../core/useStudio";
+import { run, runNow } from "../core/useStudio";
 import { setSequence, useSequence } from "./opener";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
 import type { Shot } from "./types";
@@ -17,7 +17,6 @@ function seconds(frames: number, fps: number): string {
 export default function SequencePanel({ projectId }: { projectId: string }) {
   const editor = useSequenceEditor(projectId);
   const view = usePanelView(editor);
-  const library = useView("library");
   const { adds } = useSequence();
   const [chosen, setChosen] = useState<string | null>(null);
   const strip = useRef<HTMLOListElement>(null);
@@ -27,7 +26,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   useEffect(() => {
     if (!editor || !opened || adds.length === 0) return;
     setSequence(true, []);
-    for (const add of adds) editor.addShot(add.fileName, add.publicUrl);
+    for (const add of adds) editor.addShot(add.video);
   }, [editor, opened, adds]);
 
   const heading = useRef<HTMLHeadingElement>(null);
@@ -49,9 +48,9 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const shots = sequence?.shots ?? [];
   const fps = sequence?.fps ?? 24;
   const asset = (fileName: string | null) =>
-    fileName === null ? undefined : library.assets.find((a) => a.fileName === fileName);
+    fileName === null ? undefined : view.videos[fileName];
   const clips: Clip[] = shots.flatMap((shot) => {
-    const url = asset(shot.take)?.publicUrl;
+    const url = asset(shot.take)?.url;
     return url
       ? [
           {
@@ -126,7 +125,9 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           Close
         </button>
         <span className="muted" data-testid="sequence-status" aria-live="polite">
-          {opened ? `${shots.length} shots, ${seconds(opened.frames, fps)}` : ""}
+          {opened
+            ? `${shots.length} ${shots.length === 1 ? "shot" : "shots"}, ${seconds(opened.frames, fps)}`
+            : ""}
           {view.saving
             ? " · Saving..."
             : opened?.unsaved

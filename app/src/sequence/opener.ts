@@ -2,7 +2,8 @@
 // until the panel, loaded on first use, takes them).
 import { useSyncExternalStore } from "react";
 
-export type Add = { fileName: string; publicUrl: string };
+/** A library video, by its file name or its key. */
+export type Add = { video: string };
 
 let state = { open: false, adds: [] as Add[] };
 const listeners = new Set<() => void>();

@@ -25,8 +25,14 @@ keptAside: number, };
 
 export type Summary = { id: string, name: string, shotCount: number, durationS: number, };
 
+export type Video = { url: string, posterUrl: string | null, title: string, };
+
 export type PanelView = { sequences: Array<Summary>, editor: EditorView | null, saving: boolean, error: string | null, 
 /**
  * What the last export or continue started, in words.
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * The shots' takes found in the library so far, by file name.
+ */
+videos: { [key in string]?: Video }, };

@@ -35,6 +35,16 @@ pub struct Summary {
     pub duration_s: f64,
 }
 
+/// A library video a shot takes: where it is served, its poster and its title.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Video {
+    pub url: String,
+    pub poster_url: Option<String>,
+    pub title: String,
+}
+
 /// A sequence in the list as the API answers it.
 #[derive(Deserialize)]
 struct SummaryBody {
@@ -217,6 +227,20 @@ impl<'a, P: Platform> Client<'a, P> {
             self.send_to(method, self.project_url(rest), Some(body))
                 .await?,
         )
+    }
+
+    /// The library video `file_name`.
+    pub async fn video(&self, file_name: &str) -> Result<Video, CallError> {
+        let url = self.project_url(&["assets", file_name]);
+        let answer = parsed(self.send_to("GET", url, None).await?)?;
+        let url = answer["public_url"]
+            .as_str()
+            .ok_or_else(|| CallError("Response is not a video".into()))?;
+        Ok(Video {
+            url: url.to_owned(),
+            poster_url: answer["poster_url"].as_str().map(str::to_owned),
+            title: crate::asset::title(file_name),
+        })
     }
 
     /// Starts the MP4 export of sequence `id`: its job's id.

@@ -44,6 +44,8 @@ pub struct PanelView {
     pub error: Option<String>,
     /// What the last export or continue started, in words.
     pub notice: Option<String>,
+    /// The shots' takes found in the library so far, by file name.
+    pub videos: std::collections::BTreeMap<String, super::client::Video>,
 }
 
 /// What a continued shot's take is made from.

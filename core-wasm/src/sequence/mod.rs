@@ -201,11 +201,12 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             editor::EditorView::decl(),
             client::Summary::decl(),
+            client::Video::decl(),
             editor::PanelView::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");

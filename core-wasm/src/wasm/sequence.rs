@@ -5,6 +5,7 @@
 //! each change, never while the state is borrowed.
 
 use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -14,7 +15,7 @@ use super::browser::BrowserPlatform;
 use crate::api::{Api, ApiConfig};
 use crate::asset::metadata_url;
 use crate::platform::{BodyStream, Platform};
-use crate::sequence::client::{CallError, Client, Saved, Summary};
+use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::{Editor, PanelView};
 use crate::sequence::{frames, Shot};
@@ -27,6 +28,9 @@ struct State {
     saving: bool,
     error: Option<String>,
     notice: Option<String>,
+    /// The takes looked up in the library, and those it does not have.
+    videos: BTreeMap<String, Video>,
+    unknown: BTreeSet<String>,
 }
 
 struct Inner {
@@ -43,8 +47,10 @@ struct Inner {
     /// Told when no edit is left to save (or a save failed).
     settled: RefCell<Vec<js_sys::Function>>,
     /// Videos asked to be added, in order, and whether they are being added.
-    adds: RefCell<std::collections::VecDeque<(String, String)>>,
+    adds: RefCell<std::collections::VecDeque<String>>,
     adding: Cell<bool>,
+    /// Whether takes are being looked up.
+    finding: Cell<bool>,
 }
 
 impl Inner {
@@ -52,8 +58,9 @@ impl Inner {
         Client::new(&self.platform, &self.config, &self.project)
     }
 
-    /// Changes the state with `change`, then tells every listener.
-    fn change<T>(&self, change: impl FnOnce(&mut State) -> T) -> T {
+    /// Changes the state with `change`, then tells every listener (and looks up any take the
+    /// change brought that is not known yet).
+    fn change<T>(self: &Rc<Self>, change: impl FnOnce(&mut State) -> T) -> T {
         let out = change(&mut self.state.borrow_mut());
         self.version.set(self.version.get() + 1);
         let listeners: Vec<js_sys::Function> = self
@@ -65,10 +72,44 @@ impl Inner {
         for listener in listeners {
             let _ = listener.call0(&JsValue::NULL);
         }
+        self.find_videos();
         out
     }
 
-    fn failed(&self, error: CallError) {
+    /// The first take of the open sequence not looked up yet: the chosen takes first, in
+    /// order, then the other candidates.
+    fn unfound(&self) -> Option<String> {
+        let s = self.state.borrow();
+        let shots = &s.editor.as_ref()?.current().shots;
+        let chosen = shots.iter().filter_map(|shot| shot.take.as_ref());
+        let candidates = shots.iter().flat_map(|shot| &shot.takes);
+        chosen
+            .chain(candidates)
+            .find(|t| !s.videos.contains_key(*t) && !s.unknown.contains(*t))
+            .cloned()
+    }
+
+    /// Looks up the open sequence's takes in the library, one at a time, so that the strip and
+    /// the player have their addresses whatever the library shows.
+    fn find_videos(self: &Rc<Self>) {
+        if self.finding.get() || self.unfound().is_none() {
+            return;
+        }
+        self.finding.set(true);
+        let inner = self.clone();
+        spawn_local(async move {
+            while let Some(name) = inner.unfound() {
+                let found = inner.client().video(&name).await;
+                inner.change(|s| match found {
+                    Ok(video) => drop(s.videos.insert(name, video)),
+                    Err(_) => drop(s.unknown.insert(name)),
+                });
+            }
+            inner.finding.set(false);
+        });
+    }
+
+    fn failed(self: &Rc<Self>, error: CallError) {
         self.change(|s| s.error = Some(error.0));
     }
 
@@ -188,19 +229,21 @@ impl Inner {
     async fn add_queued(self: Rc<Self>) {
         loop {
             let next = self.adds.borrow_mut().pop_front();
-            let Some((file_name, public_url)) = next else {
+            let Some(file_name) = next else {
                 self.adding.set(false);
                 return;
             };
-            if let Err(e) = self.add_one(file_name, public_url).await {
+            if let Err(e) = self.add_one(file_name).await {
                 self.change(|s| s.error = Some(e));
             }
         }
     }
 
-    async fn add_one(self: &Rc<Self>, file_name: String, public_url: String) -> Result<(), String> {
+    async fn add_one(self: &Rc<Self>, file_name: String) -> Result<(), String> {
+        let video = self.client().video(&file_name).await.map_err(|e| e.0)?;
         let api = Api::new(&self.platform, self.config.clone());
-        let metadata = api.get_metadata(&metadata_url(&public_url)).await.ok();
+        let metadata = api.get_metadata(&metadata_url(&video.url)).await.ok();
+        self.change(|s| s.videos.insert(file_name.clone(), video));
         let seconds = metadata
             .as_ref()
             .and_then(|m| m["duration"].as_f64().or_else(|| m["seconds"].as_f64()))
@@ -292,6 +335,7 @@ impl SequenceEditor {
                 settled: RefCell::default(),
                 adds: RefCell::default(),
                 adding: Cell::new(false),
+                finding: Cell::new(false),
             }),
             view: RefCell::new(None),
         })
@@ -326,6 +370,7 @@ impl SequenceEditor {
             saving: state.saving,
             error: state.error.clone(),
             notice: state.notice.clone(),
+            videos: state.videos.clone(),
         });
         drop(state);
         *self.view.borrow_mut() = Some((version, view.clone()));
@@ -364,15 +409,13 @@ impl SequenceEditor {
         self.inner.platform.abort_stream();
     }
 
-    /// Adds the library video `fileName` as a new last shot, its whole length (read from its
-    /// metadata at `publicUrl`) as in and out. Videos are added in the order asked, one at a
-    /// time.
+    /// Adds the library video `video` (its file name, or its key) as a new last shot, its
+    /// whole length (read from its metadata) as in and out. Videos are added in the order
+    /// asked, one at a time.
     #[wasm_bindgen(js_name = addShot)]
-    pub fn add_shot(&self, file_name: String, public_url: String) {
-        self.inner
-            .adds
-            .borrow_mut()
-            .push_back((file_name, public_url));
+    pub fn add_shot(&self, video: String) {
+        let file_name = crate::asset::file_name(&video).to_owned();
+        self.inner.adds.borrow_mut().push_back(file_name);
         if !self.inner.adding.replace(true) {
             spawn_local(self.inner.clone().add_queued());
         }

@@ -314,6 +314,56 @@ pub async fn pick(
             picked_at,
         },
     );
+    let shown = shown(&state, &base, &folder, &stem, video, pick).await?;
+    Ok(Json(Asset {
+        picked_at: Some(picked_at),
+        ..shown
+    }))
+}
+
+#[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/projects/{project_id}/assets/{file_name}",
+    tag = "assets",
+    params(
+        ("project_id" = String, Path),
+        ("file_name" = String, Path, description = "The last segment of the video's key", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
+    ),
+    responses(
+        (status = 200, description = "The video as the list shows it", body = Asset),
+        (status = 400, description = "Malformed project id", body = ErrorBody),
+        (status = 404, description = "No such video", body = ErrorBody),
+    ),
+)]
+pub async fn one(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath((project, name)): ApiPath<(String, String)>,
+) -> Result<Json<Asset>, ApiError> {
+    let Stored {
+        folder,
+        stem,
+        video,
+        ..
+    } = stored(&state, &project, &name).await?;
+    let pick = picks::of(state.jobs.storage().as_ref(), &folder, &name).await?;
+    Ok(Json(
+        shown(&state, &base, &folder, &stem, video, pick).await?,
+    ))
+}
+
+/// One saved video as the list shows it, its prompt and poster read for it alone.
+async fn shown(
+    state: &AppState,
+    base: &PublicBase,
+    folder: &str,
+    stem: &str,
+    video: Object,
+    pick: Pick,
+) -> Result<Asset, ApiError> {
+    let storage = state.jobs.storage();
     let metadata = format!("projects/{folder}/{stem}.json");
     let summary = match storage.head(&metadata).await? {
         Some(object) => {
@@ -326,15 +376,12 @@ pub async fn pick(
         }
         None => Default::default(),
     };
-    let poster = poster_key(&key);
+    let poster = poster_key(&video.key);
     let posters: HashSet<&str> = match &poster {
         Some(poster) if storage.head(poster).await?.is_some() => HashSet::from([poster.as_str()]),
         _ => HashSet::new(),
     };
-    Ok(Json(Asset {
-        picked_at: Some(picked_at),
-        ..asset(&state, &base, video, summary, &posters, pick)
-    }))
+    Ok(asset(state, base, video, summary, &posters, pick))
 }
 
 /// A saved video named in a path: its project's folder, its stem and key, and the object.

@@ -44,7 +44,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     // small job answers cost 12% of the requests per second for nothing.
     let assets = OpenApiRouter::new()
         .routes(routes!(assets::list))
-        .routes(routes!(assets::remove, assets::pick))
+        .routes(routes!(assets::one, assets::remove, assets::pick))
         .layer(CompressionLayer::new());
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(assets)
