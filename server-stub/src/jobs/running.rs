@@ -9,8 +9,8 @@ use super::record::{JobRecord, Status};
 use super::{age, cancel, preview_key, JobService};
 use crate::engine::{self, EngineError};
 use crate::providers::Maker;
-use crate::references::MAX_VIDEO_BYTES;
 use crate::sequences::export;
+use crate::sequences::export::take_reader::{TakeReader, BLOCK};
 
 /// The span a job's work runs in: every line logged while it runs names the job and its
 /// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
@@ -117,9 +117,22 @@ impl JobService {
                     (record.spec.width, record.spec.height),
                     record.fit,
                     |shot| {
-                        runtime
-                            .block_on(storage.read(&shot.key, MAX_VIDEO_BYTES))
-                            .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))
+                        let failed = |e: &dyn std::fmt::Display| {
+                            EngineError::Inputs(format!("{}: {e}", shot.file_name))
+                        };
+                        let size = runtime
+                            .block_on(storage.head(&shot.key))
+                            .map_err(|e| failed(&e))?
+                            .ok_or_else(|| failed(&"not in the library"))?
+                            .size_bytes;
+                        let (storage, runtime, key) =
+                            (storage.clone(), runtime.clone(), shot.key.clone());
+                        let read = move |range| {
+                            runtime
+                                .block_on(storage.read_range(&key, range))
+                                .map_err(std::io::Error::other)
+                        };
+                        Ok(TakeReader::new(size, BLOCK, Box::new(read)))
                     },
                     &target,
                     &switch.flag,

@@ -8,11 +8,12 @@
 //! of another rate, channel count or profile is silent in the export (copying frames cannot
 //! change them). Only AAC-LC mono or stereo is copied.
 
-use std::io::{Read, Seek};
+use std::io::{Read, Seek, SeekFrom};
 
 use bytes::Bytes;
 use mp4::{AacConfig, AudioObjectType, ChannelConfig, MediaType, Mp4Reader, SampleFreqIndex};
 
+use super::take_reader::TakeReader;
 use super::ExportShot;
 use crate::engine::EngineError;
 
@@ -70,8 +71,10 @@ pub fn track_of<R: Read + Seek>(reader: &Mp4Reader<R>) -> Option<(u32, Shape)> {
 }
 
 /// The shape of a take's sound, if it has sound that can be copied.
-pub fn shape_of(take: &Bytes) -> Option<Shape> {
-    let reader = Mp4Reader::read_header(std::io::Cursor::new(take), take.len() as u64).ok()?;
+pub fn shape_of(take: &mut TakeReader) -> Option<Shape> {
+    take.seek(SeekFrom::Start(0)).ok()?;
+    let size = take.size();
+    let reader = Mp4Reader::read_header(take, size).ok()?;
     track_of(&reader).map(|(_, shape)| shape)
 }
 
@@ -82,7 +85,7 @@ pub fn write_track(
     fps: u32,
     shape: Shape,
     shapes: &[Option<Shape>],
-    mut open: impl FnMut(&ExportShot) -> Result<Bytes, EngineError>,
+    mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
     mut write: impl FnMut(u64, Bytes) -> Result<(), EngineError>,
 ) -> Result<(), EngineError> {
     let rate = shape.rate();
@@ -96,7 +99,8 @@ pub fn write_track(
         let mut copied = Vec::new();
         if *take_shape == Some(shape) {
             let take = open(shot)?;
-            let mut reader = Mp4Reader::read_header(std::io::Cursor::new(&take), take.len() as u64)
+            let size = take.size();
+            let mut reader = Mp4Reader::read_header(take, size)
                 .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))?;
             if let Some((track, _)) = track_of(&reader) {
                 // The take's frame that starts nearest the shot's in point.

@@ -8,17 +8,18 @@
 mod audio;
 mod mp4_out;
 mod pictures;
+pub mod take_reader;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::frames;
 use super::timeline::Cut;
 use crate::engine::{encode_frames, EngineError, Fit, Output};
+use take_reader::TakeReader;
 
 /// The model name export jobs carry.
 pub const EXPORT_MODEL: &str = "sequence";
@@ -90,12 +91,13 @@ impl Export {
 }
 
 /// Exports `export` at `width` x `height`, fitted as `fit` says, to the MP4 `out`, reading each
-/// shot's take with `open` (one at a time) and reporting encoded frames to `progress`.
+/// shot's take through the reader `open` gives (one take at a time, a block at a time) and
+/// reporting encoded frames to `progress`.
 pub fn export(
     export: &Export,
     (width, height): (u32, u32),
     fit: Fit,
-    mut open: impl FnMut(&ExportShot) -> Result<Bytes, EngineError> + Send,
+    mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError> + Send,
     out: &Path,
     cancel: &AtomicBool,
     progress: impl FnMut(u32, u32),
@@ -139,9 +141,12 @@ pub fn export(
 
 #[cfg(test)]
 mod tests {
+    use super::take_reader::tests::in_memory;
     use super::*;
     use crate::engine::{fit_image, render_clip, VideoSpec};
     use crate::frames::{frame_at, psnr, track_info, At};
+    use bytes::Bytes;
+    use std::sync::Arc;
 
     fn shot(label: &str, file: &str, in_frame: u64, out_frame: u64) -> ExportShot {
         ExportShot {
@@ -190,13 +195,16 @@ mod tests {
         let out = dir.path().join("cut.mp4");
         let mut opened = Vec::new();
         let mut seen = 0;
+        // Read 4 KiB at a time, so that samples and boxes straddle blocks.
+        let asked = Arc::default();
         export(
             &cut,
             (320, 240),
             Fit::Pad,
             |s| {
                 opened.push(s.file_name.clone());
-                Ok(bytes[s.key.as_str()].clone())
+                let take = bytes[s.key.as_str()].clone();
+                Ok(in_memory(take, 4096, Arc::clone(&asked)))
             },
             &out,
             &AtomicBool::new(false),
@@ -209,6 +217,9 @@ mod tests {
             "one take at a time"
         );
         assert_eq!(seen, 97);
+        let asked = asked.lock().unwrap();
+        let largest = asked.iter().map(|r| r.end - r.start).max().unwrap();
+        assert_eq!(largest, 4096, "no take is read whole");
         let exported = std::fs::read(&out).unwrap();
         let size = exported.len() as u64;
         let info = track_info(std::io::Cursor::new(&exported), size).unwrap();
@@ -249,7 +260,13 @@ mod tests {
             &cut,
             (320, 240),
             Fit::Crop,
-            |_| Ok(Bytes::from_static(b"not a video")),
+            |_| {
+                Ok(in_memory(
+                    Bytes::from_static(b"not a video"),
+                    64,
+                    Arc::default(),
+                ))
+            },
             &dir.path().join("cut.mp4"),
             &AtomicBool::new(false),
             |_, _| {},

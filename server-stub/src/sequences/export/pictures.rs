@@ -3,17 +3,16 @@
 //! sequence's size and turned to I420 once however many frames show it (a take of the
 //! sequence's size goes as the decoder's planes, untouched). One take is held at a time.
 
-use std::io::Cursor;
+use std::io::{Seek, SeekFrom};
 
-use bytes::Bytes;
-
+use super::take_reader::TakeReader;
 use super::{audio, ExportShot};
 use crate::engine::{fit_image, EngineError, Fit, Frame};
 use crate::frames::{picture_at, FrameError, FrameReader, Picture};
 
 /// The take of the shot being exported, read so far.
 struct Take {
-    reader: FrameReader<Cursor<Bytes>>,
+    reader: FrameReader<TakeReader>,
     pictures: u32,
     seconds: f64,
     /// The last picture decoded, and its index.
@@ -41,7 +40,7 @@ pub struct CutPictures<'a, F> {
 
 impl<'a, F> CutPictures<'a, F>
 where
-    F: FnMut(&ExportShot) -> Result<Bytes, EngineError>,
+    F: FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
 {
     pub fn new(shots: &'a [ExportShot], fps: u32, size: (u32, u32), fit: Fit, open: F) -> Self {
         CutPictures {
@@ -79,10 +78,12 @@ where
             ))
         };
         if self.take.is_none() {
-            let bytes = (self.open)(shot)?;
-            self.sounds.push(audio::shape_of(&bytes));
-            let size = bytes.len() as u64;
-            let mut reader = FrameReader::new(Cursor::new(bytes), size).map_err(failed)?;
+            let mut take = (self.open)(shot)?;
+            self.sounds.push(audio::shape_of(&mut take));
+            take.seek(SeekFrom::Start(0))
+                .map_err(|e| failed(FrameError::Unsupported(e.to_string())))?;
+            let size = take.size();
+            let mut reader = FrameReader::new(take, size).map_err(failed)?;
             // A take of the cut's size needs no fitting: its planes go to the encoder as
             // they are, with no colour conversion either way.
             if reader.size() == self.size {
