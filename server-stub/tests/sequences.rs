@@ -706,13 +706,38 @@ fn loudest(video: &std::path::Path, from: f64, to: f64) -> f64 {
     max.split(" dB").next().unwrap().trim().parse().unwrap()
 }
 
-#[tokio::test]
-async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_where_none() {
-    use server_stub::frames::track_info;
-    let h = start();
-    let silent = saved(&h, "cut", "a heron lifts off the water").await;
-    // A take with sound, as Veo 3.1 or Sora 2 send: H.264 and AAC-LC stereo at 48 kHz.
-    let made = h.dir.path().join("with-sound.mp4");
+/// The pitch of the export's sound between `from` and `to` seconds, from its zero crossings.
+fn pitch(video: &std::path::Path, from: f64, to: f64) -> f64 {
+    let out = std::process::Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-ss",
+            &from.to_string(),
+            "-to",
+            &to.to_string(),
+            "-i",
+        ])
+        .arg(video)
+        .args(["-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
+        .output()
+        .unwrap();
+    let samples: Vec<i16> = out
+        .stdout
+        .chunks_exact(2)
+        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let crossings = samples
+        .windows(2)
+        .filter(|w| (w[0] < 0) != (w[1] < 0))
+        .count();
+    crossings as f64 / 2.0 / (samples.len() as f64 / 48_000.0)
+}
+
+/// Writes a 2 s take made by ffmpeg with a sine of `hz` at `rate` Hz on `channels` channels
+/// into the library of project `cut` as `name`; false when there is no ffmpeg.
+async fn take_with_sound(h: &Harness, name: &str, hz: u32, rate: u32, channels: u32) -> bool {
+    let made = h.dir.path().join(name);
     let encoded = ffmpeg(&[
         "-f",
         "lavfi",
@@ -721,36 +746,48 @@ async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_wh
         "-f",
         "lavfi",
         "-i",
-        "sine=frequency=440:sample_rate=48000:duration=2",
+        &format!("sine=frequency={hz}:sample_rate={rate}:duration=2"),
         "-c:v",
         "libx264",
         "-c:a",
         "aac",
         "-ac",
-        "2",
+        &channels.to_string(),
         "-shortest",
         made.to_str().unwrap(),
     ]);
     if !encoded {
         eprintln!("ffmpeg is not installed (scripts/setup-test.sh installs it); not checked");
-        return;
+        return false;
     }
     let storage = h.jobs.storage();
-    storage
-        .put_file("projects/cut/with-sound.mp4", &made)
-        .await
-        .unwrap();
+    let key = format!("projects/cut/{name}");
+    storage.put_file(&key, &made).await.unwrap();
     let meta = serde_json::to_vec(&json!({"prompt": "a tone", "seconds": 2})).unwrap();
-    storage
-        .put_bytes("projects/cut/with-sound.json", meta)
-        .await
-        .unwrap();
+    let json = key.replace(".mp4", ".json");
+    storage.put_bytes(&json, meta).await.unwrap();
+    true
+}
+
+#[tokio::test]
+async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_where_none() {
+    use server_stub::frames::track_info;
+    let h = start();
+    let silent = saved(&h, "cut", "a heron lifts off the water").await;
+    // A take with sound, as Veo 3.1 or Sora 2 send: H.264 and AAC-LC stereo at 48 kHz; and
+    // one of another shape, mono at 44.1 kHz, which must be made into the track's.
+    if !take_with_sound(&h, "with-sound.mp4", 440, 48_000, 2).await
+        || !take_with_sound(&h, "other-sound.mp4", 660, 44_100, 1).await
+    {
+        return;
+    }
 
     let sequence = made_sequence(&h).await;
     let shots = json!([
         {"label": "Tone", "take": "with-sound.mp4", "in_s": 0.5, "out_s": 1.5},
         {"label": "Heron", "take": silent, "in_s": 0, "out_s": 1},
         {"label": "Tone again", "take": "with-sound.mp4", "in_s": 0, "out_s": 0.5},
+        {"label": "Other tone", "take": "other-sound.mp4", "in_s": 0.5, "out_s": 1.5},
     ]);
     let reply = api(
         &h.app,
@@ -776,7 +813,7 @@ async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_wh
         .join(format!("data/media/projects/cut/{id}.mp4"));
     let bytes = std::fs::read(&video).unwrap();
     let info = track_info(std::io::Cursor::new(&bytes), bytes.len() as u64).unwrap();
-    assert_eq!(info.frames, 60, "2.5 s at 24 fps");
+    assert_eq!(info.frames, 84, "3.5 s at 24 fps");
 
     let probe = std::process::Command::new("ffprobe")
         .args([
@@ -797,11 +834,22 @@ async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_wh
     assert_eq!(fields[..3], ["aac", "48000", "2"], "{audio}");
     let seconds: f64 = fields[3].parse().unwrap();
     assert!(
-        (seconds - 2.5).abs() <= 1.0 / 24.0,
+        (seconds - 3.5).abs() <= 1.0 / 24.0,
         "the sound lasts {seconds} s"
     );
     // The tone, then the heron's silence, then the tone: cut where the pictures are.
     assert!(loudest(&video, 0.05, 0.95) > -30.0);
     assert!(loudest(&video, 1.05, 1.95) < -80.0);
     assert!(loudest(&video, 2.05, 2.45) > -30.0);
+    // The take of another shape is heard, at its own pitch, not silenced.
+    assert!(loudest(&video, 2.55, 3.45) > -30.0);
+    let (first, other) = (pitch(&video, 0.1, 0.9), pitch(&video, 2.6, 3.4));
+    assert!(
+        (first - 440.0).abs() < 10.0,
+        "the first tone is {first:.0} Hz"
+    );
+    assert!(
+        (other - 660.0).abs() < 10.0,
+        "the other tone is {other:.0} Hz"
+    );
 }

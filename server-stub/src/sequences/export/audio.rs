@@ -1,12 +1,13 @@
 //! The cut's sound: one AAC track of the video's length, made of the takes' own AAC frames
-//! (copied, never decoded) between each shot's in and out points, and silent frames where a
-//! take has no sound. Frames are 1024 samples (21 ms at 48 kHz, half a frame of video at
-//! 24 fps); each shot gets as many as keep the track's running length within half an audio
-//! frame of the video's, so 500 shots drift no more than one.
+//! between each shot's in and out points, and silent frames where a take has no sound. Frames
+//! are 1024 samples (21 ms at 48 kHz, half a frame of video at 24 fps); each shot gets as many
+//! as keep the track's running length within half an audio frame of the video's, so 500 shots
+//! drift no more than one.
 //!
-//! The track takes the rate and channels of the first take with sound; a take whose sound is
-//! of another rate, channel count or profile is silent in the export (copying frames cannot
-//! change them). Only AAC-LC mono or stereo is copied.
+//! When every take with sound has the same rate and channels, the track has them and frames
+//! are copied, never decoded. When they differ, the track is stereo at the first such take's
+//! rate: the takes of that shape are still copied, the others decoded, resampled and encoded
+//! again (`transcode.rs`). AAC-LC mono or stereo is read; other sound is silent.
 
 use std::io::{Read, Seek, SeekFrom};
 
@@ -14,7 +15,7 @@ use bytes::Bytes;
 use mp4::{AacConfig, AudioObjectType, ChannelConfig, MediaType, Mp4Reader, SampleFreqIndex};
 
 use super::take_reader::TakeReader;
-use super::ExportShot;
+use super::{transcode, ExportShot};
 use crate::engine::EngineError;
 
 /// Samples in one AAC frame.
@@ -70,6 +71,19 @@ pub fn track_of<R: Read + Seek>(reader: &Mp4Reader<R>) -> Option<(u32, Shape)> {
     })
 }
 
+/// The track's shape for takes whose sound has `shapes`: theirs when they all agree, else
+/// stereo at the first one's rate (the encoder makes stereo); `None` when no take has sound.
+pub fn track_shape(shapes: &[Option<Shape>]) -> Option<Shape> {
+    let first = shapes.iter().flatten().next().copied()?;
+    if shapes.iter().flatten().all(|s| *s == first) {
+        return Some(first);
+    }
+    Some(Shape {
+        channels: ChannelConfig::Stereo,
+        ..first
+    })
+}
+
 /// The shape of a take's sound, if it has sound that can be copied.
 pub fn shape_of(take: &mut TakeReader) -> Option<Shape> {
     take.seek(SeekFrom::Start(0)).ok()?;
@@ -79,7 +93,7 @@ pub fn shape_of(take: &mut TakeReader) -> Option<Shape> {
 }
 
 /// Writes the cut's audio as `write(start sample, frame)` calls, reading again (with `open`)
-/// only the takes whose sound is of the track's shape.
+/// only the takes with sound: copied when of the track's shape, else made into it.
 pub fn write_track(
     shots: &[ExportShot],
     fps: u32,
@@ -97,21 +111,42 @@ pub fn write_track(
         let end = (video_frames * rate + u64::from(fps) / 2) / u64::from(fps);
         let count = (end.saturating_sub(written * FRAME) + FRAME / 2) / FRAME;
         let mut copied = Vec::new();
-        if *take_shape == Some(shape) {
+        if let Some(take_shape) = *take_shape {
             let take = open(shot)?;
             let size = take.size();
             let mut reader = Mp4Reader::read_header(take, size)
                 .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))?;
             if let Some((track, _)) = track_of(&reader) {
+                let take_rate = take_shape.rate();
                 // The take's frame that starts nearest the shot's in point.
-                let first =
-                    (shot.in_frame * rate + u64::from(fps) * FRAME / 2) / (u64::from(fps) * FRAME);
+                let first = (shot.in_frame * take_rate + u64::from(fps) * FRAME / 2)
+                    / (u64::from(fps) * FRAME);
                 let samples = u64::from(reader.sample_count(track).unwrap_or(0));
-                for n in (first..samples).take(count as usize) {
-                    match reader.read_sample(track, n as u32 + 1) {
-                        Ok(Some(sample)) => copied.push(sample.bytes),
-                        _ => break,
+                let mut read = |frames: std::ops::Range<u64>| {
+                    let mut out = Vec::new();
+                    for n in frames.take_while(|n| *n < samples) {
+                        match reader.read_sample(track, n as u32 + 1) {
+                            Ok(Some(sample)) => out.push(sample.bytes),
+                            _ => break,
+                        }
                     }
+                    out
+                };
+                if take_shape == shape {
+                    copied = read(first..first + count);
+                } else {
+                    // One frame before primes the decoder; the take's frames that span the
+                    // shot at its own rate, and one more for the resampler.
+                    let warm = first.min(1);
+                    let spanned = (count * take_rate).div_ceil(rate) + 1;
+                    let frames = read(first - warm..first + spanned);
+                    copied = transcode::into_track(
+                        &frames,
+                        warm as usize,
+                        take_shape,
+                        shape,
+                        count as usize,
+                    )?;
                 }
             }
         }

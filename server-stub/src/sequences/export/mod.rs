@@ -9,6 +9,7 @@ mod audio;
 mod mp4_out;
 mod pictures;
 pub mod take_reader;
+mod transcode;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -124,8 +125,8 @@ pub fn export(
         progress,
     )?;
     let sounds = pictures.sounds;
-    // Sound when any take has it, in the shape of the first that does.
-    if let Some(shape) = sounds.iter().flatten().next().copied() {
+    // Sound when any take has it.
+    if let Some(shape) = audio::track_shape(&sounds) {
         mp4.add_audio(shape.config())?;
         audio::write_track(
             &export.shots,
