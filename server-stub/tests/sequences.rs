@@ -107,6 +107,33 @@ async fn a_sequence_is_made_read_changed_listed_and_removed() {
 }
 
 #[tokio::test]
+async fn browsers_opening_an_empty_project_at_once_make_one_first_sequence() {
+    let h = start();
+    let opens = (0..6).map(|_| {
+        let app = h.app.clone();
+        let body = json!({"name": "Sequence 1", "first": true});
+        async move { api(&app, "POST", SEQUENCES, Some(body)).await }
+    });
+    let replies = futures_util::future::join_all(opens).await;
+    let made: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.status == StatusCode::CREATED)
+        .collect();
+    assert_eq!(made.len(), 1, "one first sequence is made");
+    let id = made[0].json()["id"].clone();
+    for other in replies.iter().filter(|r| r.status != StatusCode::CREATED) {
+        assert_eq!(other.status, StatusCode::OK);
+        assert_eq!(other.json()["id"], id, "the others are answered with it");
+    }
+    let listed = api(&h.app, "GET", SEQUENCES, None).await.json();
+    assert_eq!(listed["sequences"].as_array().unwrap().len(), 1);
+    // Without `first`, a sequence is made whatever the project has.
+    made_sequence(&h).await;
+    let listed = api(&h.app, "GET", SEQUENCES, None).await.json();
+    assert_eq!(listed["sequences"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
 async fn two_editors_at_once_one_wins_and_the_other_gets_the_current_sequence() {
     let h = start();
     let sequence = made(&h, json!({"name": "Race"})).await;

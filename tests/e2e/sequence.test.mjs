@@ -233,4 +233,15 @@ test("a finished job is added from its row, saved first, and its take plays what
   assert.equal(await panel.locator(".strip .no-poster").count(), 0);
   await panel.getByRole("button", { name: "Play sequence" }).click();
   await waitUntil(async () => (await panel.textContent()).includes("Shot 2 (2 of 2)"));
+
+  // A second sequence, made and opened beside the first, which opens again as it was.
+  await panel.getByRole("button", { name: "New sequence" }).click();
+  await panel.getByRole("heading", { name: "Sequence: Sequence 2" }).waitFor();
+  await waitUntil(async () => (await status.textContent()) === "0 shots, 0.00 s · Saved");
+  const open = panel.getByLabel("Open");
+  await waitUntil(async () => (await open.locator("option").count()) === 2);
+  await open.selectOption({ label: "Sequence 1" });
+  await panel.getByRole("heading", { name: "Sequence: Sequence 1" }).waitFor();
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 4.00 s · Saved");
+  assert.deepEqual(await audit(page), []);
 });

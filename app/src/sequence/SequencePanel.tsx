@@ -112,6 +112,21 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         Sequence{sequence ? `: ${sequence.name}` : ""}
       </h2>
       <div className="sequence-actions">
+        {sequence && (
+          <label>
+            Open
+            <select value={sequence.id} onChange={(event) => run(editor.open(event.target.value))}>
+              {view.sequences.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <button type="button" onClick={() => run(editor.newSequence())}>
+          New sequence
+        </button>
         <button type="button" disabled={!opened?.canUndo} onClick={() => editor.undo()}>
           Undo
         </button>

@@ -157,13 +157,11 @@ impl<'a, P: Platform> Client<'a, P> {
             .collect())
     }
 
-    /// Makes a sequence named `name`, with the server's defaults.
-    pub async fn create(&self, name: &str) -> Result<Sequence, CallError> {
-        sequence_of(
-            &self
-                .json("POST", &[], Some(json!({ "name": name })))
-                .await?,
-        )
+    /// Makes a sequence named `name`, with the server's defaults; with `first`, only when the
+    /// project has none (else the answer is its most recently changed one).
+    pub async fn create(&self, name: &str, first: bool) -> Result<Sequence, CallError> {
+        let body = json!({ "name": name, "first": first });
+        sequence_of(&self.json("POST", &[], Some(body)).await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Sequence, CallError> {

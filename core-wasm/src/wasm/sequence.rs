@@ -18,7 +18,7 @@ use crate::platform::{BodyStream, Platform};
 use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::{Editor, PanelView};
-use crate::sequence::{frames, Shot};
+use crate::sequence::{frames, Sequence, Shot};
 use crate::sse::Reader;
 
 #[derive(Default)]
@@ -274,6 +274,30 @@ impl Inner {
         })
     }
 
+    /// Opens `sequence`, or shows why it could not be read.
+    fn opened_or_failed(
+        self: &Rc<Self>,
+        sequence: Result<Sequence, CallError>,
+    ) -> Result<JsValue, JsValue> {
+        match sequence {
+            Ok(sequence) => {
+                self.open_editor(Editor::new(sequence));
+                Ok(JsValue::UNDEFINED)
+            }
+            Err(e) => {
+                self.failed(e.clone());
+                Err(plain_error(&e.0))
+            }
+        }
+    }
+
+    /// Reads the project's sequences again, for the list the panel offers.
+    async fn relist(self: &Rc<Self>) {
+        if let Ok(sequences) = self.client().list().await {
+            self.change(|s| s.sequences = sequences);
+        }
+    }
+
     fn open_editor(self: &Rc<Self>, editor: Editor) {
         let id = editor.current().id.clone();
         let opened = self.opened.get() + 1;
@@ -393,13 +417,40 @@ impl SequenceEditor {
             inner.change(|s| s.sequences = sequences);
             let opened = match first {
                 Some(id) => inner.client().get(&id).await,
-                None => inner.client().create("Sequence 1").await,
+                // Two browsers opening an empty project at once open the same first one.
+                None => inner.client().create("Sequence 1", true).await,
             };
             match opened {
                 Ok(sequence) => inner.open_editor(Editor::new(sequence)),
                 Err(e) => inner.failed(e),
             }
+            inner.relist().await;
             Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Opens the project's sequence `id`, once the edits made so far are sent.
+    pub fn open(&self, id: String) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            inner.sent().await;
+            let sequence = inner.client().get(&id).await;
+            inner.opened_or_failed(sequence)
+        })
+    }
+
+    /// Makes a new sequence, "Sequence N" after the N - 1 the project has, and opens it once
+    /// the edits made so far are sent.
+    #[wasm_bindgen(js_name = newSequence)]
+    pub fn new_sequence(&self) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            inner.sent().await;
+            let name = format!("Sequence {}", inner.state.borrow().sequences.len() + 1);
+            let sequence = inner.client().create(&name, false).await;
+            let opened = inner.opened_or_failed(sequence);
+            inner.relist().await;
+            opened
         })
     }
 

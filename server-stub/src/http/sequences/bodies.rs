@@ -20,6 +20,10 @@ pub struct NewSequence {
     pub(super) size: Option<String>,
     /// How a take of another shape fills the frame; crop when left out.
     pub(super) fit: Option<Fit>,
+    /// Made only when the project has no sequence yet; else the answer is 200 with its most
+    /// recently changed one, so two browsers opening an empty project open the same sequence.
+    #[serde(default)]
+    pub(super) first: bool,
 }
 
 /// A sequence as a PUT sends it: the whole of it, with the version it was made from. Fields

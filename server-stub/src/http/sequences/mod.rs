@@ -123,6 +123,7 @@ fn announce(state: &AppState, project: &str, sequence: &Sequence, removed: bool)
     request_body = NewSequence,
     responses(
         (status = 201, description = "The sequence, with no shots yet", body = SequenceView),
+        (status = 200, description = "With `first`: the project already had a sequence, its most recently changed one", body = SequenceView),
         (status = 400, description = "Invalid project id or malformed JSON", body = ErrorBody),
         (status = 422, description = "A name, fps or size not offered", body = ErrorBody),
     ),
@@ -134,6 +135,7 @@ pub async fn create(
     JsonBody(body): JsonBody<NewSequence>,
 ) -> Result<(StatusCode, Json<SequenceView>), ApiError> {
     valid_project(&project)?;
+    let first = body.first;
     let name = check_name(&body.name)?;
     let size = body.size.unwrap_or_else(|| DEFAULT_SIZE.to_owned());
     let fps = check_format(body.fps.unwrap_or(f64::from(FPS_OFFERED[0])), &size)?;
@@ -148,7 +150,33 @@ pub async fn create(
         updated_at: now(),
     };
     let storage = state.jobs.storage();
-    sequences::put(storage.as_ref(), &project_folder(&project), &sequence).await?;
+    let folder = project_folder(&project);
+    let make = async {
+        sequences::put(storage.as_ref(), &folder, &sequence).await?;
+        Ok(None)
+    };
+    // A first sequence is made under the project's own lock, so that of two made at once
+    // one is made and the other is answered with it.
+    let existing = if first {
+        let database = state.jobs.database();
+        locked::changing(database.as_ref(), &project, "", async {
+            match sequences::all(storage.as_ref(), &folder)
+                .await?
+                .into_iter()
+                .next()
+            {
+                Some(existing) => Ok(Some(existing)),
+                None => make.await,
+            }
+        })
+        .await?
+    } else {
+        make.await?
+    };
+    if let Some(existing) = existing {
+        let saved = library(storage.as_ref(), &folder).await?;
+        return Ok((StatusCode::OK, Json(view(existing, &saved))));
+    }
     tracing::info!(project = %project, sequence = %sequence.id, "made a sequence");
     announce(&state, &project, &sequence, false);
     Ok((StatusCode::CREATED, Json(view(sequence, &HashSet::new()))))
