@@ -33,7 +33,7 @@ up_to_date() {
 }
 
 step "core-wasm -> pkg/ (cargo, wasm-bindgen, wasm-opt)"
-if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && [ -e "$ROOT/pkg/studio_sequence_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
+if [ -e "$ROOT/pkg/studio_core_bg.wasm" ] && [ -e "$ROOT/pkg/studio_sequence_bg.wasm" ] && [ -e "$ROOT/pkg/studio_review_bg.wasm" ] && up_to_date "$ROOT/target/.built-pkg" "$ROOT/core-wasm" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock"; then
   note "pkg/: up to date"
 else
   # Panic messages name their source files: shipped without this machine's registry folder.
@@ -43,10 +43,11 @@ else
     remap+=" --remap-path-prefix=$registry="
   done
   rm -rf "$ROOT/pkg"
-  # Two wasm modules from the one crate: the studio's, which every page loads, and with the
-  # `sequence-editor` feature the sequence editor's, which the page loads when a sequence is
-  # first opened. Built one after the other in one target folder, they share its dependencies.
-  for module in studio_core:"" studio_sequence:sequence-editor; do
+  # Three wasm modules from the one crate: the studio's, which the studio's pages load; with the
+  # `sequence-editor` feature the sequence editor's, which the studio loads when a sequence is
+  # first opened; and with `review-page` the review page's, all a review link's page loads.
+  # Built one after the other in one target folder, they share its dependencies.
+  for module in studio_core:"" studio_sequence:sequence-editor studio_review:review-page; do
     name="${module%%:*}"
     features="${module#*:}"
     (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown \
@@ -63,16 +64,17 @@ else
   done
   touch "$ROOT/target/.built-pkg"
 fi
-for wasm in studio_core_bg studio_sequence_bg; do
+for wasm in studio_core_bg studio_sequence_bg studio_review_bg; do
   note "$wasm.wasm: $(wc -c < "$ROOT/pkg/$wasm.wasm") bytes, $(gzip -9c "$ROOT/pkg/$wasm.wasm" | wc -c) gzip"
 done
 
 step "app -> app/dist (Vite)"
-if [ -e "$ROOT/app/dist/index.html" ] && up_to_date "$ROOT/target/.built-app" "$ROOT/app/src" "$ROOT/app/index.html" \
+if [ -e "$ROOT/app/dist/review.html" ] && up_to_date "$ROOT/target/.built-app" "$ROOT/app/src" "$ROOT/app/index.html" "$ROOT/app/review.html" \
   "$ROOT/app/vite.config.ts" "$ROOT/app/package.json" "$ROOT/package-lock.json" "$ROOT/pkg"; then
   note "app/dist: up to date"
 else
-  (cd "$ROOT/app" && npx vite build --logLevel warn)
+  # The studio, then the review page beside it (its own entry, wasm and chunk).
+  (cd "$ROOT/app" && npx vite build --logLevel warn && npx vite build --mode review --logLevel warn)
   touch "$ROOT/target/.built-app"
 fi
 

@@ -39,6 +39,7 @@ layer "cargo fmt --check" cargo fmt --all -- --check
 layer "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 layer "cargo clippy (wasm32)" cargo clippy -p studio-core --target wasm32-unknown-unknown --all-targets -- -D warnings
 layer "cargo clippy (wasm32, sequence editor)" cargo clippy -p studio-core --target wasm32-unknown-unknown --lib --features sequence-editor -- -D warnings
+layer "cargo clippy (wasm32, review page)" cargo clippy -p studio-core --target wasm32-unknown-unknown --lib --features review-page -- -D warnings
 layer "cargo test (native)" cargo test --workspace
 layer "OpenAI SDK (Python) against the provider fake" bash scripts/test-openai-sdk.sh
 layer "API contract (schemathesis against /api/openapi.json)" bash scripts/test-api-contract.sh

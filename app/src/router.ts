@@ -1,11 +1,9 @@
-// The routes, based at the site root: "/", "/{projectId}" and a review link's "/review/{token}".
+// The studio's routes, based at the site root: "/" and "/{projectId}" (a review link's
+// "/review/{token}" is a page of its own: src/review-page/).
 import { useSyncExternalStore } from "react";
 import { Studio } from "./core/studio";
 
-export type Route =
-  | { name: "picker" }
-  | { name: "dashboard"; projectId: string | null }
-  | { name: "review"; token: string };
+export type Route = { name: "picker" } | { name: "dashboard"; projectId: string | null };
 
 function subscribe(onChange: () => void): () => void {
   window.addEventListener("popstate", onChange);
@@ -13,8 +11,6 @@ function subscribe(onChange: () => void): () => void {
 }
 
 export function routeOf(pathname: string): Route {
-  const token = Studio.reviewToken(pathname);
-  if (token !== undefined) return { name: "review", token };
   const path = pathname.replace(/^\/+/, "");
   if (path === "") return { name: "picker" };
   let projectId: string | null;

@@ -14,6 +14,7 @@ pub mod price;
 pub mod project_id;
 pub mod recent;
 pub mod review;
+pub mod review_page;
 pub mod sequence;
 pub mod snapshot;
 pub mod sse;
@@ -21,10 +22,17 @@ pub mod store;
 pub mod time;
 pub mod video_size;
 
-/// The studio's wasm surface, or built with the `sequence-editor` feature, the sequence
-/// editor's (the page loads that one the first time a sequence is opened).
-#[cfg(all(target_arch = "wasm32", not(feature = "sequence-editor")))]
+/// The studio's wasm surface; or built with the `sequence-editor` feature, the sequence
+/// editor's (the page loads that one the first time a sequence is opened); or with the
+/// `review-page` feature, the review page's (all a review link's page loads).
+#[cfg(all(
+    target_arch = "wasm32",
+    not(any(feature = "sequence-editor", feature = "review-page"))
+))]
 pub mod wasm;
 #[cfg(all(target_arch = "wasm32", feature = "sequence-editor"))]
 #[path = "wasm/editor.rs"]
+pub mod wasm;
+#[cfg(all(target_arch = "wasm32", feature = "review-page"))]
+#[path = "wasm/review_page.rs"]
 pub mod wasm;

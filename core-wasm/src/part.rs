@@ -19,11 +19,10 @@ pub enum Part {
     Compare,
     Shares,
     Spend,
-    Review,
 }
 
 impl Part {
-    pub const ALL: [Part; 12] = [
+    pub const ALL: [Part; 11] = [
         Part::Recent,
         Part::Banner,
         Part::Console,
@@ -35,7 +34,6 @@ impl Part {
         Part::Compare,
         Part::Shares,
         Part::Spend,
-        Part::Review,
     ];
 
     /// The part's name, as in the snapshot's keys.
@@ -52,7 +50,6 @@ impl Part {
             Part::Compare => "compare",
             Part::Shares => "shares",
             Part::Spend => "spend",
-            Part::Review => "review",
         }
     }
 

@@ -449,7 +449,6 @@ pub struct Snapshot {
     pub compare: CompareView,
     pub shares: SharesView,
     pub spend: SpendView,
-    pub review: ReviewView,
 }
 
 /// A reviewer's comment as shown: clicking it seeks its video to `atSeconds`.

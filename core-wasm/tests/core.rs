@@ -18,6 +18,7 @@ use studio_core::error::CoreError;
 use studio_core::inputs::{Fit, ImageRole, VideoRole};
 use studio_core::platform::BodyStream;
 use studio_core::platform::{Body, HttpRequest, HttpResponse, LogLevel, Platform};
+use studio_core::review_page::ReviewSession;
 use studio_core::snapshot::{LibraryState, PickFilter, StreamState};
 use studio_core::time::TimeStyle;
 
@@ -2226,33 +2227,41 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
 
 #[test]
 fn a_review_link_opens_without_the_bearer_and_takes_notes() {
-    let core = studio();
+    let told = std::rc::Rc::new(Cell::new(0u32));
+    let counted = told.clone();
+    let core = ReviewSession::new(
+        Fake::default(),
+        "http://h/api/",
+        Box::new(move || counted.set(counted.get() + 1)),
+    );
+    let answer = |with| core.platform().answers.borrow_mut().push_back(with);
     let page = json!({"videos": [{"file_name": "m:task_a.mp4", "public_url": "http://h/media/a.mp4",
         "poster_url": "http://h/media/a.jpg", "comments": [], "decisions": []}],
         "expires_at": "2026-11-24T10:05:00Z", "comments_enabled": true});
-    script(&core, ok(page.clone()));
-    assert_eq!(block_on(core.open_review("tok")).unwrap(), 1);
-    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    answer(ok(page.clone()));
+    assert_eq!(block_on(core.open("tok")).unwrap(), 1);
+    let request = core.platform().requests.borrow().last().unwrap().clone();
     assert_eq!(request.url, "http://h/api/review/tok");
     assert_eq!(request.bearer, None, "a review asks no bearer");
-    let view = core.review_view();
+    let view = core.view();
+    assert!(
+        told.get() >= 2,
+        "the page is told of the loading and of the answer"
+    );
     assert_eq!(view.state, studio_core::snapshot::ReviewState::Ready);
     assert_eq!(view.videos[0].title, "a");
 
     let mut answered = page.clone();
     answered["videos"][0]["comments"] = json!([{"id": "n1", "video": "m:task_a.mp4",
         "at_seconds": 2.0, "name": "Ana", "text": "warmer", "created_at": "2026-11-21T10:06:00Z"}]);
-    script(
-        &core,
-        Ok(HttpResponse {
-            status: 201,
-            status_text: "Created".into(),
-            body: "{}".into(),
-        }),
-    );
-    script(&core, ok(answered));
+    answer(Ok(HttpResponse {
+        status: 201,
+        status_text: "Created".into(),
+        body: "{}".into(),
+    }));
+    answer(ok(answered));
     block_on(core.post_comment("m:task_a.mp4", 2.0, " Ana ", "warmer")).unwrap();
-    let requests = fake(&core).requests.borrow().clone();
+    let requests = core.platform().requests.borrow().clone();
     let post = &requests[requests.len() - 2];
     assert_eq!(post.url, "http://h/api/review/tok/comments");
     assert_eq!(post.bearer, None);
@@ -2260,19 +2269,15 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
         serde_json::from_str::<Value>(post.json().unwrap()).unwrap(),
         json!({"video": "m:task_a.mp4", "at_seconds": 2.0, "name": "Ana", "text": "warmer"})
     );
-    let view = core.review_view();
+    let view = core.view();
     assert_eq!(view.name, "Ana");
     assert_eq!(view.videos[0].notes.comments[0].at_label, "0:02.0");
 
-    script(
-        &core,
-        Ok(HttpResponse {
-            status: 422,
-            status_text: "Unprocessable Entity".into(),
-            body: r#"{"error":{"code":"invalid","message":"name must be 1 to 80 characters"}}"#
-                .into(),
-        }),
-    );
+    answer(Ok(HttpResponse {
+        status: 422,
+        status_text: "Unprocessable Entity".into(),
+        body: r#"{"error":{"code":"invalid","message":"name must be 1 to 80 characters"}}"#.into(),
+    }));
     assert!(block_on(core.post_decision(
         "m:task_a.mp4",
         studio_core::review::Verdict::Approved,
@@ -2280,21 +2285,17 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
     ))
     .is_err());
     assert_eq!(
-        core.review_view().error.as_deref(),
+        core.view().error.as_deref(),
         Some("Failed to send: name must be 1 to 80 characters")
     );
 
-    script(
-        &core,
-        Ok(HttpResponse {
-            status: 404,
-            status_text: "Not Found".into(),
-            body: r#"{"error":{"code":"not_found","message":"This review link is not valid"}}"#
-                .into(),
-        }),
-    );
-    assert!(block_on(core.open_review("tok")).is_err());
-    let view = core.review_view();
+    answer(Ok(HttpResponse {
+        status: 404,
+        status_text: "Not Found".into(),
+        body: r#"{"error":{"code":"not_found","message":"This review link is not valid"}}"#.into(),
+    }));
+    assert!(block_on(core.open("tok")).is_err());
+    let view = core.view();
     assert_eq!(view.state, studio_core::snapshot::ReviewState::Gone);
     assert_eq!(view.error.as_deref(), Some("This review link is not valid"));
 }

@@ -716,7 +716,12 @@ async fn other_machines_need_the_invitation_link() {
         StatusCode::OK,
         "a review link opens anywhere"
     );
-    assert!(!String::from_utf8_lossy(&review.body).contains(TOKEN));
+    let page = String::from_utf8_lossy(&review.body).into_owned();
+    assert!(!page.contains(TOKEN));
+    assert!(
+        page.contains("<title>Review"),
+        "the review page of its own, not the studio: {page}"
+    );
     assert!(review.headers.contains_key(header::CONTENT_SECURITY_POLICY));
     let wrong = get_with(&h.remote, "/join?code=guess", &[]).await;
     assert_eq!(wrong.status, StatusCode::FORBIDDEN);

@@ -7,16 +7,24 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startServer } from "./harness.mjs";
+import { launch, savedVideo, startServer, TOKEN } from "./harness.mjs";
 
 const BUDGET_FILE = join(import.meta.dirname, "first-load-budget.json");
 const BUDGET = JSON.parse(readFileSync(BUDGET_FILE, "utf8"));
 
-let server, browser;
+let server, browser, reviewPath;
 
 before(async () => {
   server = await startServer();
   browser = await launch();
+  // A review link to one saved video, as a client gets it.
+  const video = await savedVideo(server, "first-load-review", "a lighthouse at dusk");
+  const shared = await fetch(`${server.url}/api/projects/first-load-review/shares`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ videos: [`${video}.mp4`] }),
+  });
+  reviewPath = new URL((await shared.json()).url).pathname;
 });
 
 after(async () => {
@@ -40,8 +48,8 @@ const named = (url) => {
 /** Every finished response of a fresh visit to `path` (empty cache) with its bytes on the wire,
  * once the page has loaded and `ready` is on the screen (an open project keeps its event stream
  * open, so the network never goes quiet). */
-async function visit(path, ready) {
-  const context = await browser.newContext();
+async function visit(path, ready, viewport) {
+  const context = await browser.newContext(viewport ? { viewport, isMobile: true } : {});
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.enable");
@@ -58,7 +66,8 @@ async function visit(path, ready) {
   await ready(page).waitFor();
   await context.close();
   const responses = [...bytes].map(([id, size]) => ({ url: urls.get(id), size }));
-  return { responses: responses.filter((r) => r.url), asked };
+  // data: addresses (the favicon) move nothing over the wire.
+  return { responses: responses.filter((r) => r.url?.startsWith("http")), asked };
 }
 
 function report(route, responses) {
@@ -82,17 +91,36 @@ function report(route, responses) {
   return total;
 }
 
-for (const [route, ready] of [
-  ["/", (page) => page.getByRole("button", { name: "Open Project" })],
-  ["/first-load", (page) => page.getByText("No videos saved yet.", { exact: false })],
+/** A phone, as a client opening a review link from mail often is. */
+const PHONE = { width: 390, height: 844 };
+
+for (const [route, ready, preloaded, viewport] of [
+  [
+    "/",
+    (page) => page.getByRole("button", { name: "Open Project" }),
+    [/\/studio_core_bg-[\w-]+\.wasm$/, /\/config\.json$/],
+  ],
+  [
+    "/first-load",
+    (page) => page.getByText("No videos saved yet.", { exact: false }),
+    [/\/studio_core_bg-[\w-]+\.wasm$/, /\/config\.json$/],
+  ],
+  [
+    "/review/<token>",
+    (page) => page.getByRole("button", { name: "Approve" }),
+    [/\/studio_review_bg-[\w-]+\.wasm$/],
+    PHONE,
+  ],
 ]) {
   test(`the first load of ${route} stays within its budget on the wire`, async () => {
-    const { responses, asked } = await visit(route, ready);
+    const path = route === "/review/<token>" ? reviewPath : route;
+    const { responses, asked } = await visit(path, ready, viewport);
     const total = report(route, responses);
     assert.ok(total > 0, "something was counted");
-    // The page's head asks for the core and its config, so they download beside the JS rather
-    // than after it has run; the JS then takes those very responses instead of asking again.
-    for (const file of [/\/studio_core_bg-[\w-]+\.wasm$/, /\/config\.json$/]) {
+    // The page's head asks for its wasm (and the studio's config), so they download beside
+    // the JS rather than after it has run; the JS then takes those very responses instead of
+    // asking again.
+    for (const file of preloaded) {
       const requests = asked.filter((r) => file.test(new URL(r.url).pathname));
       assert.deepEqual(
         requests.map((r) => r.by),

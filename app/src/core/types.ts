@@ -361,4 +361,4 @@ export type Snapshot = { version: number, recent: Array<string>, banner: Banner 
 /**
  * The library as the grid shows it: the matching videos of its window only.
  */
-cards: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, spend: SpendView, review: ReviewView, };
+cards: LibraryView, metadata: MetadataView | null, shot: ShotView, compare: CompareView, shares: SharesView, spend: SpendView, };

@@ -11,7 +11,6 @@ mod jobs;
 mod library;
 mod metadata;
 mod recent;
-mod review;
 mod shares;
 mod shot;
 mod slice;
@@ -65,7 +64,6 @@ pub struct Core<P: Platform> {
     compare: Slice<compare::Compare>,
     shares: Slice<shares::Shares>,
     spend: Slice<spend::Spend>,
-    review: Slice<review::Review>,
     /// Reference images are added one at a time, in the order asked.
     reference_turns: turns::Turns,
 }
@@ -90,7 +88,6 @@ impl<P: Platform> Core<P> {
             compare: Slice::new(Part::Compare),
             shares: Slice::new(Part::Shares),
             spend: Slice::new(Part::Spend),
-            review: Slice::new(Part::Review),
             reference_turns: turns::Turns::default(),
         };
         core.load_recent();
@@ -120,7 +117,6 @@ impl<P: Platform> Core<P> {
             Part::Compare => self.compare.version(),
             Part::Shares => self.shares.version(),
             Part::Spend => self.spend.version(),
-            Part::Review => self.review.version(),
         }
     }
 
@@ -264,7 +260,6 @@ impl<P: Platform> Core<P> {
             compare: self.compare_view(),
             shares: self.shares_view(),
             spend: self.spend_view(),
-            review: self.review_view(),
         }
     }
 
@@ -286,7 +281,6 @@ impl<P: Platform> Core<P> {
             Part::Compare => serde_json::to_string(&self.compare_view()),
             Part::Shares => serde_json::to_string(&self.shares_view()),
             Part::Spend => serde_json::to_string(&self.spend_view()),
-            Part::Review => serde_json::to_string(&self.review_view()),
         };
         text.unwrap_or_else(|_| "null".to_owned())
     }

@@ -123,7 +123,7 @@ impl Studio {
 
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
     /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"cards"`, `"metadata"`, `"shot"`,
-    /// `"compare"`, `"shares"`, `"spend"` or `"review"`); returns the function that unsubscribes.
+    /// `"compare"`, `"shares"` or `"spend"`); returns the function that unsubscribes.
     pub fn subscribe(
         &self,
         listener: js_sys::Function,
@@ -483,47 +483,6 @@ impl Studio {
             &self.core,
             |core| async move { core.revoke_share(&id).await },
         )
-    }
-
-    /// The token of a review page's path (`/review/<token>`), or undefined.
-    #[wasm_bindgen(js_name = reviewToken)]
-    pub fn review_token(path: &str) -> Option<String> {
-        crate::review::token_of(path).map(str::to_owned)
-    }
-
-    /// Opens the review link with `token` (no bearer token is used or needed).
-    #[wasm_bindgen(js_name = openReview)]
-    pub fn open_review(&self, token: String) -> js_sys::Promise {
-        promise(
-            &self.core,
-            |core| async move { core.open_review(&token).await },
-        )
-    }
-
-    /// On the review page: a comment at `atSeconds` of a shared video.
-    #[wasm_bindgen(js_name = postComment)]
-    pub fn post_comment(
-        &self,
-        video: String,
-        at_seconds: f64,
-        name: String,
-        text: String,
-    ) -> js_sys::Promise {
-        promise(&self.core, |core| async move {
-            core.post_comment(&video, at_seconds, &name, &text).await
-        })
-    }
-
-    /// On the review page: `"approved"` or `"changes_requested"` for a shared video.
-    #[wasm_bindgen(js_name = postDecision)]
-    pub fn post_decision(&self, video: String, decision: String, name: String) -> js_sys::Promise {
-        let verdict = crate::review::Verdict::from_name(&decision).ok_or(CoreError::UnknownName {
-            kind: "decision",
-            name: decision,
-        });
-        promise(&self.core, |core| async move {
-            core.post_decision(&video, verdict?, &name).await
-        })
     }
 
     /// Adds a picture (a `File` or `Blob`: PNG, JPEG or WebP, at most 20 MB) to the project's

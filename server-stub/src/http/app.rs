@@ -1,5 +1,6 @@
-//! The built app: static files with a fallback to index.html for `/{projectId}`, the runtime
-//! `config.json`, and the caching rules (hashed assets immutable, the rest revalidated).
+//! The built app: static files with a fallback to index.html for `/{projectId}`, review.html for
+//! `/review/{token}`, the runtime `config.json`, and the caching rules (hashed assets
+//! immutable, the rest revalidated).
 
 use std::path::Path;
 
@@ -21,6 +22,11 @@ pub fn files(dist: &Path) -> ServeDir<ServeFile> {
         .precompressed_br()
         .precompressed_gzip()
         .fallback(ServeFile::new(dist.join("index.html")))
+}
+
+/// The page a review link opens: its own small entry (`review.html`), none of the studio.
+pub fn review_page(dist: &Path) -> ServeFile {
+    ServeFile::new(dist.join("review.html"))
 }
 
 /// `{ apiBase, token, models }`, the runtime configuration the core loads at start (the models

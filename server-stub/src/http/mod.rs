@@ -162,6 +162,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
         .layer(middleware::from_fn(media::poster_caching));
     let site = Router::new()
         .route("/config.json", get(app::config))
+        .route_service("/review/{*token}", app::review_page(dist))
         .fallback_service(app::files(dist))
         .layer(middleware::from_fn(app::cache_policy))
         .layer(CompressionLayer::new())

@@ -55,6 +55,11 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
     )
     .unwrap();
     std::fs::write(
+        dist.join("review.html"),
+        "<!doctype html><title>Review · Studio</title>",
+    )
+    .unwrap();
+    std::fs::write(
         dist.join("assets/app-abc123.js"),
         "console.log(1)".repeat(200),
     )

@@ -1,9 +1,11 @@
 //! The review page a link opens (`/review/<token>`): the shared videos with what reviewers
 //! said, and the reviewer's comments and decisions. It asks no bearer token and knows nothing
-//! else of the studio.
+//! else of the studio: it is the whole of the review page's own small wasm (built with the
+//! `review-page` feature), so a client opening a link never downloads the studio.
 
-use super::Core;
-use crate::api::ApiError;
+use std::cell::{Cell, RefCell};
+
+use crate::api::{Api, ApiConfig, ApiError};
 use crate::asset;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
@@ -12,7 +14,7 @@ use crate::snapshot::{NotesView, ReviewState, ReviewVideoView, ReviewView};
 use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Default)]
-pub struct Review {
+struct Review {
     token: Option<String>,
     page: Option<ReviewPage>,
     gone: bool,
@@ -22,10 +24,60 @@ pub struct Review {
     error: Option<String>,
 }
 
-impl<P: Platform> Core<P> {
-    pub fn review_view(&self) -> ReviewView {
-        let format = self.format();
-        self.review.read(|r| ReviewView {
+/// One review page: its link's token, what the server answered, and what is being sent.
+pub struct ReviewSession<P: Platform> {
+    platform: P,
+    config: ApiConfig,
+    state: RefCell<Review>,
+    version: Cell<u64>,
+    /// Told after each change.
+    changed: Box<dyn Fn()>,
+}
+
+impl<P: Platform> ReviewSession<P> {
+    /// A page whose API is at `api_base`; `changed` is called after each change.
+    pub fn new(platform: P, api_base: &str, changed: Box<dyn Fn()>) -> Self {
+        ReviewSession {
+            platform,
+            config: ApiConfig {
+                api_base: api_base.to_owned(),
+                token: String::new(),
+                models: Vec::new(),
+            },
+            state: RefCell::default(),
+            version: Cell::new(0),
+            changed,
+        }
+    }
+
+    pub fn platform(&self) -> &P {
+        &self.platform
+    }
+
+    /// Grows by one with every change.
+    pub fn version(&self) -> u64 {
+        self.version.get()
+    }
+
+    /// Changes the state, then tells the host (never while the state is borrowed).
+    fn write<R>(&self, change: impl FnOnce(&mut Review) -> R) -> R {
+        let result = change(&mut self.state.borrow_mut());
+        self.version.set(self.version.get() + 1);
+        (self.changed)();
+        result
+    }
+
+    fn read<R>(&self, look: impl FnOnce(&Review) -> R) -> R {
+        look(&self.state.borrow())
+    }
+
+    fn api(&self) -> Api<'_, P> {
+        Api::new(&self.platform, self.config.clone())
+    }
+
+    pub fn view(&self) -> ReviewView {
+        let format = |millis, style| self.platform.format_time(millis, style);
+        self.read(|r| ReviewView {
             state: match (&r.token, &r.page, r.gone) {
                 (None, _, _) => ReviewState::Closed,
                 (_, _, true) => ReviewState::Gone,
@@ -42,13 +94,13 @@ impl<P: Platform> Core<P> {
                     title: asset::title(&v.file_name),
                     url: v.public_url.clone(),
                     poster_url: v.poster_url.clone(),
-                    notes: NotesView::new(&v.comments, &v.decisions, None, &format),
+                    notes: NotesView::new(&v.comments, &v.decisions, None, format),
                 })
                 .collect(),
             expires_label: r
                 .page
                 .as_ref()
-                .map(|p| label(&p.expires_at, TimeStyle::DateTime, &format))
+                .map(|p| label(&p.expires_at, TimeStyle::DateTime, format))
                 .unwrap_or_default(),
             comments_enabled: r.page.as_ref().is_some_and(|p| p.comments_enabled),
             name: r.name.clone(),
@@ -59,9 +111,9 @@ impl<P: Platform> Core<P> {
 
     /// Opens the review link with `token` (or reads it again); answers how many videos it
     /// shows.
-    pub async fn open_review(&self, token: &str) -> Result<usize, CoreError> {
-        if self.review.read(|r| r.token.as_deref() != Some(token)) {
-            self.write(&self.review, |r| {
+    pub async fn open(&self, token: &str) -> Result<usize, CoreError> {
+        if self.read(|r| r.token.as_deref() != Some(token)) {
+            self.write(|r| {
                 *r = Review {
                     token: Some(token.to_owned()),
                     name: std::mem::take(&mut r.name),
@@ -69,16 +121,16 @@ impl<P: Platform> Core<P> {
                 }
             });
         } else {
-            self.write(&self.review, |r| r.error = None);
+            self.write(|r| r.error = None);
         }
         let outcome = self.api().open_review(token).await;
-        if self.review.read(|r| r.token.as_deref() != Some(token)) {
+        if self.read(|r| r.token.as_deref() != Some(token)) {
             return Err(CoreError::Refused("Another review link was opened".into()));
         }
         match outcome {
             Ok(page) => {
                 let count = page.videos.len();
-                self.write(&self.review, |r| {
+                self.write(|r| {
                     r.page = Some(page);
                     r.gone = false;
                 });
@@ -86,8 +138,8 @@ impl<P: Platform> Core<P> {
             }
             Err(e) => {
                 let gone = matches!(e, ApiError::ReviewGone(_));
-                self.log(LogLevel::Warn, &e.to_string());
-                self.write(&self.review, |r| {
+                self.platform.log(LogLevel::Warn, &e.to_string());
+                self.write(|r| {
                     r.gone = gone;
                     r.error = Some(e.to_string());
                 });
@@ -96,9 +148,8 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    fn review_token(&self) -> Result<String, CoreError> {
-        self.review
-            .read(|r| r.token.clone())
+    fn token(&self) -> Result<String, CoreError> {
+        self.read(|r| r.token.clone())
             .ok_or_else(|| CoreError::Refused("No review link is open".into()))
     }
 
@@ -110,7 +161,7 @@ impl<P: Platform> Core<P> {
         name: &str,
         text: &str,
     ) -> Result<(), CoreError> {
-        let token = self.review_token()?;
+        let token = self.token()?;
         self.send_note(name, async {
             self.api()
                 .post_comment(&token, video, at_seconds, name.trim(), text)
@@ -126,7 +177,7 @@ impl<P: Platform> Core<P> {
         verdict: Verdict,
         name: &str,
     ) -> Result<(), CoreError> {
-        let token = self.review_token()?;
+        let token = self.token()?;
         self.send_note(name, async {
             self.api()
                 .post_decision(&token, video, verdict, name.trim())
@@ -140,21 +191,21 @@ impl<P: Platform> Core<P> {
         name: &str,
         sent: impl std::future::Future<Output = Result<(), ApiError>>,
     ) -> Result<(), CoreError> {
-        if self.review.read(|r| r.sending) {
+        if self.read(|r| r.sending) {
             return Err(CoreError::Busy("Sending".into()));
         }
-        self.write(&self.review, |r| {
+        self.write(|r| {
             r.sending = true;
             r.error = None;
             r.name = name.trim().to_owned();
         });
         let outcome = sent.await;
-        self.write(&self.review, |r| {
+        self.write(|r| {
             r.sending = false;
             r.error = outcome.as_ref().err().map(ToString::to_string);
         });
         outcome?;
-        let token = self.review_token()?;
-        self.open_review(&token).await.map(|_| ())
+        let token = self.token()?;
+        self.open(&token).await.map(|_| ())
     }
 }

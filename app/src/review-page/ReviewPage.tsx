@@ -1,19 +1,28 @@
 // The page a review link opens: only the shared videos, each with its player, time-coded
 // comments (clicking one seeks there) and Approve / Request changes. No token, nothing else of
 // the studio.
-import { useEffect, useRef, useState } from "react";
-import type { ReviewVideoView } from "../core/types";
-import { run, useStudio, useView } from "../core/useStudio";
-import { Notes } from "./Notes";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import type { ReviewLink } from "../../../pkg/studio_review.js";
+import type { ReviewVideoView, ReviewView } from "../core/types";
+import { Notes } from "../review/Notes";
 
-export default function ReviewPage({ token }: { token: string }) {
-  const studio = useStudio();
-  const review = useView("review");
+/** A command's failure is shown in the page's own error line (the link's view); the rejection
+ * is only logged. */
+function run(command: Promise<unknown>): void {
+  command.catch((error: unknown) => console.debug("[review]", error));
+}
+
+export function ReviewPage({ link, token }: { link: ReviewLink; token: string }) {
+  const subscribe = useCallback(
+    (onChange: () => void) => link.subscribe(onChange) as () => void,
+    [link],
+  );
+  const review = useSyncExternalStore(subscribe, () => link.view() as ReviewView);
   const [name, setName] = useState("");
 
   useEffect(() => {
-    run(studio.openReview(token));
-  }, [studio, token]);
+    run(link.open(token));
+  }, [link, token]);
 
   if (review.state === "gone")
     return (
@@ -28,7 +37,7 @@ export default function ReviewPage({ token }: { token: string }) {
       <main className="review-page">
         <h1>Review</h1>
         <p role="alert">This review could not be loaded: {review.error}</p>
-        <button type="button" className="primary" onClick={() => run(studio.openReview(token))}>
+        <button type="button" className="primary" onClick={() => run(link.open(token))}>
           Retry
         </button>
       </main>
@@ -59,6 +68,7 @@ export default function ReviewPage({ token }: { token: string }) {
       {review.videos.map((video) => (
         <ReviewItem
           key={video.fileName}
+          link={link}
           video={video}
           name={name.trim()}
           commentsEnabled={review.commentsEnabled}
@@ -70,14 +80,14 @@ export default function ReviewPage({ token }: { token: string }) {
 }
 
 type ItemProps = {
+  link: ReviewLink;
   video: ReviewVideoView;
   name: string;
   commentsEnabled: boolean;
   sending: boolean;
 };
 
-function ReviewItem({ video, name, commentsEnabled, sending }: ItemProps) {
-  const studio = useStudio();
+function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) {
   const player = useRef<HTMLVideoElement>(null);
   const [text, setText] = useState("");
   const named = name.length > 0;
@@ -86,12 +96,12 @@ function ReviewItem({ video, name, commentsEnabled, sending }: ItemProps) {
   };
   const comment = () => {
     const at = player.current?.currentTime ?? 0;
-    studio.postComment(video.fileName, at, name, text).then(
+    link.postComment(video.fileName, at, name, text).then(
       () => setText(""),
       (error: unknown) => console.debug("[studio]", error),
     );
   };
-  const decide = (decision: string) => run(studio.postDecision(video.fileName, decision, name));
+  const decide = (decision: string) => run(link.postDecision(video.fileName, decision, name));
   return (
     <section className="panel review-item" aria-label={video.title} data-video={video.fileName}>
       <h2>{video.title}</h2>

@@ -1,0 +1,136 @@
+//! The root of the review page's wasm (built with the `review-page` feature in place of the
+//! studio's `wasm/mod.rs`): the browser's platform and the `ReviewLink` handle. A client who
+//! opens a review link downloads this, never the studio.
+
+pub mod browser;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use self::browser::BrowserPlatform;
+use crate::error::CoreError;
+use crate::review::{token_of, Verdict};
+use crate::review_page::ReviewSession;
+
+type Listeners = Rc<RefCell<Vec<(u32, js_sys::Function)>>>;
+
+/// The review page a link opens: its shared videos, comments and decisions.
+#[wasm_bindgen]
+pub struct ReviewLink {
+    session: Rc<ReviewSession<BrowserPlatform>>,
+    listeners: Listeners,
+    next_listener: Cell<u32>,
+    view: RefCell<Option<(u64, JsValue)>>,
+}
+
+fn failed(error: CoreError) -> JsValue {
+    js_sys::Error::new(&error.to_string()).into()
+}
+
+fn done<T: Into<JsValue>>(outcome: Result<T, CoreError>) -> Result<JsValue, JsValue> {
+    outcome.map(Into::into).map_err(failed)
+}
+
+#[wasm_bindgen]
+impl ReviewLink {
+    /// `new ReviewLink(apiBase)`: the page's API, `/api` beside it.
+    #[wasm_bindgen(constructor)]
+    pub fn new(api_base: String) -> ReviewLink {
+        let listeners: Listeners = Rc::default();
+        let told = Rc::clone(&listeners);
+        let changed = Box::new(move || {
+            let all: Vec<js_sys::Function> = told.borrow().iter().map(|(_, f)| f.clone()).collect();
+            for listener in all {
+                let _ = listener.call0(&JsValue::NULL);
+            }
+        });
+        ReviewLink {
+            session: Rc::new(ReviewSession::new(
+                BrowserPlatform::default(),
+                &api_base,
+                changed,
+            )),
+            listeners,
+            next_listener: Cell::new(0),
+            view: RefCell::new(None),
+        }
+    }
+
+    /// The token of a review page's path (`/review/<token>`), or undefined.
+    #[wasm_bindgen(js_name = tokenOf)]
+    pub fn token_of(path: &str) -> Option<String> {
+        token_of(path).map(str::to_owned)
+    }
+
+    /// Calls `listener()` after every change; returns the function that unsubscribes.
+    pub fn subscribe(&self, listener: js_sys::Function) -> js_sys::Function {
+        let id = self.next_listener.get();
+        self.next_listener.set(id + 1);
+        self.listeners.borrow_mut().push((id, listener));
+        let listeners = Rc::downgrade(&self.listeners);
+        Closure::once_into_js(move || {
+            if let Some(listeners) = listeners.upgrade() {
+                listeners.borrow_mut().retain(|(l, _)| *l != id);
+            }
+        })
+        .unchecked_into()
+    }
+
+    /// What the page shows: the same object until something changes.
+    pub fn view(&self) -> JsValue {
+        let version = self.session.version();
+        if let Some((seen, view)) = &*self.view.borrow() {
+            if *seen == version {
+                return view.clone();
+            }
+        }
+        let view = serde_json::to_string(&self.session.view())
+            .ok()
+            .and_then(|text| js_sys::JSON::parse(&text).ok())
+            .unwrap_or(JsValue::UNDEFINED);
+        *self.view.borrow_mut() = Some((version, view.clone()));
+        view
+    }
+
+    /// Opens the link with `token` (or reads it again); resolves with how many videos it shows.
+    pub fn open(&self, token: String) -> js_sys::Promise {
+        let session = Rc::clone(&self.session);
+        future_to_promise(async move { done(session.open(&token).await.map(|n| n as f64)) })
+    }
+
+    /// A comment at `atSeconds` of a shared video.
+    #[wasm_bindgen(js_name = postComment)]
+    pub fn post_comment(
+        &self,
+        video: String,
+        at_seconds: f64,
+        name: String,
+        text: String,
+    ) -> js_sys::Promise {
+        let session = Rc::clone(&self.session);
+        future_to_promise(async move {
+            let sent = session.post_comment(&video, at_seconds, &name, &text).await;
+            done(sent.map(|()| JsValue::UNDEFINED))
+        })
+    }
+
+    /// `"approved"` or `"changes_requested"` for a shared video.
+    #[wasm_bindgen(js_name = postDecision)]
+    pub fn post_decision(&self, video: String, decision: String, name: String) -> js_sys::Promise {
+        let session = Rc::clone(&self.session);
+        future_to_promise(async move {
+            let verdict = Verdict::from_name(&decision).ok_or(CoreError::UnknownName {
+                kind: "decision",
+                name: decision,
+            });
+            let sent = match verdict {
+                Ok(verdict) => session.post_decision(&video, verdict, &name).await,
+                Err(e) => Err(e),
+            };
+            done(sent.map(|()| JsValue::UNDEFINED))
+        })
+    }
+}
