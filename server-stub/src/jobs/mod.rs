@@ -9,9 +9,12 @@
 mod admission;
 pub mod budget;
 mod cancel;
+mod changes;
 pub mod cost;
+mod counts;
 
 pub mod database;
+mod error;
 pub mod estimate;
 pub mod events;
 mod held;
@@ -33,7 +36,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use thiserror::Error;
 use tokio::sync::Semaphore;
 
 use tokio_util::sync::CancellationToken;
@@ -42,8 +44,8 @@ use crate::engine::{self, VideoSpec};
 use crate::poster::Posters;
 use crate::providers::Catalog;
 use crate::references::References;
-use crate::storage::{Storage, StorageError};
-use database::DbError;
+use crate::storage::Storage;
+pub use error::JobError;
 pub use library::library_key;
 use persist::RecordDir;
 use record::{JobRecord, Status};
@@ -83,42 +85,6 @@ impl Default for Limits {
             monthly_usd: None,
         }
     }
-}
-
-#[derive(Debug, Error)]
-pub enum JobError {
-    #[error("job not found")]
-    NotFound,
-    #[error("the job is not finished")]
-    NotFinished,
-    #[error("the job has already finished")]
-    Finished,
-    #[error("unknown model {0}")]
-    UnknownModel(String),
-    /// Inputs the model does not take, or a source it cannot use: the message says which.
-    #[error("{0}")]
-    Invalid(String),
-    /// A reference image or video that is not in the job's project.
-    #[error("{0}")]
-    NoSuchInput(String),
-    /// Over a limit: the message says which; try again after `retry_after` seconds.
-    #[error("{message}")]
-    Busy { message: String, retry_after: u64 },
-    /// It would take spending past a monthly cap.
-    #[error("{0}")]
-    OverBudget(budget::OverBudget),
-    #[error(transparent)]
-    Storage(#[from] StorageError),
-    #[error("i/o: {0}")]
-    Io(#[from] std::io::Error),
-    #[error(transparent)]
-    Database(#[from] DbError),
-    /// The record changed at another replica since this one read it; it has been read again.
-    #[error("the job changed meanwhile")]
-    Conflict,
-    /// Written by a worker whose lease has gone to another replica: discarded.
-    #[error("the job's lease has passed to another replica")]
-    Fenced,
 }
 
 /// Where the records are kept.
@@ -330,61 +296,6 @@ impl JobService {
         &self.inner.catalog
     }
 
-    /// The Prometheus exposition, with the job gauges counted from the records and the
-    /// ledger of removed jobs now.
-    pub fn metrics_text(&self) -> String {
-        let now = now();
-        let month = budget::month_of(&now);
-        let mut jobs: Vec<crate::metrics::JobCount> = Vec::new();
-        {
-            let records = self.inner.records.lock().unwrap();
-            jobs.extend(records.values().map(|r| crate::metrics::JobCount {
-                status: Some(r.status),
-                provider: r.provider.clone(),
-                committed_usd: budget::committed(r, month),
-            }));
-            self.inner.ledger.read(|removed| {
-                jobs.extend(removed.map(|spent| crate::metrics::JobCount {
-                    status: None,
-                    provider: spent.provider.clone(),
-                    committed_usd: spent.committed(month),
-                }))
-            });
-        }
-        crate::metrics::get().render(&jobs)
-    }
-
-    /// The jobs (of `project`, or all) made from `from` to `to`, as spend lines.
-    pub fn spend_lines(
-        &self,
-        project: Option<&str>,
-        from: time::Date,
-        to: time::Date,
-    ) -> Vec<spend::Line> {
-        let wanted = |p: &str| project.is_none_or(|want| want == p);
-        let records = self.inner.records.lock().unwrap();
-        let kept = records
-            .values()
-            .filter(|r| wanted(&r.project_id))
-            .map(spend::Line::of);
-        self.inner.ledger.read(|removed| {
-            let removed = removed
-                .filter(|s| wanted(&s.project_id))
-                .map(|s| s.line.clone());
-            spend::within(kept.chain(removed), from, to)
-        })
-    }
-
-    /// What counts against this month's budgets now: of `project`, and of the whole studio
-    /// (removed jobs included).
-    pub fn committed(&self, project: &str) -> (f64, f64) {
-        let now = now();
-        let month = budget::month_of(&now);
-        let records = self.inner.records.lock().unwrap();
-        let removed = self.inner.ledger.committed(project, month);
-        budget::totals(project, month, records.values(), removed)
-    }
-
     /// The studio's monthly cap, if any.
     pub fn studio_cap(&self) -> Option<f64> {
         self.inner.limits.monthly_usd
@@ -414,95 +325,6 @@ impl JobService {
             record::made_order(&b.sora_job_id).cmp(record::made_order(&a.sora_job_id))
         });
         jobs
-    }
-
-    /// Changes a record in memory only (progress, which a restart does not need; replicas
-    /// sharing a database are told soon after).
-    fn update(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<JobRecord> {
-        let (record, changed) = self.apply(id, f)?;
-        if let (true, Backend::Shared(replica)) = (changed, &self.inner.backend) {
-            replica.soon(id);
-        }
-        Some(record)
-    }
-
-    /// Applies `f` to the record in memory: the record, and whether `f` changed it (a change is
-    /// stamped, and told to the event stream here when records are files; the replicas'
-    /// listeners tell it otherwise).
-    fn apply(&self, id: &str, f: impl FnOnce(&mut JobRecord)) -> Option<(JobRecord, bool)> {
-        let mut records = self.inner.records.lock().unwrap();
-        let record = records.get_mut(id)?;
-        let before = record.clone();
-        f(record);
-        if *record == before {
-            return Some((before, false));
-        }
-        record.updated_at = now();
-        if let Backend::Files(_) = &self.inner.backend {
-            self.inner.events.publish(record, false);
-        }
-        Some((record.clone(), true))
-    }
-
-    /// The user's change of a record (a cancel, a save), in memory and where it is kept; it
-    /// wins whichever replica works the job. A failed write is logged. `None` when there is no
-    /// such job, or (with a shared database) the change could not be written.
-    async fn change(&self, id: &str, f: impl FnMut(&mut JobRecord)) -> Option<JobRecord> {
-        self.change_as(id, None, f).await
-    }
-
-    /// A worker's change of a record, fenced by its claim (`Switch::fence`): `None` too when
-    /// the job's lease has passed to another replica, and nothing is written.
-    async fn change_as(
-        &self,
-        id: &str,
-        fence: Option<u32>,
-        f: impl FnMut(&mut JobRecord),
-    ) -> Option<JobRecord> {
-        if let Backend::Shared(replica) = &self.inner.backend {
-            return self.change_shared(replica, id, fence, f).await;
-        }
-        let (record, changed) = self.apply(id, f)?;
-        if changed {
-            if let Err(e) = self.persist(id).await {
-                tracing::error!(job = %id, error = %e, "could not persist job record");
-            }
-        }
-        Some(record)
-    }
-
-    /// Writes the record as it now stands in memory to where it is kept. On disk: on a blocking
-    /// thread, one write at a time, each of the newest state, so the disk never ends on an
-    /// older one.
-    async fn persist(&self, id: &str) -> Result<(), JobError> {
-        if let Backend::Shared(replica) = &self.inner.backend {
-            return self.write_shared(replica, id).await;
-        }
-        let id = id.to_owned();
-        self.on_disk(move |service, disk| match service.get(&id) {
-            Some(record) => disk.write(&record),
-            None => Ok(()),
-        })
-        .await
-    }
-
-    /// Runs `f` on the record folder on a blocking thread, one writer at a time (nothing to do
-    /// when the records are in a database).
-    async fn on_disk(
-        &self,
-        f: impl FnOnce(&JobService, &RecordDir) -> std::io::Result<()> + Send + 'static,
-    ) -> Result<(), JobError> {
-        let service = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let _one_writer = service.inner.writing.lock().unwrap();
-            match &service.inner.backend {
-                Backend::Files(disk) => f(&service, disk),
-                Backend::Shared(_) => Ok(()),
-            }
-        })
-        .await
-        .map_err(std::io::Error::other)??;
-        Ok(())
     }
 
     fn stopping(&self) -> bool {
