@@ -4,6 +4,7 @@ import { App } from "./App";
 import { createStudio, Studio } from "./core/studio";
 import { StudioContext } from "./core/useStudio";
 import { StartFailure } from "./StartFailure";
+import "./base.css";
 import "./styles.css";
 
 const root = document.getElementById("root");

@@ -4,7 +4,8 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import init, { ReviewLink } from "../../../pkg/studio_review.js";
 import { ReviewPage } from "./ReviewPage";
-import "../styles.css";
+import "../base.css";
+import "./review.css";
 
 const root = document.getElementById("root");
 await init();

@@ -1,6 +1,7 @@
 // What reviewers said of a video: decisions, then time-coded comments (as text, never markup).
 // Clicking a comment's time seeks the video there when a player is given.
 import type { NotesView } from "../core/types";
+import "./notes.css";
 
 type Props = { notes: NotesView; onSeek?: (seconds: number) => void };
 
