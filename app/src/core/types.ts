@@ -1,4 +1,4 @@
-// Generated from core-wasm/src/snapshot.rs by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
+// Generated from core-wasm/src/snapshot/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
 
 export type Banner = { 
 /**
