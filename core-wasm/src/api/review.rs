@@ -1,0 +1,113 @@
+//! Review links: made, listed and revoked by the studio; opened and noted by a reviewer,
+//! without the bearer.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::platform::{Body, HttpRequest, Platform};
+use crate::review::{Created, ReviewPage, Share, Verdict};
+
+impl<'a, P: Platform> Api<'a, P> {
+    /// Makes a review link to `videos` (file names) of the project.
+    pub async fn create_share(
+        &self,
+        project_id: &str,
+        videos: &[String],
+        expires_in_hours: u32,
+        comments: bool,
+    ) -> Result<Created, ApiError> {
+        let body =
+            json!({"videos": videos, "expires_in_hours": expires_in_hours, "comments": comments});
+        let answer = self
+            .call(
+                "POST",
+                self.url(&["projects", project_id, "shares"]),
+                Some(body),
+            )
+            .await
+            .map_err(|(text, body)| ApiError::Share(server_message(&body).unwrap_or(text)))?;
+        Created::from_value(&answer).ok_or_else(|| ApiError::Share("Response is not a link".into()))
+    }
+
+    pub async fn list_shares(&self, project_id: &str) -> Result<Vec<Share>, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["projects", project_id, "shares"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetShares(text))?;
+        Share::list(&answer)
+            .ok_or_else(|| ApiError::GetShares("Response has no shares array".into()))
+    }
+
+    pub async fn revoke_share(&self, project_id: &str, id: &str) -> Result<(), ApiError> {
+        self.delete(self.url(&["projects", project_id, "shares", id]))
+            .await
+            .map_err(ApiError::RevokeShare)
+    }
+
+    /// A call of a review link: its token is in the path, and no bearer goes with it. A
+    /// failure is the status (0 when no answer came) and the words to show.
+    async fn review_call(
+        &self,
+        method: &'static str,
+        segments: &[&str],
+        body: Option<Value>,
+    ) -> Result<Value, (u16, String)> {
+        let request = HttpRequest {
+            method,
+            url: self.url(segments),
+            bearer: None,
+            body: body.map(|b| Body::Json(b.to_string())),
+            last_event_id: None,
+        };
+        let response = self.platform.fetch(request).await.map_err(|e| (0, e))?;
+        if !response.ok() {
+            return Err((response.status, refusal(&response)));
+        }
+        serde_json::from_str(&response.body)
+            .map_err(|_| (response.status, "Invalid JSON in response".to_owned()))
+    }
+
+    /// What the review link with `token` shows.
+    pub async fn open_review(&self, token: &str) -> Result<ReviewPage, ApiError> {
+        let answer = self
+            .review_call("GET", &["review", token], None)
+            .await
+            .map_err(|(status, text)| match status {
+                404 => ApiError::ReviewGone(text),
+                _ => ApiError::OpenReview(text),
+            })?;
+        ReviewPage::from_value(&answer)
+            .ok_or_else(|| ApiError::OpenReview("Response is not a review".into()))
+    }
+
+    /// Leaves a comment at `at_seconds` of a shared video.
+    pub async fn post_comment(
+        &self,
+        token: &str,
+        video: &str,
+        at_seconds: f64,
+        name: &str,
+        text: &str,
+    ) -> Result<(), ApiError> {
+        let body = json!({"video": video, "at_seconds": at_seconds, "name": name, "text": text});
+        self.review_call("POST", &["review", token, "comments"], Some(body))
+            .await
+            .map(|_| ())
+            .map_err(|(_, text)| ApiError::SendNote(text))
+    }
+
+    /// Approves a shared video or asks for changes.
+    pub async fn post_decision(
+        &self,
+        token: &str,
+        video: &str,
+        verdict: Verdict,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        let body = json!({"video": video, "decision": verdict.name(), "name": name});
+        self.review_call("POST", &["review", token, "decisions"], Some(body))
+            .await
+            .map(|_| ())
+            .map_err(|(_, text)| ApiError::SendNote(text))
+    }
+}
