@@ -711,23 +711,21 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
     }
 }
 
+/// ffmpeg run on `video` between `from` and `to` seconds, with `then` after the input.
+fn ffmpeg_span(video: &std::path::Path, from: f64, to: f64, then: &[&str]) -> std::process::Output {
+    std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-v", "info"])
+        .args(["-ss", &from.to_string(), "-to", &to.to_string(), "-i"])
+        .arg(video)
+        .args(then)
+        .output()
+        .unwrap()
+}
+
 /// The loudest moment of `video` between `from` and `to` seconds, in dB (ffmpeg's
 /// volumedetect; -91 dB is digital silence).
 fn loudest(video: &std::path::Path, from: f64, to: f64) -> f64 {
-    let out = std::process::Command::new("ffmpeg")
-        .args([
-            "-hide_banner",
-            "-nostats",
-            "-ss",
-            &from.to_string(),
-            "-to",
-            &to.to_string(),
-            "-i",
-        ])
-        .arg(video)
-        .args(["-af", "volumedetect", "-f", "null", "-"])
-        .output()
-        .unwrap();
+    let out = ffmpeg_span(video, from, to, &["-af", "volumedetect", "-f", "null", "-"]);
     let log = String::from_utf8_lossy(&out.stderr);
     let max = log.split("max_volume: ").nth(1).expect("a volume");
     max.split(" dB").next().unwrap().trim().parse().unwrap()
@@ -735,20 +733,8 @@ fn loudest(video: &std::path::Path, from: f64, to: f64) -> f64 {
 
 /// The pitch of the export's sound between `from` and `to` seconds, from its zero crossings.
 fn pitch(video: &std::path::Path, from: f64, to: f64) -> f64 {
-    let out = std::process::Command::new("ffmpeg")
-        .args([
-            "-v",
-            "error",
-            "-ss",
-            &from.to_string(),
-            "-to",
-            &to.to_string(),
-            "-i",
-        ])
-        .arg(video)
-        .args(["-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
-        .output()
-        .unwrap();
+    let raw = ["-ac", "1", "-ar", "48000", "-f", "s16le", "-"];
+    let out = ffmpeg_span(video, from, to, &raw);
     let samples: Vec<i16> = out
         .stdout
         .chunks_exact(2)
