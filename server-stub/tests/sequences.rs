@@ -653,6 +653,8 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
     .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 
+    // Every change of the export as the project's stream tells it.
+    let (_, mut changes) = h.jobs.subscribe("cut", None).await;
     let reply = api(&h.app, "POST", &exports, Some(json!({"format": "mp4"}))).await;
     assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
     let job = reply.json();
@@ -675,6 +677,17 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
         key.as_deref(),
         Some(format!("projects/cut/{id}.mp4").as_str()),
         "saved when done"
+    );
+    // Done and saved are one change: no client ever sees a done export outside the library.
+    let first_done = loop {
+        let change = changes.recv().await.unwrap();
+        if change.record.sora_job_id == id && change.record.status == Status::Done {
+            break change;
+        }
+    };
+    assert_eq!(
+        first_done.record.saved_key, key,
+        "the first done change is saved"
     );
 
     let library = h.dir.path().join("data/media/projects/cut");

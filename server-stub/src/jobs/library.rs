@@ -24,21 +24,40 @@ impl JobService {
         else {
             return Err(JobError::NotFinished);
         };
+        let key = self
+            .copy_to_library(id, &record, &preview, project, prompt)
+            .await?;
+        if record.saved_key.as_deref() != Some(key.as_str()) {
+            self.change(id, |r| r.saved_key = Some(key.clone())).await;
+        }
+        Ok(key)
+    }
+
+    /// Writes `record`'s video (at `preview`) into the project's library with its poster and
+    /// `.json` metadata, each only when not there yet (a copy cut short is repaired): its key.
+    async fn copy_to_library(
+        &self,
+        id: &str,
+        record: &record::JobRecord,
+        preview: &str,
+        project: &str,
+        prompt: &str,
+    ) -> Result<String, JobError> {
         let _one_at_a_time = self.inner.saving.lock().await;
         let key = library_key(project, id);
         let storage = &self.inner.storage;
         let object = match storage.head(&key).await? {
-            None => storage.copy(&preview, &key).await?,
+            None => storage.copy(preview, &key).await?,
             // A copy cut short by a crash or a full disk is repaired from the preview.
-            Some(saved) => match storage.head(&preview).await? {
+            Some(saved) => match storage.head(preview).await? {
                 Some(source) if source.size_bytes != saved.size_bytes => {
                     tracing::warn!(job = %id, key = %key, saved = saved.size_bytes, source = source.size_bytes, "repairing a damaged saved video");
-                    storage.copy(&preview, &key).await?
+                    storage.copy(preview, &key).await?
                 }
                 _ => saved,
             },
         };
-        if let (Some(from), Some(to)) = (poster_key(&preview), poster_key(&key)) {
+        if let (Some(from), Some(to)) = (poster_key(preview), poster_key(&key)) {
             if storage.head(&to).await?.is_none() {
                 match storage.copy(&from, &to).await {
                     // A preview from before posters: the library's poster is made on request.
@@ -77,7 +96,7 @@ impl JobService {
                 "parent": record.parent,
                 "seed": record.seed,
                 "provider_usage": record.provider_usage,
-                "cost": cost::of(&record),
+                "cost": cost::of(record),
             });
             // An export: its exact length, and the cut it was made of.
             if let (Some(export), Some(fields)) = (&record.export, metadata.as_object_mut()) {
@@ -98,9 +117,6 @@ impl JobService {
                 )
                 .await?;
         }
-        if record.saved_key.as_deref() != Some(key.as_str()) {
-            self.change(id, |r| r.saved_key = Some(key.clone())).await;
-        }
         Ok(key)
     }
 
@@ -110,17 +126,54 @@ impl JobService {
         let _ = self.inner.saved_here.set(hook);
     }
 
-    /// Saves a finished export to its project's library, and tells of it.
-    pub(super) async fn save_export(&self, id: &str, project: &str) {
-        match self.save(id, project, "").await {
-            Ok(key) => {
-                if let Some(hook) = self.inner.saved_here.get() {
-                    hook(project, file_name(&key));
-                }
-            }
+    /// Writes a just-made export (its video at `preview`) into its project's library before
+    /// the job is marked done, so that done and saved are one change: a restart in between
+    /// renders it again, and no client sees a done export that is not in the library. Its key,
+    /// or `None` (logged) when it could not be written: the job is then done and unsaved.
+    pub(super) async fn export_to_library(
+        &self,
+        id: &str,
+        project: &str,
+        preview: &str,
+    ) -> Option<String> {
+        let record = self.get(id)?;
+        if let Err(e) = self.inner.posters.ensure(preview).await {
+            tracing::warn!(job = %id, error = %e, "the export has no poster");
+        }
+        match self
+            .copy_to_library(id, &record, preview, project, "")
+            .await
+        {
+            Ok(key) => Some(key),
             Err(e) => {
-                tracing::error!(job = %id, error = %e, "the export could not be saved to the library")
+                tracing::error!(job = %id, error = %e, "the export could not be saved to the library");
+                None
             }
+        }
+    }
+
+    /// Removes the library copy of an export cancelled or removed while it was written (one
+    /// no record holds), with its poster and metadata.
+    pub(super) async fn discard_unheld_export(&self, id: &str, key: &str) {
+        let held = self.read(id, |r| {
+            r.status.is_active() || r.saved_key.as_deref() == Some(key)
+        });
+        if held == Some(true) {
+            return;
+        }
+        let metadata = format!("{}.json", key.strip_suffix(".mp4").unwrap_or(key));
+        let companions = poster_key(key).into_iter().chain([metadata]);
+        for key in companions.chain([key.to_owned()]) {
+            if let Err(e) = self.inner.storage.delete(&key).await {
+                tracing::warn!(key, error = %e, "an export no job holds could not be removed");
+            }
+        }
+    }
+
+    /// Tells of an export saved to `project`'s library as `key`.
+    pub(super) fn told_saved(&self, project: &str, key: &str) {
+        if let Some(hook) = self.inner.saved_here.get() {
+            hook(project, file_name(key));
         }
     }
 

@@ -163,11 +163,25 @@ impl JobService {
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");
-                if !self.done(id, fence, object.key.clone()).await {
+                // An export goes to the library as it is made: done and saved in one change.
+                let saved = match &exported {
+                    Some(project) => self.export_to_library(id, project, &object.key).await,
+                    None => None,
+                };
+                let marked = self
+                    .done_with(id, fence, object.key.clone(), |r| {
+                        if saved.is_some() {
+                            r.saved_key = saved.clone();
+                        }
+                    })
+                    .await;
+                if !marked {
                     self.discard_unheld_preview(id, &object.key).await;
-                } else if let Some(project) = exported {
-                    // An export goes to the library as soon as it is made.
-                    self.save_export(id, &project).await;
+                    if let Some(key) = &saved {
+                        self.discard_unheld_export(id, key).await;
+                    }
+                } else if let (Some(project), Some(key)) = (&exported, &saved) {
+                    self.told_saved(project, key);
                 }
             }
             Err(_) if self.stopping() => {
@@ -185,14 +199,9 @@ impl JobService {
         self.inner.switches.disarm(id, &armed);
     }
 
-    /// Marks a job done with its preview (and the preview's poster), by the worker of claim
-    /// `fence`, unless it has finished already (a cancel) or the claim is no longer the job's:
-    /// whether it was marked.
-    pub(super) async fn done(&self, id: &str, fence: Option<u32>, preview_key: String) -> bool {
-        self.done_with(id, fence, preview_key, |_| {}).await
-    }
-
-    /// [`Self::done`], with `also` changing the record in the same write.
+    /// Marks a job done with its preview (and the preview's poster), and `also` changes the
+    /// record in the same write, by the worker of claim `fence`, unless it has finished
+    /// already (a cancel) or the claim is no longer the job's: whether it was marked.
     pub(super) async fn done_with(
         &self,
         id: &str,
