@@ -6,7 +6,9 @@
 use bytes::Bytes;
 use fdk_aac::dec::{Decoder, Transport as DecoderTransport};
 use fdk_aac::enc::{BitRate, Encoder, EncoderParams, Transport};
-use rubato::{FftFixedInOut, Resampler};
+use rubato::{
+    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
+};
 
 use super::audio::{Shape, FRAME};
 use crate::engine::EngineError;
@@ -81,7 +83,17 @@ fn resample(
             w
         }));
     }
-    let mut resampler = FftFixedInOut::<f32>::new(from, to, FRAME_LEN, CHANNELS)
+    // Windowed sinc, with rubato's suggested starting parameters: not its FFT resampler,
+    // which brings rustfft, a long build, into every first start.
+    let parameters = SincInterpolationParameters {
+        sinc_len: 256,
+        f_cutoff: 0.95,
+        oversampling_factor: 128,
+        interpolation: SincInterpolationType::Linear,
+        window: WindowFunction::BlackmanHarris2,
+    };
+    let ratio = to as f64 / from as f64;
+    let mut resampler = SincFixedIn::<f32>::new(ratio, 1.0, parameters, FRAME_LEN, CHANNELS)
         .map_err(|e| failed("resampled", e))?;
     let delay = resampler.output_delay();
     let [left, right] = wave;
