@@ -83,8 +83,13 @@ pub fn file_name(key: &str) -> &str {
 /// `sora-2:task_`) and `.mp4` extension, cut to 20 characters.
 pub fn title(key: &str) -> String {
     let name = file_name(key);
-    let name = match name.find(":task_") {
-        Some(at) if is_model_name(&name[..at]) => &name[at + ":task_".len()..],
+    // Found as bytes and cut with `get`: a text pattern's searcher and an index's panic path
+    // would each bring code of their own into the review page's wasm.
+    const TASK: &[u8] = b":task_";
+    let at = name.as_bytes().windows(TASK.len()).position(|w| w == TASK);
+    let parts = at.and_then(|at| Some((name.get(..at)?, name.get(at + TASK.len()..)?)));
+    let name = match parts {
+        Some((model, task)) if is_model_name(model) => task,
         _ => name,
     };
     let name = name.strip_suffix(".mp4").unwrap_or(name);
@@ -142,8 +147,8 @@ pub fn download_name(key: &str, prompt: Option<&str>) -> String {
 
 /// The companion metadata address: the public URL with `.mp4` replaced by `.json`.
 pub fn metadata_url(public_url: &str) -> String {
-    match public_url.rfind(".mp4") {
-        Some(at) => format!("{}.json{}", &public_url[..at], &public_url[at + 4..]),
+    match public_url.rsplit_once(".mp4") {
+        Some((before, after)) => format!("{before}.json{after}"),
         None => format!("{public_url}.json"),
     }
 }

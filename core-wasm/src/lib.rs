@@ -8,6 +8,7 @@ pub mod core;
 pub mod error;
 pub mod inputs;
 pub mod job;
+pub mod json;
 pub mod part;
 pub mod platform;
 pub mod price;
@@ -36,3 +37,8 @@ pub mod wasm;
 #[cfg(all(target_arch = "wasm32", feature = "review-page"))]
 #[path = "wasm/review_page.rs"]
 pub mod wasm;
+
+/// The wasm's allocator: talc, smaller in the module and faster than the standard dlmalloc.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -1,7 +1,6 @@
 //! Lists kept in local storage as JSON arrays. An unreadable value never crashes anything and
 //! is never silently dropped: the valid entries are kept and the raw text is moved aside.
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -24,21 +23,17 @@ pub struct Loaded<T> {
     pub problem: Option<String>,
 }
 
-/// Parses the text stored under a key into valid entries, reporting whether any were not.
-pub fn parse<T: DeserializeOwned>(raw: Option<&str>, valid: impl Fn(&T) -> bool) -> (Vec<T>, bool) {
+/// Parses the text stored under a key into the entries `read` takes (it answers `None` for an
+/// entry that is not valid), reporting whether any were not. Entries are read by hand, never
+/// by serde: its type errors would bring its float formatting into the wasm.
+pub fn parse<T>(raw: Option<&str>, read: impl Fn(Value) -> Option<T>) -> (Vec<T>, bool) {
     let Some(raw) = raw else {
         return (Vec::new(), false);
     };
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Array(values)) => {
+    match crate::json::parse(raw) {
+        Some(Value::Array(values)) => {
             let total = values.len();
-            let items: Vec<T> = values
-                .into_iter()
-                // Each entry parsed again from its text, as API answers are: every stored type's
-                // deserializer is then in the wasm once (`from_value` would add a second).
-                .filter_map(|v| serde_json::from_str(&v.to_string()).ok())
-                .filter(|item| valid(item))
-                .collect();
+            let items: Vec<T> = values.into_iter().filter_map(&read).collect();
             let damaged = items.len() != total;
             (items, damaged)
         }
@@ -53,14 +48,14 @@ pub const BACKUPS_KEPT: usize = 3;
 /// `backup:{key}:{now}` (the newest `BACKUPS_KEPT` are kept) and the key is rewritten with
 /// the valid entries, only once the backup is written. Never fails: when storage refuses the
 /// repair, the valid entries still come back with the reason.
-pub fn load<T: DeserializeOwned + Serialize>(
+pub fn load<T: Serialize>(
     platform: &impl Platform,
     key: &str,
     what: &str,
-    valid: impl Fn(&T) -> bool,
+    read: impl Fn(Value) -> Option<T>,
 ) -> Loaded<T> {
     let raw = platform.get_item(key);
-    let (items, damaged) = parse(raw.as_deref(), valid);
+    let (items, damaged) = parse(raw.as_deref(), read);
     if !damaged {
         return Loaded {
             items,
@@ -99,7 +94,9 @@ pub fn save<T: Serialize>(
     key: &str,
     items: &[T],
 ) -> Result<String, StoreError> {
-    let raw = serde_json::to_string(items).map_err(|e| StoreError(e.to_string()))?;
+    let raw = serde_json::to_value(items)
+        .map(|value| crate::json::text(&value))
+        .map_err(|e| StoreError(e.to_string()))?;
     platform.set_item(key, &raw).map_err(StoreError)?;
     Ok(raw)
 }

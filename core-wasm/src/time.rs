@@ -26,17 +26,20 @@ pub fn parse_iso_millis(s: &str) -> Option<i64> {
         return None;
     }
     let (hour, minute) = (num(11, 13)?, num(14, 16)?);
-    let mut rest = &s[16..];
+    // Slices by `get`, never by index: an index's panic path would bring a formatter of its
+    // own into the wasm.
+    let mut rest = s.get(16..)?;
     let mut second = 0;
     let mut millis = 0;
     if let Some(r) = rest.strip_prefix(':') {
         second = r.get(0..2)?.parse().ok()?;
-        rest = &r[2..];
+        rest = r.get(2..)?;
         if let Some(r) = rest.strip_prefix('.') {
             let digits = r.bytes().take_while(u8::is_ascii_digit).count();
-            let frac = &r[..digits];
-            millis = format!("{:0<3}", &frac[..digits.min(3)]).parse().ok()?;
-            rest = &r[digits..];
+            // The first three digits, padded with zeros: ".5" is 500 ms.
+            let padded = r.bytes().take(digits.min(3)).chain([b'0'; 3]).take(3);
+            millis = padded.fold(0, |m, d| m * 10 + i64::from(d - b'0'));
+            rest = r.get(digits..)?;
         }
     }
     let offset_minutes = match rest {

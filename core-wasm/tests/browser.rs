@@ -354,3 +354,27 @@ async fn a_picture_goes_to_the_server_from_its_blob_without_entering_the_wasm() 
         .unwrap();
     assert!(id.as_string().unwrap().starts_with("ref_"), "{id:?}");
 }
+
+#[wasm_bindgen_test]
+fn json_goes_through_the_browsers_parser_and_back_unchanged() {
+    use serde_json::json;
+    use studio_core::json;
+    let text = r#"{"a":[1,-2,2.5,null,true,false],"b":"é \"q\" \u2028","c":{},"d":9007199254740991,"e":1e300}"#;
+    let value = json::parse(text).expect("the browser parses it");
+    assert_eq!(
+        value,
+        json!({"a": [1, -2, 2.5, null, true, false], "b": "é \"q\" \u{2028}", "c": {},
+               "d": 9007199254740991u64, "e": 1e300})
+    );
+    assert_eq!(json::parse(&json::text(&value)), Some(value));
+    assert_eq!(json::parse("{\"a\":"), None);
+    assert_eq!(json::parse("[1,]"), None);
+    // What JSON has no form for reads as null, as JSON.stringify writes it.
+    let odd = js_sys::Object::new();
+    Reflect::set(&odd, &"gone".into(), &JsValue::UNDEFINED).unwrap();
+    Reflect::set(&odd, &"f".into(), &Function::new_no_args("")).unwrap();
+    assert_eq!(
+        json::browser::from_js(&odd),
+        json!({"gone": null, "f": null})
+    );
+}

@@ -1,7 +1,6 @@
 //! How an API call fails, each as the spec's section 8 words it, and a create refused past a
 //! monthly budget with its figures.
 
-use serde_json::Value;
 use thiserror::Error;
 
 /// A failed call; the text is the spec's prefix followed by the HTTP status text.
@@ -71,7 +70,7 @@ pub struct OverBudget {
 impl OverBudget {
     /// The figures of a 402 answer, when it has them.
     fn from_body(body: &str) -> Option<OverBudget> {
-        let answer: Value = serde_json::from_str(body).ok()?;
+        let answer = crate::json::parse(body)?;
         let cents =
             |name: &str| Some((answer.get(name)?.as_f64()?.max(0.0) * 100.0).round() as u64);
         Some(OverBudget {
@@ -101,9 +100,8 @@ pub(super) fn create_failure((text, body): (String, String)) -> ApiError {
     if let Some(over) = OverBudget::from_body(&body) {
         return ApiError::OverBudget(over);
     }
-    let wait = serde_json::from_str::<Value>(&body)
-        .ok()
-        .and_then(|b| b.pointer("/error/retry_after_s")?.as_u64());
+    let wait =
+        crate::json::parse(&body).and_then(|b| b.get("error")?.get("retry_after_s")?.as_u64());
     match wait {
         Some(seconds) => ApiError::CreateLater {
             text,
@@ -115,9 +113,9 @@ pub(super) fn create_failure((text, body): (String, String)) -> ApiError {
 
 /// The server's own message in an error answer, when it gave one.
 pub(super) fn server_message(body: &str) -> Option<String> {
-    serde_json::from_str::<Value>(body)
-        .ok()?
-        .pointer("/error/message")?
+    crate::json::parse(body)?
+        .get("error")?
+        .get("message")?
         .as_str()
         .map(str::to_owned)
 }

@@ -119,8 +119,7 @@ impl<'a, P: Platform> Api<'a, P> {
         if !response.ok() {
             return Err(ApiError::AddReference(refusal(&response)));
         }
-        serde_json::from_str::<Value>(&response.body)
-            .ok()
+        crate::json::parse(&response.body)
             .as_ref()
             .and_then(Reference::from_value)
             .ok_or_else(|| ApiError::AddReference("Invalid reference in response".into()))

@@ -1,7 +1,7 @@
 //! The client for the five calls of spec section 7. Every /api call carries the bearer token
 //! and a JSON content type; errors read exactly as spec section 8 writes them.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
 
@@ -19,17 +19,41 @@ pub use jobs::*;
 pub use library::*;
 
 /// Where the API is and the credential every call carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiConfig {
-    #[serde(default = "default_base")]
     pub api_base: String,
-    #[serde(default)]
     pub token: String,
     /// The models the server offers, its default first (a choice is shown when there are two
     /// or more).
-    #[serde(default)]
     pub models: Vec<String>,
+}
+
+impl ApiConfig {
+    /// `{ apiBase, token, models }` (each may be left out), or why it is not one. Read by hand:
+    /// serde's type errors would bring its float formatting into the wasm.
+    pub fn from_value(value: &Value) -> Result<ApiConfig, String> {
+        let fields = value.as_object().ok_or("The config is not an object")?;
+        let text = |name: &str| match fields.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(format!("The config's {name} is not a string")),
+        };
+        let models = match fields.get("models") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(models)) => models
+                .iter()
+                .map(|m| m.as_str().map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or("The config's models are not all strings")?,
+            Some(_) => return Err("The config's models are not a list".to_owned()),
+        };
+        Ok(ApiConfig {
+            api_base: text("apiBase")?.unwrap_or_else(default_base),
+            token: text("token")?.unwrap_or_default(),
+            models,
+        })
+    }
 }
 
 fn default_base() -> String {
@@ -107,7 +131,7 @@ impl<'a, P: Platform> Api<'a, P> {
         body: Option<Value>,
     ) -> Result<Value, (String, String)> {
         let request = HttpRequest {
-            body: body.map(|b| Body::Json(b.to_string())),
+            body: body.map(|b| Body::Json(crate::json::text(&b))),
             ..self.authorised(method, url)
         };
         let response = self
@@ -118,8 +142,10 @@ impl<'a, P: Platform> Api<'a, P> {
         if !response.ok() {
             return Err((failure_text(&response), response.body));
         }
-        serde_json::from_str(&response.body)
-            .map_err(|_| ("Invalid JSON in response".to_owned(), response.body))
+        match crate::json::parse(&response.body) {
+            Some(value) => Ok(value),
+            None => Err(("Invalid JSON in response".to_owned(), response.body)),
+        }
     }
 
     fn authorised(&self, method: &'static str, url: String) -> HttpRequest {
@@ -160,7 +186,7 @@ impl<'a, P: Platform> Api<'a, P> {
         match response.status {
             404 => Err(MetadataError::NotFound),
             _ if !response.ok() => Err(MetadataError::Failed),
-            _ => serde_json::from_str(&response.body).map_err(|_| MetadataError::Failed),
+            _ => crate::json::parse(&response.body).ok_or(MetadataError::Failed),
         }
     }
 }
@@ -168,6 +194,30 @@ impl<'a, P: Platform> Api<'a, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_config_is_read_with_its_defaults_and_refused_with_a_reason() {
+        let read = |v: Value| ApiConfig::from_value(&v);
+        assert_eq!(read(json!({})), Ok(ApiConfig::default()));
+        assert_eq!(
+            read(json!({"apiBase": "http://x/api", "token": "t", "models": ["a", "b"]})),
+            Ok(ApiConfig {
+                api_base: "http://x/api".into(),
+                token: "t".into(),
+                models: vec!["a".into(), "b".into()],
+            })
+        );
+        assert_eq!(
+            read(json!({"token": 5})),
+            Err("The config's token is not a string".into())
+        );
+        assert_eq!(
+            read(json!({"models": ["a", 1]})),
+            Err("The config's models are not all strings".into())
+        );
+        assert!(read(json!([])).is_err());
+    }
 
     #[test]
     fn segments_are_encoded() {

@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value};
 
+use crate::json::object;
+
 use super::*;
 use crate::platform::{Body, HttpRequest, Platform};
 use crate::review::{Created, ReviewPage, Share, Verdict};
@@ -56,15 +58,15 @@ impl<'a, P: Platform> Api<'a, P> {
             method,
             url: self.url(segments),
             bearer: None,
-            body: body.map(|b| Body::Json(b.to_string())),
+            body: body.map(|b| Body::Json(crate::json::text(&b))),
             last_event_id: None,
         };
         let response = self.platform.fetch(request).await.map_err(|e| (0, e))?;
         if !response.ok() {
             return Err((response.status, refusal(&response)));
         }
-        serde_json::from_str(&response.body)
-            .map_err(|_| (response.status, "Invalid JSON in response".to_owned()))
+        crate::json::parse(&response.body)
+            .ok_or_else(|| (response.status, "Invalid JSON in response".to_owned()))
     }
 
     /// What the review link with `token` shows.
@@ -89,7 +91,12 @@ impl<'a, P: Platform> Api<'a, P> {
         name: &str,
         text: &str,
     ) -> Result<(), ApiError> {
-        let body = json!({"video": video, "at_seconds": at_seconds, "name": name, "text": text});
+        let body = object([
+            ("video", video.into()),
+            ("at_seconds", at_seconds.into()),
+            ("name", name.into()),
+            ("text", text.into()),
+        ]);
         self.review_call("POST", &["review", token, "comments"], Some(body))
             .await
             .map(|_| ())
@@ -104,7 +111,11 @@ impl<'a, P: Platform> Api<'a, P> {
         verdict: Verdict,
         name: &str,
     ) -> Result<(), ApiError> {
-        let body = json!({"video": video, "decision": verdict.name(), "name": name});
+        let body = object([
+            ("video", video.into()),
+            ("decision", verdict.name().into()),
+            ("name", name.into()),
+        ]);
         self.review_call("POST", &["review", token, "decisions"], Some(body))
             .await
             .map(|_| ())

@@ -109,9 +109,16 @@ impl<P: Platform> Core<P> {
 
     /// Generate asks before starting jobs whose estimate is above `usd`.
     pub fn set_confirm_above(&self, usd: f64) -> Result<(), CoreError> {
-        if !usd.is_finite() || usd < 0.0 {
+        if !usd.is_finite() {
+            return Err(CoreError::Refused(
+                "The confirmation threshold must be a finite number of dollars".into(),
+            ));
+        }
+        if usd < 0.0 {
+            // Written as JSON writes it: float formatting would cost the wasm 14 KB.
+            let given = crate::json::text(&usd.into());
             return Err(CoreError::Refused(format!(
-                "The confirmation threshold must be 0 or more dollars, not {usd}"
+                "The confirmation threshold must be 0 or more dollars, not {given}"
             )));
         }
         self.confirm_above.set(usd);

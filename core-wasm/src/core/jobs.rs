@@ -1,19 +1,17 @@
 //! The jobs slice: the project's jobs as kept under `jobs:{projectId}`, the 1 s re-read, the
-//! 20 s poll and re-attach, the pushed changes, and the per-job commands (Check Status, Save
-//! to Library, Cancel, Remove).
+//! 20 s poll and re-attach, and the per-job commands (Check Status, Save to Library, Cancel,
+//! Remove). The pushed changes are followed in `changes.rs`.
 
 use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 
 use super::{now_millis, Core, Failure, Visit};
-use crate::api::{failure_text, ApiError};
-use crate::constants::{jobs_key, POLL_INTERVAL_MS, PROGRESS_WRITE_EVERY_MS};
+use crate::constants::{jobs_key, PROGRESS_WRITE_EVERY_MS};
 use crate::error::CoreError;
 use crate::job::{bounded, merge_listed, progress_only, sort_newest_first, Job};
-use crate::platform::{BodyStream, LogLevel, Platform};
+use crate::platform::{LogLevel, Platform};
 use crate::snapshot::{JobActivity, JobView, JobsView, StreamState};
-use crate::sse;
 use crate::store::{self, StoreError};
 
 #[derive(Debug, Default)]
@@ -25,17 +23,17 @@ pub struct Jobs {
     busy: Vec<(String, JobActivity)>,
     /// Jobs with an automatic poll in flight (not shown; keeps polls from piling up).
     polling: Vec<String>,
-    stream: StreamState,
+    pub(super) stream: StreamState,
     /// Whether the stream was open before in this visit: once it opens again, what it does not
     /// replay (saves, deletions, picks, review notes) is read again.
-    opened_before: bool,
+    pub(super) opened_before: bool,
     /// The id of the last pushed change, to resume after. Kept outside the view's version:
     /// it changes with every event, the view need not.
-    last_event: RefCell<Option<String>>,
+    pub(super) last_event: RefCell<Option<String>>,
     /// The wait before the stream is opened again, as the server last asked (`retry`).
-    retry_ms: Cell<Option<u32>>,
+    pub(super) retry_ms: Cell<Option<u32>>,
     /// Waits begun since the stream last opened: each doubles the one before.
-    waits: Cell<u32>,
+    pub(super) waits: Cell<u32>,
     /// The platform's stamp for `raw`, once a re-read has seen storage hold it: then storage
     /// can say "unchanged" without handing the text over. Cleared whenever `raw` changes.
     stamp: Cell<Option<u64>>,
@@ -57,13 +55,9 @@ impl Jobs {
     }
 }
 
-/// The first wait before the stream is opened again, when the server asked for none.
-const RECONNECT_MS: u32 = 1_000;
-/// The shortest wait, whatever the server asks: a stream that ends at once is not a busy loop.
-const RECONNECT_MIN_MS: u32 = 100;
-
-fn valid_job(job: &Job) -> bool {
-    !job.sora_job_id.is_empty()
+/// A stored job, when it is one with an id.
+fn stored_job(value: Value) -> Option<Job> {
+    Job::from_value(value).filter(|job| !job.sora_job_id.is_empty())
 }
 
 impl<P: Platform> Core<P> {
@@ -98,7 +92,7 @@ impl<P: Platform> Core<P> {
     /// Reads the project's jobs from storage (repairing damaged text); the problem, if any,
     /// is logged and returned for the banner.
     fn load_jobs(&self, project: &str) -> (Vec<Job>, Option<String>, Option<String>) {
-        let loaded = store::load(&self.platform, &jobs_key(project), "saved jobs", valid_job);
+        let loaded = store::load(&self.platform, &jobs_key(project), "saved jobs", stored_job);
         if let Some(problem) = &loaded.problem {
             self.log(LogLevel::Warn, problem);
         }
@@ -201,7 +195,7 @@ impl<P: Platform> Core<P> {
     }
 
     /// Merges status answers (the server's list, a pushed change) into the stored jobs.
-    fn merge_answers(&self, visit: &Visit, answers: &[Value]) -> Result<(), StoreError> {
+    pub(super) fn merge_answers(&self, visit: &Visit, answers: &[Value]) -> Result<(), StoreError> {
         let now = self.platform.now_iso();
         let merged = self.jobs.read(|j| merge_listed(&j.list, answers, &now));
         match merged {
@@ -402,134 +396,9 @@ impl<P: Platform> Core<P> {
         self.end(&visit, id, &outcome, Failure::Remove);
         outcome
     }
-
-    /// How long to wait before opening the ended stream again: the server's `retry` (or 1 s)
-    /// after a stream that opened, then twice as long after each attempt that did not, up to
-    /// the 20 s round. `None` when no dashboard is open or the stream is not down.
-    pub fn reconnect_delay(&self) -> Option<u32> {
-        self.visit().ok()?;
-        self.jobs.read(|j| {
-            if j.stream != StreamState::Off {
-                return None;
-            }
-            let waits = j.waits.replace(j.waits.get().saturating_add(1));
-            let first = j
-                .retry_ms
-                .get()
-                .unwrap_or(RECONNECT_MS)
-                .max(RECONNECT_MIN_MS);
-            Some(
-                first
-                    .saturating_mul(1 << waits.min(8))
-                    .min(POLL_INTERVAL_MS),
-            )
-        })
-    }
-
-    /// Follows the project's pushed job changes until the stream ends (the caller opens it
-    /// again after `reconnect_delay`; the 20 s poll keeps everything right meanwhile).
-    pub async fn follow_changes(&self) -> Result<(), CoreError> {
-        let visit = self.visit()?;
-        if self.jobs.read(|j| j.stream != StreamState::Off) {
-            return Err(CoreError::Busy("Following job changes".into()));
-        }
-        self.write(&self.jobs, |j| j.stream = StreamState::Connecting);
-        let outcome = self.read_changes(&visit).await;
-        if !self.still(&visit) {
-            // Left meanwhile: the stream was closed on purpose.
-            return Ok(());
-        }
-        self.write(&self.jobs, |j| j.stream = StreamState::Off);
-        if let Err(e) = &outcome {
-            self.log(LogLevel::Warn, &e.to_string());
-        }
-        outcome
-    }
-
-    async fn read_changes(&self, visit: &Visit) -> Result<(), CoreError> {
-        let broke = |e: String| CoreError::Api(ApiError::Events(e));
-        let last = self.jobs.read(|j| j.last_event.borrow().clone());
-        let request = self.api().events_request(&visit.project, last.as_deref());
-        let (response, mut body) = self.platform.stream(request).await.map_err(broke)?;
-        if !response.ok() {
-            return Err(broke(failure_text(&response)));
-        }
-        if !self.still(visit) {
-            return Ok(());
-        }
-        let reopened = self.write(&self.jobs, |j| {
-            j.stream = StreamState::Open;
-            j.waits.set(0);
-            std::mem::replace(&mut j.opened_before, true)
-        });
-        // Library changes (saves, deletions, picks) and review notes are not replayed: what
-        // was read before the stream opened again is read again, and what arrives meanwhile
-        // waits in the stream.
-        if reopened {
-            if let Err(e) = self.load_assets().await {
-                self.log(LogLevel::Warn, &e.to_string());
-            }
-        }
-        if self.shares_loaded() {
-            let _ = self.load_shares().await;
-        }
-        let mut reader = sse::Reader::default();
-        while let Some(piece) = body.next().await {
-            let piece = piece.map_err(broke)?;
-            if !self.still(visit) {
-                return Ok(());
-            }
-            let mut saved = Vec::new();
-            for event in reader.push(&piece) {
-                saved.extend(self.apply_change(visit, &event)?);
-            }
-            if let Some(ms) = reader.retry_ms() {
-                self.jobs.read(|j| j.retry_ms.set(Some(ms)));
-            }
-            // Once for however many saves arrived together.
-            if !saved.is_empty() {
-                if let Err(e) = self.add_saved(&saved).await {
-                    self.log(LogLevel::Warn, &e.to_string());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Applies one pushed change; the file name of a video saved elsewhere that the library
-    /// does not hold yet.
-    fn apply_change(&self, visit: &Visit, event: &sse::Event) -> Result<Option<String>, CoreError> {
-        let mut saved = None;
-        match (
-            event.name.as_str(),
-            serde_json::from_str::<Value>(&event.data),
-        ) {
-            ("job", Ok(answer)) => self.merge_answers(visit, &[answer])?,
-            ("removed", Ok(answer)) => {
-                if let Some(id) = answer.get("sora_job_id").and_then(Value::as_str) {
-                    self.change_jobs(visit, |jobs| {
-                        jobs.iter()
-                            .any(|j| j.sora_job_id == id)
-                            .then(|| without(jobs, id))
-                    })?;
-                    self.drop_missing_compared();
-                }
-            }
-            ("library", Ok(change)) => saved = self.library_pushed(visit, &change),
-            ("pick", Ok(pick)) => self.pick_pushed(visit, &pick),
-            ("review", Ok(note)) => match crate::review::PushedNote::from_value(&note) {
-                Some(note) => self.note_pushed(visit, note),
-                None => self.log(LogLevel::Warn, "Ignored a malformed pushed note"),
-            },
-            (name, _) => self.log(LogLevel::Warn, &format!("Ignored a pushed {name} event")),
-        }
-        self.jobs
-            .read(|j| *j.last_event.borrow_mut() = event.id.clone());
-        Ok(saved)
-    }
 }
 
-fn without(jobs: &[Job], id: &str) -> Vec<Job> {
+pub(super) fn without(jobs: &[Job], id: &str) -> Vec<Job> {
     jobs.iter()
         .filter(|j| j.sora_job_id != id)
         .cloned()

@@ -5,6 +5,7 @@
 //! so a subscriber may call straight back in.
 
 mod banner;
+mod changes;
 mod compare;
 mod console;
 mod jobs;
@@ -168,8 +169,9 @@ impl<P: Platform> Core<P> {
         if !response.ok() {
             return Err(failed(response.status.to_string()));
         }
-        let config: ApiConfig =
-            serde_json::from_str(&response.body).map_err(|e| failed(e.to_string()))?;
+        let config: ApiConfig = crate::json::parse(&response.body)
+            .ok_or_else(|| failed("Invalid JSON in response".to_owned()))
+            .and_then(|value| ApiConfig::from_value(&value).map_err(failed))?;
         self.configure(config.clone());
         Ok(config)
     }
@@ -267,21 +269,21 @@ impl<P: Platform> Core<P> {
         self.banner.read(|b| b.as_ref().map(Failure::banner))
     }
 
-    /// One part's view as JSON text (for hosts that hand views on by part).
-    pub fn view_text(&self, part: Part) -> String {
-        let text = match part {
-            Part::Recent => serde_json::to_string(&self.recent_view()),
-            Part::Banner => serde_json::to_string(&self.banner_view()),
-            Part::Console => serde_json::to_string(&self.console_view()),
-            Part::Jobs => serde_json::to_string(&self.jobs_view()),
-            Part::Library => serde_json::to_string(&self.library_view()),
-            Part::Cards => serde_json::to_string(&self.cards_view()),
-            Part::Metadata => serde_json::to_string(&self.metadata_view()),
-            Part::Shot => serde_json::to_string(&self.shot_view()),
-            Part::Compare => serde_json::to_string(&self.compare_view()),
-            Part::Shares => serde_json::to_string(&self.shares_view()),
-            Part::Spend => serde_json::to_string(&self.spend_view()),
+    /// One part's view as plain data (for hosts that hand views on by part).
+    pub fn view_value(&self, part: Part) -> serde_json::Value {
+        let value = match part {
+            Part::Recent => serde_json::to_value(self.recent_view()),
+            Part::Banner => serde_json::to_value(self.banner_view()),
+            Part::Console => serde_json::to_value(self.console_view()),
+            Part::Jobs => serde_json::to_value(self.jobs_view()),
+            Part::Library => serde_json::to_value(self.library_view()),
+            Part::Cards => serde_json::to_value(self.cards_view()),
+            Part::Metadata => serde_json::to_value(self.metadata_view()),
+            Part::Shot => serde_json::to_value(self.shot_view()),
+            Part::Compare => serde_json::to_value(self.compare_view()),
+            Part::Shares => serde_json::to_value(self.shares_view()),
+            Part::Spend => serde_json::to_value(self.spend_view()),
         };
-        text.unwrap_or_else(|_| "null".to_owned())
+        value.unwrap_or_default()
     }
 }

@@ -7,8 +7,10 @@ use crate::{project_id, recent, store};
 
 impl<P: Platform> Core<P> {
     pub(super) fn load_recent(&self) {
-        let loaded = store::load::<String>(&self.platform, RECENT_KEY, "recent projects", |id| {
-            project_id::is_valid(id)
+        let loaded = store::load(&self.platform, RECENT_KEY, "recent projects", |id| {
+            id.as_str()
+                .filter(|id| project_id::is_valid(id))
+                .map(str::to_owned)
         });
         if let Some(problem) = &loaded.problem {
             self.log(LogLevel::Warn, problem);

@@ -152,9 +152,9 @@ impl<P: Platform> Core<P> {
             Value::Number(seconds) if seconds.as_f64().is_some_and(|s| s >= 0.0) => {
                 json!(seconds)
             }
-            other => return Err(CoreError::BadMoment(other.to_string())),
+            other => return Err(CoreError::BadMoment(crate::json::text(&other))),
         };
-        let body = Body::Json(json!({ "from_video": video, "at": at }).to_string());
+        let body = Body::Json(crate::json::text(&json!({ "from_video": video, "at": at })));
         self.add_reference(body).await
     }
 

@@ -61,9 +61,8 @@ pub struct Client<'a, P: Platform> {
 }
 
 fn message(response: &HttpResponse) -> CallError {
-    let server = serde_json::from_str::<Value>(&response.body)
-        .ok()
-        .and_then(|b| b.pointer("/error/message")?.as_str().map(str::to_owned));
+    let server = crate::json::parse(&response.body)
+        .and_then(|b| b.get("error")?.get("message")?.as_str().map(str::to_owned));
     CallError(server.unwrap_or_else(|| failure_text(response)))
 }
 
@@ -72,7 +71,7 @@ fn parsed(response: HttpResponse) -> Result<Value, CallError> {
     if !response.ok() {
         return Err(message(&response));
     }
-    serde_json::from_str(&response.body).map_err(|_| CallError("Invalid JSON in response".into()))
+    crate::json::parse(&response.body).ok_or_else(|| CallError("Invalid JSON in response".into()))
 }
 
 fn job_id(job: &Value) -> Result<String, CallError> {
@@ -114,7 +113,7 @@ impl<'a, P: Platform> Client<'a, P> {
             method,
             url,
             bearer: Some(self.config.token.clone()),
-            body: body.map(|b| Body::Json(b.to_string())),
+            body: body.map(|b| Body::Json(crate::json::text(&b))),
             last_event_id: None,
         };
         self.platform.fetch(request).await.map_err(CallError)
@@ -171,7 +170,7 @@ impl<'a, P: Platform> Client<'a, P> {
     /// Saves `change` (a whole sequence from the version it names).
     pub async fn save(&self, id: &str, change: Value) -> Result<Saved, CallError> {
         let response = self.send("PUT", &[id], Some(change)).await?;
-        let body: Option<Value> = serde_json::from_str(&response.body).ok();
+        let body: Option<Value> = crate::json::parse(&response.body);
         match (response.status, body) {
             (200, Some(body)) => Ok(Saved::Taken(sequence_of(&body)?)),
             (409, Some(body)) if body.get("current").is_some() => {

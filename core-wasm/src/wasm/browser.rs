@@ -272,13 +272,14 @@ impl Platform for BrowserPlatform {
     }
 
     fn pretty_json(&self, value: &serde_json::Value) -> String {
-        js_sys::JSON::parse(&value.to_string())
-            .and_then(|v| {
-                js_sys::JSON::stringify_with_replacer_and_space(&v, &JsValue::NULL, &2.into())
-            })
-            .ok()
-            .and_then(|text| text.as_string())
-            .unwrap_or_default()
+        js_sys::JSON::stringify_with_replacer_and_space(
+            &crate::json::browser::to_js(value),
+            &JsValue::NULL,
+            &2.into(),
+        )
+        .ok()
+        .and_then(|text| text.as_string())
+        .unwrap_or_default()
     }
 
     fn lowercase(&self, text: &str) -> String {

@@ -5,6 +5,8 @@
 pub mod browser;
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -12,6 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use self::browser::BrowserPlatform;
 use crate::error::CoreError;
+use crate::json::browser as json;
 use crate::review::{token_of, Verdict};
 use crate::review_page::ReviewSession;
 
@@ -30,8 +33,12 @@ fn failed(error: CoreError) -> JsValue {
     js_sys::Error::new(&error.to_string()).into()
 }
 
-fn done<T: Into<JsValue>>(outcome: Result<T, CoreError>) -> Result<JsValue, JsValue> {
-    outcome.map(Into::into).map_err(failed)
+/// A command's work, boxed so every command shares one Promise adapter in the wasm.
+type Command = Pin<Box<dyn Future<Output = Result<JsValue, CoreError>>>>;
+
+/// Runs a command as a Promise that resolves with its result or rejects with an `Error`.
+fn settle(command: Command) -> js_sys::Promise {
+    future_to_promise(async move { command.await.map_err(failed) })
 }
 
 #[wasm_bindgen]
@@ -87,9 +94,8 @@ impl ReviewLink {
                 return view.clone();
             }
         }
-        let view = serde_json::to_string(&self.session.view())
-            .ok()
-            .and_then(|text| js_sys::JSON::parse(&text).ok())
+        let view = serde_json::to_value(self.session.view())
+            .map(|view| json::to_js(&view))
             .unwrap_or(JsValue::UNDEFINED);
         *self.view.borrow_mut() = Some((version, view.clone()));
         view
@@ -98,7 +104,9 @@ impl ReviewLink {
     /// Opens the link with `token` (or reads it again); resolves with how many videos it shows.
     pub fn open(&self, token: String) -> js_sys::Promise {
         let session = Rc::clone(&self.session);
-        future_to_promise(async move { done(session.open(&token).await.map(|n| n as f64)) })
+        settle(Box::pin(async move {
+            session.open(&token).await.map(|n| JsValue::from(n as f64))
+        }))
     }
 
     /// A comment at `atSeconds` of a shared video.
@@ -111,17 +119,17 @@ impl ReviewLink {
         text: String,
     ) -> js_sys::Promise {
         let session = Rc::clone(&self.session);
-        future_to_promise(async move {
+        settle(Box::pin(async move {
             let sent = session.post_comment(&video, at_seconds, &name, &text).await;
-            done(sent.map(|()| JsValue::UNDEFINED))
-        })
+            sent.map(|()| JsValue::UNDEFINED)
+        }))
     }
 
     /// `"approved"` or `"changes_requested"` for a shared video.
     #[wasm_bindgen(js_name = postDecision)]
     pub fn post_decision(&self, video: String, decision: String, name: String) -> js_sys::Promise {
         let session = Rc::clone(&self.session);
-        future_to_promise(async move {
+        settle(Box::pin(async move {
             let verdict = Verdict::from_name(&decision).ok_or(CoreError::UnknownName {
                 kind: "decision",
                 name: decision,
@@ -130,7 +138,7 @@ impl ReviewLink {
                 Ok(verdict) => session.post_decision(&video, verdict, &name).await,
                 Err(e) => Err(e),
             };
-            done(sent.map(|()| JsValue::UNDEFINED))
-        })
+            sent.map(|()| JsValue::UNDEFINED)
+        }))
     }
 }

@@ -14,6 +14,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local};
 use self::session::Inner;
 use super::browser::BrowserPlatform;
 use crate::api::ApiConfig;
+use crate::json::browser as json;
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::{Editor, PanelView};
 use crate::sequence::frames;
@@ -22,18 +23,16 @@ fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
 }
 
-/// Plain JS data through one JSON serializer.
+/// Plain JS data of a serializable value.
 fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
-    serde_json::to_string(value)
-        .ok()
-        .and_then(|text| js_sys::JSON::parse(&text).ok())
+    serde_json::to_value(value)
+        .map(|value| json::to_js(&value))
         .unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The `{ apiBase, token }` the studio's `config()` answers.
 fn api_config(config: &JsValue) -> Result<ApiConfig, JsValue> {
-    let text = js_sys::JSON::stringify(config).map_err(|_| plain_error("expected plain data"))?;
-    serde_json::from_str(&String::from(text)).map_err(|e| plain_error(&e.to_string()))
+    ApiConfig::from_value(&json::from_js(config)).map_err(|e| plain_error(&e))
 }
 
 /// A shot id no other editor will make: `shot_` and 16 random hex digits.

@@ -198,8 +198,8 @@ impl Inner {
                     };
                     for event in reader.push(&piece) {
                         last_id = event.id.clone().or(last_id);
-                        let ours = serde_json::from_str::<serde_json::Value>(&event.data)
-                            .is_ok_and(|d| d["id"] == id.as_str());
+                        let ours =
+                            crate::json::parse(&event.data).is_some_and(|d| d["id"] == id.as_str());
                         if event.name == "sequence" && ours {
                             if let Ok(sequence) = self.client().get(&id).await {
                                 self.change(|s| {
