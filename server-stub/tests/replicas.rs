@@ -927,6 +927,58 @@ async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
     );
 }
 
+/// Fails on a user's change that lost every optimistic write to busier writers: five misses in
+/// a row made a Cancel answer 404 as if the job did not exist (the soak below saw it once
+/// under load). Here the database makes the Cancel's first five writes miss, as a render's
+/// progress written by another replica between each read and write would: a trigger skips
+/// them (counted by a sequence, which a rolled-back transaction does not undo). The job
+/// cancelled waits in the queue behind a render, so that nothing else writes it meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_lands_after_every_optimistic_write_missed() {
+    const MISSED: i64 = 5;
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = ["--shared-media".to_owned(), "--workers=1".into()];
+    let (replica, _rendering) = rendering(&pg, media.path(), &flags, "busy").await;
+    let id = replica
+        .create(
+            "busy",
+            json!({"prompt": "a second pan", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    assert_eq!(replica.job(&id).await["status"], "queued");
+    for statement in [
+        "CREATE SEQUENCE missed_cancels".to_owned(),
+        format!(
+            "CREATE FUNCTION miss_cancels() RETURNS trigger AS $$ BEGIN \
+               IF NEW.id = '{id}' AND NEW.status = 'error' THEN \
+                 IF nextval('missed_cancels') <= {MISSED} THEN RETURN NULL; END IF; \
+               END IF; \
+               RETURN NEW; \
+             END $$ LANGUAGE plpgsql"
+        ),
+        "CREATE TRIGGER miss_cancels BEFORE UPDATE ON jobs FOR EACH ROW \
+           EXECUTE FUNCTION miss_cancels()"
+            .to_owned(),
+    ] {
+        sqlx::query(&statement).execute(&db).await.unwrap();
+    }
+    let cancel = format!("{}/cancel", job_path(&id));
+    let status = replica.status(reqwest::Method::POST, &cancel, None).await;
+    let tries: i64 = sqlx::query_scalar("SELECT last_value FROM missed_cancels")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "the Cancel, after {tries} tries");
+    assert_eq!(tries, MISSED + 1, "five writes missed, then one landed");
+    let (record, _) = row(&db, &id).await;
+    assert_eq!(
+        (&record["status"], &record["error"]),
+        (&json!("error"), &json!("Cancelled"))
+    );
+}
+
 /// Fails on renewing leases from the pool creates use: with every connection of it waiting on
 /// the admission lock (held here from the test's own connection), a rendering replica could
 /// not renew its lease, and would hand its job over with nobody frozen.

@@ -26,7 +26,7 @@ use super::record::JobRecord;
 pub use events::Event;
 pub use leases::Claim;
 pub use review_posts::Posted;
-pub use writes::Written;
+pub use writes::{Locked, Written};
 
 /// How long a replica waits for the database at start.
 const CONNECT_FOR: Duration = Duration::from_secs(60);
@@ -102,6 +102,8 @@ pub enum DbError {
     Sql(#[from] sqlx::Error),
     #[error("database migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("database: job {0} changed under its row lock")]
+    Lost(String),
 }
 
 /// A record as the database holds it, with its version.

@@ -5,7 +5,7 @@ use sqlx::types::Json;
 use sqlx::Row;
 use studio_core::price::cents;
 
-use super::{Database, DbError};
+use super::{versioned, Database, DbError, Versioned};
 use crate::jobs::admission::{daily_seconds, Active, Counting};
 use crate::jobs::budget;
 use crate::jobs::ledger::Spent;
@@ -14,6 +14,16 @@ use crate::jobs::record::JobRecord;
 /// The advisory lock every replica's admissions take: the limits and budgets are checked
 /// against what is committed, and new jobs added, one admission at a time.
 const ADMISSION_LOCK: i64 = 0x5354_5544_4255;
+
+/// What became of a change made under the job's row lock.
+pub enum Locked {
+    /// Written: the record and its new version.
+    Written(Versioned),
+    /// The change changed nothing: the record as it is.
+    Unchanged(Versioned),
+    /// The job has been claimed again since the attempt named: nothing was written.
+    Fenced,
+}
 
 /// What became of a write.
 pub enum Written {
@@ -115,6 +125,62 @@ impl Database {
         attempt: Option<u32>,
     ) -> Result<Written, DbError> {
         let mut tx = self.pool.begin().await?;
+        let written = Self::update(&mut tx, record, version, attempt).await?;
+        if let Written::As(_) = written {
+            tx.commit().await?;
+        }
+        Ok(written)
+    }
+
+    /// Changes a job under its row lock: read `FOR UPDATE`, `change` applied, written, in one
+    /// transaction. Slower than `write` (other writers of the job wait), so it is the last
+    /// resort of a change that lost its optimistic writes to busier writers: it always lands.
+    /// `None` when there is no such job.
+    pub async fn change_locked(
+        &self,
+        id: &str,
+        attempt: Option<u32>,
+        change: impl FnOnce(&mut JobRecord),
+    ) -> Result<Option<Locked>, DbError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT record, version, attempt FROM jobs WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let claimed: i32 = row.try_get("attempt")?;
+        if attempt.is_some_and(|a| i64::from(a) != i64::from(claimed)) {
+            return Ok(Some(Locked::Fenced));
+        }
+        let Versioned {
+            mut record,
+            version,
+        } = versioned(&row)?;
+        let before = record.clone();
+        change(&mut record);
+        if record == before {
+            return Ok(Some(Locked::Unchanged(Versioned { record, version })));
+        }
+        match Self::update(&mut tx, &record, version, attempt).await? {
+            Written::As(version) => {
+                tx.commit().await?;
+                Ok(Some(Locked::Written(Versioned { record, version })))
+            }
+            // Neither can happen under the row's lock with the claim just checked.
+            Written::Changed | Written::Fenced => Err(DbError::Lost(id.to_owned())),
+        }
+    }
+
+    /// The update of a write, in its transaction: the record over `version`, its event, and
+    /// the lease ended with the job. The caller commits on `As`.
+    async fn update(
+        tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+        record: &JobRecord,
+        version: i64,
+        attempt: Option<u32>,
+    ) -> Result<Written, DbError> {
         let row = sqlx::query(
             "UPDATE jobs SET record = $2, status = $3, version = version + 1, spend_usd = $5, \
                lease_owner = CASE WHEN $3 IN ('queued', 'running') THEN lease_owner END, \
@@ -126,7 +192,7 @@ impl Database {
         .bind(record.status.name())
         .bind(version)
         .bind(budget::spend(record))
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut **tx)
         .await?;
         let Some(row) = row else {
             return Ok(Written::Changed);
@@ -136,8 +202,7 @@ impl Database {
             return Ok(Written::Fenced);
         }
         let version: i64 = row.try_get("version")?;
-        Self::event(&mut tx, record, version, false).await?;
-        tx.commit().await?;
+        Self::event(tx, record, version, false).await?;
         Ok(Written::As(version))
     }
 

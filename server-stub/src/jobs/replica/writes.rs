@@ -1,10 +1,11 @@
 //! Writing jobs to the shared database: new jobs in one transaction (under the admission lock),
-//! changes over the version held (read again and redone when another replica wrote first), and
-//! progress kept in memory written soon after.
+//! changes over the version held (read again and redone when another replica wrote first, and
+//! made under the job's row lock when that keeps happening), and progress kept in memory
+//! written soon after.
 
 use super::Replica;
 use crate::jobs::admission::{Active, Counting};
-use crate::jobs::database::{Versioned, Written};
+use crate::jobs::database::{Locked, Versioned, Written};
 use crate::jobs::record::JobRecord;
 use crate::jobs::{now, JobError, JobService};
 
@@ -89,8 +90,39 @@ impl JobService {
                 return None;
             }
         }
-        tracing::error!(job = %id, "the job kept changing elsewhere; this change was dropped");
-        None
+        // Busier writers (a render's progress, another replica) won every try: the change is
+        // made under the row's lock instead, where it cannot lose.
+        tracing::info!(job = %id, "the job kept changing elsewhere; changing it under its lock");
+        let _one_at_a_time = replica.writing.lock().await;
+        let locked = replica
+            .db
+            .change_locked(id, fence, |record| {
+                let before = record.clone();
+                f(record);
+                if *record != before {
+                    record.updated_at = now();
+                }
+            })
+            .await;
+        match locked {
+            Ok(Some(Locked::Written(held) | Locked::Unchanged(held))) => {
+                replica.dirty.lock().unwrap().remove(id);
+                let record = held.record.clone();
+                self.keep(held);
+                Some(record)
+            }
+            Ok(Some(Locked::Fenced)) => {
+                tracing::warn!(job = %id, "a change from a lost lease was discarded");
+                crate::metrics::get().fenced();
+                let _ = self.reload(replica, id).await;
+                None
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "a job change could not be written");
+                None
+            }
+        }
     }
 
     /// Writes the record as it stands in memory (a change made in memory only, such as
