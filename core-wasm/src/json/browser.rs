@@ -3,6 +3,7 @@
 //! the page and commands' arguments from it the same way, without text between.
 
 use js_sys::{Array, Object, Reflect, JSON};
+use serde::Serialize;
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -63,6 +64,11 @@ pub fn from_js(value: &JsValue) -> Value {
     } else {
         Value::Null
     }
+}
+
+/// A serializable value as plain JS data (undefined when it has no JSON form).
+pub fn serialized<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    serde_json::to_value(value).map_or(JsValue::UNDEFINED, |value| to_js(&value))
 }
 
 /// A `Value` as plain JS data.

@@ -6,7 +6,6 @@
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// A JSON object of `fields`, built without `json!`, whose interpolations each carry a
@@ -43,11 +42,6 @@ pub fn text(value: &Value) -> String {
     }
 }
 
-/// A serializable `value` as compact JSON text (`null` when it has no JSON form).
-pub fn text_of<T: Serialize + ?Sized>(value: &T) -> String {
-    text(&serde_json::to_value(value).unwrap_or(Value::Null))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,7 +52,6 @@ mod tests {
         let value = json!({"a": [1, -2, 2.5, null, true], "b": "x\"y", "c": {}});
         assert_eq!(parse(&text(&value)), Some(value));
         assert_eq!(parse("{\"a\":"), None);
-        assert_eq!(text_of(&[1, 2]), "[1,2]");
         assert_eq!(
             object([("a", 1.into()), ("b", "x".into())]),
             json!({"a": 1, "b": "x"})

@@ -27,11 +27,7 @@ use schedule::Timers;
 type SharedCore = Rc<Core<BrowserPlatform>>;
 
 /// Plain JS data (objects, arrays, strings, numbers, null) of a serializable value.
-fn to_js<T: Serialize>(value: &T) -> JsValue {
-    serde_json::to_value(value)
-        .map(|value| json::to_js(&value))
-        .unwrap_or(JsValue::UNDEFINED)
-}
+use json::serialized as to_js;
 
 fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()

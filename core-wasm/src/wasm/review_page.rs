@@ -94,9 +94,7 @@ impl ReviewLink {
                 return view.clone();
             }
         }
-        let view = serde_json::to_value(self.session.view())
-            .map(|view| json::to_js(&view))
-            .unwrap_or(JsValue::UNDEFINED);
+        let view = json::serialized(&self.session.view());
         *self.view.borrow_mut() = Some((version, view.clone()));
         view
     }

@@ -24,11 +24,7 @@ fn plain_error(message: &str) -> JsValue {
 }
 
 /// Plain JS data of a serializable value.
-fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
-    serde_json::to_value(value)
-        .map(|value| json::to_js(&value))
-        .unwrap_or(JsValue::UNDEFINED)
-}
+use json::serialized as to_js;
 
 /// The `{ apiBase, token }` the studio's `config()` answers.
 fn api_config(config: &JsValue) -> Result<ApiConfig, JsValue> {

@@ -78,12 +78,7 @@ impl JobService {
                     return Some(record);
                 }
                 Written::Changed => {}
-                Written::Fenced => {
-                    tracing::warn!(job = %id, "a change from a lost lease was discarded");
-                    crate::metrics::get().fenced();
-                    let _ = self.reload(replica, id).await;
-                    return None;
-                }
+                Written::Fenced => return self.discard_fenced(replica, id).await,
             }
             if let Err(e) = self.reload(replica, id).await {
                 tracing::error!(job = %id, error = %e, "a job could not be read again");
@@ -111,18 +106,22 @@ impl JobService {
                 self.keep(held);
                 Some(record)
             }
-            Ok(Some(Locked::Fenced)) => {
-                tracing::warn!(job = %id, "a change from a lost lease was discarded");
-                crate::metrics::get().fenced();
-                let _ = self.reload(replica, id).await;
-                None
-            }
+            Ok(Some(Locked::Fenced)) => self.discard_fenced(replica, id).await,
             Ok(None) => None,
             Err(e) => {
                 tracing::error!(job = %id, error = %e, "a job change could not be written");
                 None
             }
         }
+    }
+
+    /// A worker's change after its lease passed to another replica: counted, nothing kept, and
+    /// memory put back to what the database has.
+    async fn discard_fenced(&self, replica: &Replica, id: &str) -> Option<JobRecord> {
+        tracing::warn!(job = %id, "a change from a lost lease was discarded");
+        crate::metrics::get().fenced();
+        let _ = self.reload(replica, id).await;
+        None
     }
 
     /// Writes the record as it stands in memory (a change made in memory only, such as
