@@ -20,7 +20,11 @@ server_build=$!
 set +m
 trap 'kill -- -$server_build 2>/dev/null || true' EXIT
 
-bash "$ROOT/scripts/setup.sh" tools
+# wasm-bindgen's --target web, from its library (tools/wasm-bindgen): unoptimised, in a target
+# folder of its own, since the server's build holds target/'s lock.
+step "studio-wasm-bindgen (wasm-bindgen's library, unoptimised)"
+(cd "$ROOT" && cargo build --quiet -p studio-wasm-bindgen --target-dir "$ROOT/target/tools")
+wasm_bindgen="$ROOT/target/tools/debug/studio-wasm-bindgen"
 bash "$ROOT/scripts/setup.sh" npm
 
 # Whether the stamp `made` (in target/, touched when a step succeeds) exists and nothing under the other
@@ -52,8 +56,7 @@ else
     features="${module#*:}"
     (cd "$ROOT" && RUSTFLAGS="$remap" cargo build --quiet -p studio-core --lib --target wasm32-unknown-unknown \
       --profile wasm-release --target-dir "$ROOT/target/wasm" ${features:+--features "$features"})
-    wasm-bindgen --target web --out-dir "$ROOT/pkg" --out-name "$name" \
-      "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm"
+    "$wasm_bindgen" "$ROOT/target/wasm/wasm32-unknown-unknown/wasm-release/studio_core.wasm" "$ROOT/pkg" "$name"
     # binaryen's npm build (132): Debian's 108 breaks wasm-bindgen's output. The features
     # enabled are those rustc's wasm32 target already emits. --low-memory-unused lets constant
     # offsets fold into loads and stores (755 bytes on the wire): a pointer only wraps past 4 GB

@@ -16,3 +16,5 @@ else
   apt_install "${missing[@]}"
 fi
 bash "$ROOT/scripts/setup-py.sh"
+step "wasm-bindgen-cli (its test runner)"
+bash "$ROOT/scripts/setup.sh" tools

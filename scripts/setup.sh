@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what building needs, idempotently. `setup.sh` does it all; `setup.sh toolchain`,
-# `tools` or `npm` one part, so that `build.sh` can start the server's build (which needs only
-# the toolchain) before the wasm tool and the npm packages are installed.
+# Installs what building and testing need, idempotently. `setup.sh` does it all; `setup.sh
+# toolchain`, `tools` or `npm` one part, so that `build.sh` can start the server's build (which
+# needs only the toolchain) before the npm packages are installed. `tools` is for the tests
+# (scripts/setup-test.sh): the build runs wasm-bindgen through tools/wasm-bindgen.
 source "$(dirname "$0")/lib.sh"
 
 # The wasm target and nasm (for OpenH264's SIMD).
@@ -20,12 +21,13 @@ toolchain() {
   fi
 }
 
-# wasm-bindgen-cli at the pinned version, installed unoptimised (a tool, not the product): at
+# wasm-bindgen-cli at the pinned version, for its test runner (the wasm-bindgen-test layer),
+# installed unoptimised (a tool, not the product): at
 # opt-level 0 it built in 39 s against 114 s at 1 (136 s at the default 3), and still processes
 # our wasm in 0.4 s (0.1 s at 1). Without its default TLS feature (it downloads nothing here;
 # the test runner talks plain HTTP to the local chromedriver) it skips ring and rustls, and
 # wasm2es6js is not built. wasm-pack is not installed: scripts/build.sh runs the three steps it
-# ran (cargo, wasm-bindgen, wasm-opt), which saves its 42 s build on a first start.
+# ran (cargo, wasm-bindgen's library, wasm-opt), which saves its 42 s build on a first start.
 tools() {
   local version
   version="$(wasm_bindgen_version)"
