@@ -979,6 +979,49 @@ async fn a_cancel_lands_after_every_optimistic_write_missed() {
     );
 }
 
+/// Fails on a database that refuses a user's change: the Cancel answered 404, as if the job
+/// did not exist, where the server failed (500) and the job is still there, unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_the_database_refuses_is_a_server_error_not_a_missing_job() {
+    let pg = Postgres::start().await;
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    let media = tempfile::tempdir().unwrap();
+    let flags = ["--shared-media".to_owned(), "--workers=1".into()];
+    let (replica, _rendering) = rendering(&pg, media.path(), &flags, "busy").await;
+    let id = replica
+        .create(
+            "busy",
+            json!({"prompt": "a third pan", "seconds": 10, "size": "640x360"}),
+        )
+        .await;
+    assert_eq!(replica.job(&id).await["status"], "queued");
+    for statement in [
+        format!(
+            "CREATE FUNCTION refuse_cancels() RETURNS trigger AS $$ BEGIN \
+               IF NEW.id = '{id}' AND NEW.status = 'error' THEN \
+                 RAISE EXCEPTION 'the disk is full'; \
+               END IF; \
+               RETURN NEW; \
+             END $$ LANGUAGE plpgsql"
+        ),
+        "CREATE TRIGGER refuse_cancels BEFORE UPDATE ON jobs FOR EACH ROW \
+           EXECUTE FUNCTION refuse_cancels()"
+            .to_owned(),
+    ] {
+        sqlx::query(&statement).execute(&db).await.unwrap();
+    }
+    let cancel = format!("{}/cancel", job_path(&id));
+    let status = replica.status(reqwest::Method::POST, &cancel, None).await;
+    assert_eq!(status, 500, "the database refused the Cancel");
+    assert_eq!(
+        replica.job(&id).await["status"],
+        "queued",
+        "the job is kept"
+    );
+    let (record, _) = row(&db, &id).await;
+    assert_eq!(record["status"], "queued");
+}
+
 /// Fails on renewing leases from the pool creates use: with every connection of it waiting on
 /// the admission lock (held here from the test's own connection), a rendering replica could
 /// not renew its lease, and would hand its job over with nobody frozen.

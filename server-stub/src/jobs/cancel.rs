@@ -109,8 +109,7 @@ impl JobService {
                     self.inner.switches.trip(id);
                 }
             })
-            .await
-            .ok_or(JobError::NotFound)?;
+            .await?;
         if !was_active {
             return Err(JobError::Finished);
         }

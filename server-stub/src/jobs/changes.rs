@@ -38,34 +38,45 @@ impl JobService {
     }
 
     /// The user's change of a record (a cancel, a save), in memory and where it is kept; it
-    /// wins whichever replica works the job. A failed write is logged. `None` when there is no
-    /// such job, or (with a shared database) the change could not be written.
+    /// wins whichever replica works the job. `NotFound` when there is no such job; with a
+    /// shared database, the database's error when the change could not be written (a file's
+    /// failed write is logged, and the change kept in memory).
     pub(super) async fn change(
         &self,
         id: &str,
         f: impl FnMut(&mut JobRecord),
-    ) -> Option<JobRecord> {
-        self.change_as(id, None, f).await
+    ) -> Result<JobRecord, JobError> {
+        self.change_fenced(id, None, f).await
     }
 
-    /// A worker's change of a record, fenced by its claim (`Switch::fence`): `None` too when
-    /// the job's lease has passed to another replica, and nothing is written.
+    /// A worker's change of a record, fenced by its claim (`Switch::fence`): `None` when there
+    /// is no such job, when the job's lease has passed to another replica (nothing is written)
+    /// or when the change could not be written (logged where it failed).
     pub(super) async fn change_as(
         &self,
         id: &str,
         fence: Option<u32>,
         f: impl FnMut(&mut JobRecord),
     ) -> Option<JobRecord> {
+        self.change_fenced(id, fence, f).await.ok()
+    }
+
+    async fn change_fenced(
+        &self,
+        id: &str,
+        fence: Option<u32>,
+        f: impl FnMut(&mut JobRecord),
+    ) -> Result<JobRecord, JobError> {
         if let Backend::Shared(replica) = &self.inner.backend {
             return self.change_shared(replica, id, fence, f).await;
         }
-        let (record, changed) = self.apply(id, f)?;
+        let (record, changed) = self.apply(id, f).ok_or(JobError::NotFound)?;
         if changed {
             if let Err(e) = self.persist(id).await {
                 tracing::error!(job = %id, error = %e, "could not persist job record");
             }
         }
-        Some(record)
+        Ok(record)
     }
 
     /// Writes the record as it now stands in memory to where it is kept. On disk: on a blocking

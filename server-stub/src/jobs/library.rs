@@ -28,7 +28,8 @@ impl JobService {
             .copy_to_library(id, &record, &preview, project, prompt)
             .await?;
         if record.saved_key.as_deref() != Some(key.as_str()) {
-            self.change(id, |r| r.saved_key = Some(key.clone())).await;
+            // The video is in the library either way; a failed write is logged where it failed.
+            let _ = self.change(id, |r| r.saved_key = Some(key.clone())).await;
         }
         Ok(key)
     }
@@ -183,11 +184,13 @@ impl JobService {
         let Some(id) = file_name(key).strip_suffix(".mp4") else {
             return;
         };
-        self.change(id, |r| {
-            if r.saved_key.as_deref() == Some(key) {
-                r.saved_key = None;
-            }
-        })
-        .await;
+        // A job already removed has nothing to forget; a failed write is logged where it failed.
+        let _ = self
+            .change(id, |r| {
+                if r.saved_key.as_deref() == Some(key) {
+                    r.saved_key = None;
+                }
+            })
+            .await;
     }
 }

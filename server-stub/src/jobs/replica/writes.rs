@@ -43,29 +43,30 @@ impl JobService {
     /// version and only then held in memory, so no one is told of a change the database does
     /// not have. When another replica wrote first, the record is read again and `f` applied
     /// again; a worker's change (`fence`: its claim) after its lease passed to another replica
-    /// is discarded.
+    /// is discarded (`Fenced`). A database that refuses the write answers with its error,
+    /// never as a job that does not exist.
     pub(in crate::jobs) async fn change_shared(
         &self,
         replica: &Replica,
         id: &str,
         fence: Option<u32>,
         mut f: impl FnMut(&mut JobRecord),
-    ) -> Option<JobRecord> {
+    ) -> Result<JobRecord, JobError> {
         self.refresh_if_missing(id).await;
         for _ in 0..WRITE_TRIES {
             let _one_at_a_time = replica.writing.lock().await;
-            let (mut record, version) = self.held(id)?;
+            let (mut record, version) = self.held(id).ok_or(JobError::NotFound)?;
             let before = record.clone();
             f(&mut record);
             if record == before {
-                return Some(record);
+                return Ok(record);
             }
             record.updated_at = now();
             let written = match replica.db.write(&record, version, fence).await {
                 Ok(written) => written,
                 Err(e) => {
                     tracing::error!(job = %id, error = %e, "a job change could not be written");
-                    return None;
+                    return Err(e.into());
                 }
             };
             match written {
@@ -75,14 +76,14 @@ impl JobService {
                         record: record.clone(),
                         version,
                     });
-                    return Some(record);
+                    return Ok(record);
                 }
                 Written::Changed => {}
                 Written::Fenced => return self.discard_fenced(replica, id).await,
             }
             if let Err(e) = self.reload(replica, id).await {
                 tracing::error!(job = %id, error = %e, "a job could not be read again");
-                return None;
+                return Err(e);
             }
         }
         // Busier writers (a render's progress, another replica) won every try: the change is
@@ -104,24 +105,24 @@ impl JobService {
                 replica.dirty.lock().unwrap().remove(id);
                 let record = held.record.clone();
                 self.keep(held);
-                Some(record)
+                Ok(record)
             }
             Ok(Some(Locked::Fenced)) => self.discard_fenced(replica, id).await,
-            Ok(None) => None,
+            Ok(None) => Err(JobError::NotFound),
             Err(e) => {
                 tracing::error!(job = %id, error = %e, "a job change could not be written");
-                None
+                Err(e.into())
             }
         }
     }
 
     /// A worker's change after its lease passed to another replica: counted, nothing kept, and
     /// memory put back to what the database has.
-    async fn discard_fenced(&self, replica: &Replica, id: &str) -> Option<JobRecord> {
+    async fn discard_fenced(&self, replica: &Replica, id: &str) -> Result<JobRecord, JobError> {
         tracing::warn!(job = %id, "a change from a lost lease was discarded");
         crate::metrics::get().fenced();
         let _ = self.reload(replica, id).await;
-        None
+        Err(JobError::Fenced)
     }
 
     /// Writes the record as it stands in memory (a change made in memory only, such as
