@@ -927,15 +927,19 @@ async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
     );
 }
 
-/// Fails on a user's change that lost every optimistic write to busier writers: five misses in
-/// a row made a Cancel answer 404 as if the job did not exist (the soak below saw it once
-/// under load). Here the database makes the Cancel's first five writes miss, as a render's
-/// progress written by another replica between each read and write would: a trigger skips
-/// them (counted by a sequence, which a rolled-back transaction does not undo). The job
-/// cancelled waits in the queue behind a render, so that nothing else writes it meanwhile.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancel_lands_after_every_optimistic_write_missed() {
-    const MISSED: i64 = 5;
+/// A job waiting in the queue of a one-worker replica behind a render, so that nothing else
+/// writes it meanwhile, and a trigger before each UPDATE of the jobs table that runs
+/// `on_cancel` (plpgsql) when the job's row is made `error`, as a Cancel makes it; `setup`
+/// runs first. The fields drop in order: the replica before its database.
+struct CancelTrap {
+    replica: Replica,
+    db: PgPool,
+    id: String,
+    _media: tempfile::TempDir,
+    _pg: Postgres,
+}
+
+async fn cancel_trap(setup: &[&str], on_cancel: &str) -> CancelTrap {
     let pg = Postgres::start().await;
     let db = PgPool::connect(&pg.url()).await.unwrap();
     let media = tempfile::tempdir().unwrap();
@@ -948,31 +952,51 @@ async fn a_cancel_lands_after_every_optimistic_write_missed() {
         )
         .await;
     assert_eq!(replica.job(&id).await["status"], "queued");
-    for statement in [
-        "CREATE SEQUENCE missed_cancels".to_owned(),
+    let trigger = [
         format!(
-            "CREATE FUNCTION miss_cancels() RETURNS trigger AS $$ BEGIN \
-               IF NEW.id = '{id}' AND NEW.status = 'error' THEN \
-                 IF nextval('missed_cancels') <= {MISSED} THEN RETURN NULL; END IF; \
-               END IF; \
+            "CREATE FUNCTION on_cancel() RETURNS trigger AS $$ BEGIN \
+               IF NEW.id = '{id}' AND NEW.status = 'error' THEN {on_cancel} END IF; \
                RETURN NEW; \
              END $$ LANGUAGE plpgsql"
         ),
-        "CREATE TRIGGER miss_cancels BEFORE UPDATE ON jobs FOR EACH ROW \
-           EXECUTE FUNCTION miss_cancels()"
+        "CREATE TRIGGER on_cancel BEFORE UPDATE ON jobs FOR EACH ROW \
+           EXECUTE FUNCTION on_cancel()"
             .to_owned(),
-    ] {
+    ];
+    for statement in setup.iter().map(|s| s.to_string()).chain(trigger) {
         sqlx::query(&statement).execute(&db).await.unwrap();
     }
-    let cancel = format!("{}/cancel", job_path(&id));
-    let status = replica.status(reqwest::Method::POST, &cancel, None).await;
+    CancelTrap {
+        replica,
+        db,
+        id,
+        _media: media,
+        _pg: pg,
+    }
+}
+
+/// Fails on a user's change that lost every optimistic write to busier writers: five misses in
+/// a row made a Cancel answer 404 as if the job did not exist (the soak below saw it once
+/// under load). Here the database makes the Cancel's first five writes miss, as a render's
+/// progress written by another replica between each read and write would: the trigger skips
+/// them (counted by a sequence, which a rolled-back transaction does not undo).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_lands_after_every_optimistic_write_missed() {
+    const MISSED: i64 = 5;
+    let miss = format!("IF nextval('missed_cancels') <= {MISSED} THEN RETURN NULL; END IF;");
+    let trap = cancel_trap(&["CREATE SEQUENCE missed_cancels"], &miss).await;
+    let cancel = format!("{}/cancel", job_path(&trap.id));
+    let status = trap
+        .replica
+        .status(reqwest::Method::POST, &cancel, None)
+        .await;
     let tries: i64 = sqlx::query_scalar("SELECT last_value FROM missed_cancels")
-        .fetch_one(&db)
+        .fetch_one(&trap.db)
         .await
         .unwrap();
     assert_eq!(status, 200, "the Cancel, after {tries} tries");
     assert_eq!(tries, MISSED + 1, "five writes missed, then one landed");
-    let (record, _) = row(&db, &id).await;
+    let (record, _) = row(&trap.db, &trap.id).await;
     assert_eq!(
         (&record["status"], &record["error"]),
         (&json!("error"), &json!("Cancelled"))
@@ -983,42 +1007,16 @@ async fn a_cancel_lands_after_every_optimistic_write_missed() {
 /// did not exist, where the server failed (500) and the job is still there, unchanged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_the_database_refuses_is_a_server_error_not_a_missing_job() {
-    let pg = Postgres::start().await;
-    let db = PgPool::connect(&pg.url()).await.unwrap();
-    let media = tempfile::tempdir().unwrap();
-    let flags = ["--shared-media".to_owned(), "--workers=1".into()];
-    let (replica, _rendering) = rendering(&pg, media.path(), &flags, "busy").await;
-    let id = replica
-        .create(
-            "busy",
-            json!({"prompt": "a third pan", "seconds": 10, "size": "640x360"}),
-        )
+    let trap = cancel_trap(&[], "RAISE EXCEPTION 'the disk is full';").await;
+    let cancel = format!("{}/cancel", job_path(&trap.id));
+    let status = trap
+        .replica
+        .status(reqwest::Method::POST, &cancel, None)
         .await;
-    assert_eq!(replica.job(&id).await["status"], "queued");
-    for statement in [
-        format!(
-            "CREATE FUNCTION refuse_cancels() RETURNS trigger AS $$ BEGIN \
-               IF NEW.id = '{id}' AND NEW.status = 'error' THEN \
-                 RAISE EXCEPTION 'the disk is full'; \
-               END IF; \
-               RETURN NEW; \
-             END $$ LANGUAGE plpgsql"
-        ),
-        "CREATE TRIGGER refuse_cancels BEFORE UPDATE ON jobs FOR EACH ROW \
-           EXECUTE FUNCTION refuse_cancels()"
-            .to_owned(),
-    ] {
-        sqlx::query(&statement).execute(&db).await.unwrap();
-    }
-    let cancel = format!("{}/cancel", job_path(&id));
-    let status = replica.status(reqwest::Method::POST, &cancel, None).await;
     assert_eq!(status, 500, "the database refused the Cancel");
-    assert_eq!(
-        replica.job(&id).await["status"],
-        "queued",
-        "the job is kept"
-    );
-    let (record, _) = row(&db, &id).await;
+    let job = trap.replica.job(&trap.id).await;
+    assert_eq!(job["status"], "queued", "the job is kept");
+    let (record, _) = row(&trap.db, &trap.id).await;
     assert_eq!(record["status"], "queued");
 }
 
