@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{promise, schedule, to_js, Studio};
+use super::{json, promise, schedule, Studio};
 
 #[wasm_bindgen]
 impl Studio {
@@ -46,6 +46,6 @@ impl Studio {
 
     /// The open project's stored jobs, newest first, exactly as kept in local storage.
     pub fn jobs(&self) -> JsValue {
-        to_js(&self.core.jobs())
+        json::serialized(&self.core.jobs())
     }
 }

@@ -26,9 +26,6 @@ use schedule::Timers;
 
 type SharedCore = Rc<Core<BrowserPlatform>>;
 
-/// Plain JS data (objects, arrays, strings, numbers, null) of a serializable value.
-use json::serialized as to_js;
-
 fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
 }
@@ -51,7 +48,9 @@ where
     F: Future<Output = Result<T, CoreError>> + 'static,
 {
     let future = command(core.clone());
-    settle(Box::pin(async move { future.await.map(|v| to_js(&v)) }))
+    settle(Box::pin(async move {
+        future.await.map(|v| json::serialized(&v))
+    }))
 }
 
 fn settle(command: Command) -> js_sys::Promise {
@@ -98,7 +97,7 @@ impl Studio {
 
     /// The configuration in force.
     pub fn config(&self) -> JsValue {
-        to_js(&self.core.config())
+        json::serialized(&self.core.config())
     }
 
     /// Loads `{ apiBase, token }` from a JSON file such as `/config.json`.
@@ -140,7 +139,7 @@ impl Studio {
                 return value.clone();
             }
         }
-        let value = to_js(&self.core.snapshot());
+        let value = json::serialized(&self.core.snapshot());
         *self.snapshot.borrow_mut() = Some((version, value.clone()));
         value
     }

@@ -23,9 +23,6 @@ fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
 }
 
-/// Plain JS data of a serializable value.
-use json::serialized as to_js;
-
 /// The `{ apiBase, token }` the studio's `config()` answers.
 fn api_config(config: &JsValue) -> Result<ApiConfig, JsValue> {
     ApiConfig::from_value(&json::from_js(config)).map_err(|e| plain_error(&e))
@@ -91,7 +88,7 @@ impl SequenceEditor {
             }
         }
         let state = self.inner.state.borrow();
-        let view = to_js(&PanelView {
+        let view = json::serialized(&PanelView {
             sequences: state.sequences.clone(),
             editor: state.editor.as_ref().map(Editor::view),
             saving: state.saving,
