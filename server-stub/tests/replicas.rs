@@ -927,14 +927,16 @@ async fn a_replica_frozen_past_its_lease_writes_nothing_over_the_new_owner() {
     );
 }
 
-/// A job waiting in the queue of a one-worker replica behind a render, so that nothing else
-/// writes it meanwhile, and a trigger before each UPDATE of the jobs table that runs
-/// `on_cancel` (plpgsql) when the job's row is made `error`, as a Cancel makes it; `setup`
-/// runs first. The fields drop in order: the replica before its database.
+/// A one-worker replica rendering a job (`rendering`) with another waiting behind it in the
+/// queue (`id`), so that nothing else writes the queued one meanwhile, and a trigger before
+/// each UPDATE of the jobs table that runs `on_cancel` (plpgsql) when a row is made `error`
+/// with the message "Cancelled", as a Cancel makes it (a render the engine stops fails with
+/// "cancelled"); `setup` runs first. The fields drop in order: the replica before its database.
 struct CancelTrap {
     replica: Replica,
     db: PgPool,
     id: String,
+    rendering: String,
     _media: tempfile::TempDir,
     _pg: Postgres,
 }
@@ -944,7 +946,7 @@ async fn cancel_trap(setup: &[&str], on_cancel: &str) -> CancelTrap {
     let db = PgPool::connect(&pg.url()).await.unwrap();
     let media = tempfile::tempdir().unwrap();
     let flags = ["--shared-media".to_owned(), "--workers=1".into()];
-    let (replica, _rendering) = rendering(&pg, media.path(), &flags, "busy").await;
+    let (replica, rendering) = rendering(&pg, media.path(), &flags, "busy").await;
     let id = replica
         .create(
             "busy",
@@ -955,7 +957,7 @@ async fn cancel_trap(setup: &[&str], on_cancel: &str) -> CancelTrap {
     let trigger = [
         format!(
             "CREATE FUNCTION on_cancel() RETURNS trigger AS $$ BEGIN \
-               IF NEW.id = '{id}' AND NEW.status = 'error' THEN {on_cancel} END IF; \
+               IF NEW.status = 'error' AND NEW.record->>'error' = 'Cancelled' THEN {on_cancel} END IF; \
                RETURN NEW; \
              END $$ LANGUAGE plpgsql"
         ),
@@ -970,6 +972,7 @@ async fn cancel_trap(setup: &[&str], on_cancel: &str) -> CancelTrap {
         replica,
         db,
         id,
+        rendering,
         _media: media,
         _pg: pg,
     }
@@ -1018,6 +1021,30 @@ async fn a_cancel_the_database_refuses_is_a_server_error_not_a_missing_job() {
     assert_eq!(job["status"], "queued", "the job is kept");
     let (record, _) = row(&trap.db, &trap.id).await;
     assert_eq!(record["status"], "queued");
+}
+
+/// Fails on a Cancel of a running job that the database refuses: the render was stopped before
+/// the Cancel was written, so the job the user still has (the Cancel answered 500) ended as
+/// failed ("cancelled") instead of finishing. The render goes on and the job ends done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_cancel_leaves_the_render_running() {
+    let trap = cancel_trap(&[], "RAISE EXCEPTION 'the disk is full';").await;
+    let cancel = format!("{}/cancel", job_path(&trap.rendering));
+    let status = trap
+        .replica
+        .status(reqwest::Method::POST, &cancel, None)
+        .await;
+    assert_eq!(status, 500, "the database refused the Cancel");
+    let ended = until("the render ending", || async {
+        let job = trap.replica.job(&trap.rendering).await;
+        (job["status"] != "running").then_some(job)
+    })
+    .await;
+    assert_eq!(
+        (&ended["status"], &ended["error"]),
+        (&json!("done"), &Value::Null),
+        "the job the Cancel did not reach"
+    );
 }
 
 /// Fails on renewing leases from the pool creates use: with every connection of it waiting on

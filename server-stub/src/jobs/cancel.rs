@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::record::{JobRecord, Status, CANCELLED};
-use super::{JobError, JobService};
+use super::{Backend, JobError, JobService};
 use crate::providers::Maker;
 
 pub struct Switch {
@@ -95,9 +95,13 @@ impl Switches {
 }
 
 impl JobService {
-    /// Cancels a queued or running job: the engine drops it or stops rendering at once, a
-    /// hosted job's poller stops and the provider is asked to cancel where it can be.
+    /// Cancels a queued or running job: the engine drops it or stops rendering, a hosted job's
+    /// poller stops and the provider is asked to cancel where it can be. The work stops as
+    /// soon as the Cancel is kept: at once when records are files (memory keeps the change
+    /// whatever the disk says), once it is written when they are in a shared database, which
+    /// may refuse it: a Cancel not written stops nothing, and the job goes on.
     pub async fn cancel(&self, id: &str) -> Result<JobRecord, JobError> {
+        let at_once = matches!(self.inner.backend, Backend::Files(_));
         let mut was_active = false;
         let record = self
             .change(id, |r| {
@@ -105,13 +109,17 @@ impl JobService {
                 if was_active {
                     r.status = Status::Error;
                     r.error = Some(CANCELLED.into());
-                    // The work stops now, not once the record is written.
-                    self.inner.switches.trip(id);
+                    if at_once {
+                        self.inner.switches.trip(id);
+                    }
                 }
             })
             .await?;
         if !was_active {
             return Err(JobError::Finished);
+        }
+        if !at_once {
+            self.inner.switches.trip(id);
         }
         tracing::info!(job = %id, "cancelled");
         if let Some(remote_id) = record.provider_job_id.clone() {
