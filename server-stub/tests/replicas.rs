@@ -978,6 +978,16 @@ async fn cancel_trap(setup: &[&str], on_cancel: &str) -> CancelTrap {
     }
 }
 
+impl CancelTrap {
+    /// The status a Cancel of job `id` answers with.
+    async fn cancel(&self, id: &str) -> u16 {
+        let cancel = format!("{}/cancel", job_path(id));
+        self.replica
+            .status(reqwest::Method::POST, &cancel, None)
+            .await
+    }
+}
+
 /// Fails on a user's change that lost every optimistic write to busier writers: five misses in
 /// a row made a Cancel answer 404 as if the job did not exist (the soak below saw it once
 /// under load). Here the database makes the Cancel's first five writes miss, as a render's
@@ -988,11 +998,7 @@ async fn a_cancel_lands_after_every_optimistic_write_missed() {
     const MISSED: i64 = 5;
     let miss = format!("IF nextval('missed_cancels') <= {MISSED} THEN RETURN NULL; END IF;");
     let trap = cancel_trap(&["CREATE SEQUENCE missed_cancels"], &miss).await;
-    let cancel = format!("{}/cancel", job_path(&trap.id));
-    let status = trap
-        .replica
-        .status(reqwest::Method::POST, &cancel, None)
-        .await;
+    let status = trap.cancel(&trap.id).await;
     let tries: i64 = sqlx::query_scalar("SELECT last_value FROM missed_cancels")
         .fetch_one(&trap.db)
         .await
@@ -1011,11 +1017,7 @@ async fn a_cancel_lands_after_every_optimistic_write_missed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_the_database_refuses_is_a_server_error_not_a_missing_job() {
     let trap = cancel_trap(&[], "RAISE EXCEPTION 'the disk is full';").await;
-    let cancel = format!("{}/cancel", job_path(&trap.id));
-    let status = trap
-        .replica
-        .status(reqwest::Method::POST, &cancel, None)
-        .await;
+    let status = trap.cancel(&trap.id).await;
     assert_eq!(status, 500, "the database refused the Cancel");
     let job = trap.replica.job(&trap.id).await;
     assert_eq!(job["status"], "queued", "the job is kept");
@@ -1029,11 +1031,7 @@ async fn a_cancel_the_database_refuses_is_a_server_error_not_a_missing_job() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_cancel_leaves_the_render_running() {
     let trap = cancel_trap(&[], "RAISE EXCEPTION 'the disk is full';").await;
-    let cancel = format!("{}/cancel", job_path(&trap.rendering));
-    let status = trap
-        .replica
-        .status(reqwest::Method::POST, &cancel, None)
-        .await;
+    let status = trap.cancel(&trap.rendering).await;
     assert_eq!(status, 500, "the database refused the Cancel");
     let ended = until("the render ending", || async {
         let job = trap.replica.job(&trap.rendering).await;
