@@ -11,6 +11,16 @@ use openh264::formats::YUVSource;
 use openh264::OpenH264API;
 use thiserror::Error;
 
+/// A video as the MP4 readers take it: one type whatever it is read from (a stored video in
+/// memory, a sparse copy of its boxes, a take read by range), so that the MP4 crate's box
+/// parsing, generic over its reader, is compiled once and not once for each.
+pub type Video<'a> = Box<dyn ReadSeek + Send + 'a>;
+
+/// `Read + Seek`, as one trait that a [`Video`] can hold.
+pub trait ReadSeek: Read + Seek {}
+
+impl<T: Read + Seek> ReadSeek for T {}
+
 /// The largest frame decoded (8K UHD): its RGB copy stays under 100 MB.
 const MAX_PIXELS: u64 = 7680 * 4320;
 
@@ -50,7 +60,7 @@ fn decode_error(e: openh264::Error) -> FrameError {
 }
 
 /// The MP4's header and the id of its H.264 track.
-pub fn open<R: Read + Seek>(video: R, size: u64) -> Result<(mp4::Mp4Reader<R>, u32), FrameError> {
+pub fn open(video: Video<'_>, size: u64) -> Result<(mp4::Mp4Reader<Video<'_>>, u32), FrameError> {
     let reader = mp4::Mp4Reader::read_header(video, size).map_err(unsupported)?;
     let track = reader
         .tracks()
@@ -70,8 +80,8 @@ pub fn open<R: Read + Seek>(video: R, size: u64) -> Result<(mp4::Mp4Reader<R>, u
 }
 
 /// The size, frame count and length of the video track.
-pub fn track_info(video: impl Read + Seek, size: u64) -> Result<TrackInfo, FrameError> {
-    let (reader, id) = open(video, size)?;
+pub fn track_info(video: impl Read + Seek + Send, size: u64) -> Result<TrackInfo, FrameError> {
+    let (reader, id) = open(Box::new(video), size)?;
     let track = &reader.tracks()[&id];
     Ok(TrackInfo {
         width: u32::from(track.width()),
@@ -89,8 +99,8 @@ pub fn picture_at(at: f64, seconds: f64, pictures: u32) -> u32 {
 }
 
 /// Decodes samples of one track, from the first on, yielding pictures in display order.
-pub struct FrameReader<R: Read + Seek> {
-    reader: mp4::Mp4Reader<R>,
+pub struct FrameReader<'a> {
+    reader: mp4::Mp4Reader<Video<'a>>,
     track: u32,
     length_size: usize,
     decoder: Decoder,
@@ -147,9 +157,12 @@ fn planes(frame: &DecodedYUV<'_>) -> Vec<u8> {
     data
 }
 
-impl<R: Read + Seek> FrameReader<R> {
-    pub fn new(video: R, size: u64) -> Result<FrameReader<R>, FrameError> {
-        let (reader, track) = open(video, size)?;
+impl<'a> FrameReader<'a> {
+    pub fn new(
+        video: impl Read + Seek + Send + 'a,
+        size: u64,
+    ) -> Result<FrameReader<'a>, FrameError> {
+        let (reader, track) = open(Box::new(video), size)?;
         let avcc = &reader.tracks()[&track]
             .trak
             .mdia
@@ -260,7 +273,7 @@ impl<R: Read + Seek> FrameReader<R> {
 
 /// The picture shown at `at`. Decodes from the first sample on, so frames that a provider's
 /// encoder reordered come out in the order they are shown.
-pub fn frame_at(video: impl Read + Seek, size: u64, at: At) -> Result<RgbImage, FrameError> {
+pub fn frame_at(video: impl Read + Seek + Send, size: u64, at: At) -> Result<RgbImage, FrameError> {
     let mut frames = FrameReader::new(video, size)?;
     let total = frames.samples();
     if total == 0 {

@@ -44,9 +44,9 @@ impl JobService {
     pub(super) async fn change(
         &self,
         id: &str,
-        f: impl FnMut(&mut JobRecord),
+        mut f: impl FnMut(&mut JobRecord) + Send,
     ) -> Result<JobRecord, JobError> {
-        self.change_fenced(id, None, f).await
+        self.change_fenced(id, None, &mut f).await
     }
 
     /// A worker's change of a record, fenced by its claim (`Switch::fence`): `None` when there
@@ -56,16 +56,18 @@ impl JobService {
         &self,
         id: &str,
         fence: Option<u32>,
-        f: impl FnMut(&mut JobRecord),
+        mut f: impl FnMut(&mut JobRecord) + Send,
     ) -> Option<JobRecord> {
-        self.change_fenced(id, fence, f).await.ok()
+        self.change_fenced(id, fence, &mut f).await.ok()
     }
 
+    /// The one body of `change` and `change_as`: `f` behind a reference, so that it is compiled
+    /// once, not once for each change a caller makes.
     async fn change_fenced(
         &self,
         id: &str,
         fence: Option<u32>,
-        f: impl FnMut(&mut JobRecord),
+        f: &mut (dyn FnMut(&mut JobRecord) + Send),
     ) -> Result<JobRecord, JobError> {
         if let Backend::Shared(replica) = &self.inner.backend {
             return self.change_shared(replica, id, fence, f).await;

@@ -207,7 +207,7 @@ impl JobService {
         id: &str,
         fence: Option<u32>,
         preview_key: String,
-        also: impl Fn(&mut JobRecord),
+        also: impl Fn(&mut JobRecord) + Sync,
     ) -> bool {
         if let Err(e) = self.inner.posters.ensure(&preview_key).await {
             tracing::warn!(job = %id, error = %e, "the preview has no poster");

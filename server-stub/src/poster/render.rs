@@ -20,8 +20,8 @@ impl From<FrameError> for PosterError {
 }
 
 /// Where the first frame's bytes are: offset and length (the first sample of the first chunk).
-pub fn first_frame(video: impl Read + Seek, size: u64) -> Result<(u64, u64), PosterError> {
-    let (reader, track) = open(video, size)?;
+pub fn first_frame(video: impl Read + Seek + Send, size: u64) -> Result<(u64, u64), PosterError> {
+    let (reader, track) = open(Box::new(video), size)?;
     let stbl = &reader.tracks()[&track].trak.mdia.minf.stbl;
     let offset = match (&stbl.co64, &stbl.stco) {
         (Some(co64), _) => co64.entries.first().copied(),
@@ -40,7 +40,7 @@ pub fn first_frame(video: impl Read + Seek, size: u64) -> Result<(u64, u64), Pos
 
 /// The first frame of an H.264 MP4 as a JPEG at most [`WIDTH`] pixels wide; `video` needs
 /// its boxes and the first frame's bytes (see [`first_frame`]).
-pub fn poster(video: impl Read + Seek, size: u64) -> Result<Vec<u8>, PosterError> {
+pub fn poster(video: impl Read + Seek + Send, size: u64) -> Result<Vec<u8>, PosterError> {
     let mut frames = FrameReader::new(video, size)?;
     if frames.samples() == 0 {
         return Err(PosterError::Unsupported(

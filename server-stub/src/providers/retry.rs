@@ -91,7 +91,7 @@ impl Client {
     /// error status becomes an error carrying the provider's message.
     pub async fn call(
         &self,
-        request: impl Fn() -> RequestBuilder,
+        request: impl Fn() -> RequestBuilder + Send + Sync,
     ) -> Result<Response, ProviderError> {
         let timeout = self.settings.call_timeout;
         self.send(|| request().timeout(timeout)).await
@@ -100,7 +100,7 @@ impl Client {
     /// An API call whose answer is JSON of type `T`.
     pub async fn call_json<T: serde::de::DeserializeOwned>(
         &self,
-        request: impl Fn() -> RequestBuilder,
+        request: impl Fn() -> RequestBuilder + Send + Sync,
     ) -> Result<T, ProviderError> {
         self.call(request)
             .await?
@@ -113,10 +113,10 @@ impl Client {
     /// `call_timeout`, and sent again only where it cannot have created the job.
     pub async fn create_json<T: serde::de::DeserializeOwned>(
         &self,
-        request: impl Fn() -> RequestBuilder,
+        request: impl Fn() -> RequestBuilder + Send + Sync,
     ) -> Result<T, ProviderError> {
         let timeout = self.settings.call_timeout;
-        self.send_with(|| request().timeout(timeout), Resend::IfNothingWasSent)
+        self.send_with(&|| request().timeout(timeout), Resend::IfNothingWasSent)
             .await?
             .json::<T>()
             .await
@@ -126,9 +126,9 @@ impl Client {
     /// Sends a request whose body will be streamed (no overall time limit, only between reads).
     pub async fn send(
         &self,
-        request: impl Fn() -> RequestBuilder,
+        request: impl Fn() -> RequestBuilder + Send + Sync,
     ) -> Result<Response, ProviderError> {
-        self.send_with(request, Resend::Always).await
+        self.send_with(&request, Resend::Always).await
     }
 
     /// Streams a finished video from a URL the provider gave: guarded (see `fetch`), retried
@@ -165,9 +165,11 @@ impl Client {
         Ok(bytes.into())
     }
 
+    /// One body for every call (`request` behind a reference, not a type of its own), so that
+    /// each provider's requests do not each compile their own copy of the loop.
     async fn send_with(
         &self,
-        request: impl Fn() -> RequestBuilder,
+        request: &(dyn Fn() -> RequestBuilder + Send + Sync),
         resend: Resend,
     ) -> Result<Response, ProviderError> {
         let mut attempt = 0;

@@ -50,7 +50,7 @@ impl JobService {
         replica: &Replica,
         id: &str,
         fence: Option<u32>,
-        mut f: impl FnMut(&mut JobRecord),
+        f: &mut (dyn FnMut(&mut JobRecord) + Send),
     ) -> Result<JobRecord, JobError> {
         self.refresh_if_missing(id).await;
         for _ in 0..WRITE_TRIES {

@@ -9,7 +9,7 @@
 //! rate: the takes of that shape are still copied, the others decoded, resampled and encoded
 //! again (`transcode.rs`). AAC-LC mono or stereo is read; other sound is silent.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 
 use bytes::Bytes;
 use mp4::{AacConfig, AudioObjectType, ChannelConfig, MediaType, Mp4Reader, SampleFreqIndex};
@@ -17,6 +17,7 @@ use mp4::{AacConfig, AudioObjectType, ChannelConfig, MediaType, Mp4Reader, Sampl
 use super::take_reader::TakeReader;
 use super::{transcode, ExportShot};
 use crate::engine::EngineError;
+use crate::frames::Video;
 
 /// Samples in one AAC frame.
 pub const FRAME: u64 = 1024;
@@ -55,7 +56,7 @@ impl Shape {
 }
 
 /// The AAC-LC mono or stereo track of an MP4, if it has one: its id and shape.
-pub fn track_of<R: Read + Seek>(reader: &Mp4Reader<R>) -> Option<(u32, Shape)> {
+pub fn track_of(reader: &Mp4Reader<Video<'_>>) -> Option<(u32, Shape)> {
     reader.tracks().values().find_map(|track| {
         let aac = matches!(track.media_type(), Ok(MediaType::AAC))
             && matches!(track.audio_profile(), Ok(AudioObjectType::AacLowComplexity));
@@ -88,7 +89,7 @@ pub fn track_shape(shapes: &[Option<Shape>]) -> Option<Shape> {
 pub fn shape_of(take: &mut TakeReader) -> Option<Shape> {
     take.seek(SeekFrom::Start(0)).ok()?;
     let size = take.size();
-    let reader = Mp4Reader::read_header(take, size).ok()?;
+    let reader = Mp4Reader::read_header(Box::new(take) as Video, size).ok()?;
     track_of(&reader).map(|(_, shape)| shape)
 }
 
@@ -114,7 +115,7 @@ pub fn write_track(
         if let Some(take_shape) = *take_shape {
             let take = open(shot)?;
             let size = take.size();
-            let mut reader = Mp4Reader::read_header(take, size)
+            let mut reader = Mp4Reader::read_header(Box::new(take) as Video, size)
                 .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))?;
             if let Some((track, _)) = track_of(&reader) {
                 let take_rate = take_shape.rate();

@@ -12,7 +12,7 @@ use crate::frames::{picture_at, FrameError, FrameReader, Picture};
 
 /// The take of the shot being exported, read so far.
 struct Take {
-    reader: FrameReader<TakeReader>,
+    reader: FrameReader<'static>,
     pictures: u32,
     seconds: f64,
     /// The last picture decoded, and its index.
