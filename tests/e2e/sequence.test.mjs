@@ -245,3 +245,38 @@ test("a finished job is added from its row, saved first, and its take plays what
   await waitUntil(async () => (await status.textContent()) === "2 shots, 4.00 s · Saved");
   assert.deepEqual(await audit(page), []);
 });
+
+test("opening a project's sequence lists its sequences once", async () => {
+  const project = "one-listing";
+  const base = `${t.server.url}/api/projects/${project}/sequences`;
+  const made = await fetch(base, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Sequence 1", first: true }),
+  });
+  assert.equal(made.status, 201);
+  const { id } = await made.json();
+
+  const context = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const asked = [];
+  page.on("request", (request) =>
+    asked.push(`${request.method()} ${new URL(request.url()).pathname}`),
+  );
+  await page.goto(`${t.server.url}/${project}`);
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
+  await page.getByRole("heading", { name: "Sequence: Sequence 1" }).waitFor();
+  // The editor follows the project's events once it has opened the sequence; a second listing
+  // would have been asked for before that.
+  const opened = `GET /api/projects/${project}/sequences/${id}`;
+  const events = `GET /api/projects/${project}/events`;
+  await waitUntil(() => {
+    const at = asked.indexOf(opened);
+    return at >= 0 && asked.indexOf(events, at) > at;
+  });
+  assert.deepEqual(
+    asked.filter((request) => request === `GET /api/projects/${project}/sequences`),
+    [`GET /api/projects/${project}/sequences`],
+  );
+  await context.close();
+});

@@ -115,8 +115,8 @@ impl SequenceEditor {
             };
             let first = sequences.first().map(|s| s.id.clone());
             inner.change(|s| s.sequences = sequences);
-            let opened = match first {
-                Some(id) => inner.client().get(&id).await,
+            let opened = match &first {
+                Some(id) => inner.client().get(id).await,
                 // Two browsers opening an empty project at once open the same first one.
                 None => inner.client().create("Sequence 1", true).await,
             };
@@ -124,7 +124,10 @@ impl SequenceEditor {
                 Ok(sequence) => inner.open_editor(Editor::new(sequence)),
                 Err(e) => inner.failed(e),
             }
-            inner.relist().await;
+            // The list has the sequence just made only when one was made.
+            if first.is_none() {
+                inner.relist().await;
+            }
             Ok(JsValue::UNDEFINED)
         })
     }
