@@ -280,3 +280,27 @@ test("opening a project's sequence lists its sequences once", async () => {
   );
   await context.close();
 });
+
+test("a sequence made in another browser joins the list to open from", async () => {
+  const project = "listed-elsewhere";
+  const base = `${t.server.url}/api/projects/${project}/sequences`;
+  const make = (name) =>
+    fetch(base, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, first: false }),
+    });
+  assert.equal((await make("Sequence 1")).status, 201);
+
+  const page = t.page;
+  await page.goto(`${t.server.url}/${project}`);
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  await panel.getByRole("heading", { name: "Sequence: Sequence 1" }).waitFor();
+
+  assert.equal((await make("Sequence 2")).status, 201);
+  const open = panel.getByLabel("Open");
+  await waitUntil(async () => (await open.locator("option").count()) === 2);
+  await open.selectOption({ label: "Sequence 2" });
+  await panel.getByRole("heading", { name: "Sequence: Sequence 2" }).waitFor();
+});

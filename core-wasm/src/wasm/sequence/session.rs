@@ -184,7 +184,8 @@ impl Inner {
     }
 
     /// Follows the project's events while sequence `id` is open, taking each change of it
-    /// made elsewhere; a stream that ends is opened again a second later.
+    /// made elsewhere and listing the sequences again when another changes; a stream that ends
+    /// is opened again a second later.
     pub(super) async fn follow(self: Rc<Self>, id: String, opened: u64) {
         let api = Api::new(&self.platform, self.config.clone());
         let mut last_id = None;
@@ -198,16 +199,20 @@ impl Inner {
                     };
                     for event in reader.push(&piece) {
                         last_id = event.id.clone().or(last_id);
+                        if event.name != "sequence" {
+                            continue;
+                        }
                         let ours =
                             crate::json::parse(&event.data).is_some_and(|d| d["id"] == id.as_str());
-                        if event.name == "sequence" && ours {
-                            if let Ok(sequence) = self.client().get(&id).await {
-                                self.change(|s| {
-                                    if let Some(editor) = s.editor.as_mut() {
-                                        editor.changed_elsewhere(sequence);
-                                    }
-                                });
-                            }
+                        if !ours {
+                            // Another sequence made, changed or removed: the list to open from.
+                            self.relist().await;
+                        } else if let Ok(sequence) = self.client().get(&id).await {
+                            self.change(|s| {
+                                if let Some(editor) = s.editor.as_mut() {
+                                    editor.changed_elsewhere(sequence);
+                                }
+                            });
                         }
                     }
                 }
