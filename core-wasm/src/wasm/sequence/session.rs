@@ -197,6 +197,9 @@ impl Inner {
                     let Some(Ok(piece)) = body.next().await else {
                         break;
                     };
+                    // Other sequences made, changed or removed: the list to open from, read
+                    // once for all of them that came together.
+                    let mut others = false;
                     for event in reader.push(&piece) {
                         last_id = event.id.clone().or(last_id);
                         if event.name != "sequence" {
@@ -205,8 +208,7 @@ impl Inner {
                         let ours =
                             crate::json::parse(&event.data).is_some_and(|d| d["id"] == id.as_str());
                         if !ours {
-                            // Another sequence made, changed or removed: the list to open from.
-                            self.relist().await;
+                            others = true;
                         } else if let Ok(sequence) = self.client().get(&id).await {
                             self.change(|s| {
                                 if let Some(editor) = s.editor.as_mut() {
@@ -214,6 +216,9 @@ impl Inner {
                                 }
                             });
                         }
+                    }
+                    if others {
+                        self.relist().await;
                     }
                 }
             }
