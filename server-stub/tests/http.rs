@@ -695,6 +695,60 @@ async fn a_forwarded_request_is_judged_by_the_client_its_trusted_proxy_names() {
     }
 }
 
+/// Fails on reading every forwarding header, `Forwarded` first: behind nginx on this machine
+/// (`--trusted-proxies 127.0.0.1`, `X-Forwarded-For $proxy_add_x_forwarded_for`), a visitor who
+/// wrote `Forwarded: for=127.0.0.1` or `X-Real-IP: 127.0.0.1` read the token.
+#[tokio::test]
+async fn a_forwarding_header_the_proxy_does_not_write_hands_out_nothing() {
+    use server_stub::http::guard::{ForwardedHeader, TrustedProxies};
+    let h = start();
+    let loopback = || TrustedProxies::parse(&["127.0.0.1".into()]).unwrap();
+    for (header, written, spoofs) in [
+        (
+            ForwardedHeader::XForwardedFor,
+            ("x-forwarded-for", "203.0.113.9"),
+            vec![
+                ("forwarded", "for=127.0.0.1"),
+                ("x-real-ip", "127.0.0.1"),
+                ("x-forwarded-for", "127.0.0.1"),
+            ],
+        ),
+        (
+            ForwardedHeader::Forwarded,
+            ("forwarded", "for=203.0.113.9"),
+            vec![
+                ("x-forwarded-for", "127.0.0.1"),
+                ("x-real-ip", "127.0.0.1"),
+                ("forwarded", "for=127.0.0.1"),
+            ],
+        ),
+        (
+            ForwardedHeader::XRealIp,
+            ("x-real-ip", "203.0.113.9"),
+            vec![
+                ("x-forwarded-for", "127.0.0.1"),
+                ("forwarded", "for=127.0.0.1"),
+            ],
+        ),
+    ] {
+        let app = behind_local_proxy(&h, loopback().reading(header));
+        for spoof in spoofs {
+            // What the visitor wrote comes first; what the proxy writes comes last.
+            let reply = get_with(&app, "/config.json", &[spoof, written]).await;
+            assert_eq!(reply.status, StatusCode::FORBIDDEN, "{header:?} {spoof:?}");
+            assert!(!String::from_utf8_lossy(&reply.body).contains(TOKEN));
+        }
+        // A browser on the proxy's own machine still gets the app.
+        let local = match header {
+            ForwardedHeader::XForwardedFor => ("x-forwarded-for", "127.0.0.1"),
+            ForwardedHeader::Forwarded => ("forwarded", "for=127.0.0.1"),
+            ForwardedHeader::XRealIp => ("x-real-ip", "127.0.0.1"),
+        };
+        let reply = get_with(&app, "/config.json", &[local]).await;
+        assert_eq!(reply.json()["token"], TOKEN, "{header:?}");
+    }
+}
+
 #[tokio::test]
 async fn other_machines_need_the_invitation_link() {
     let h = start();

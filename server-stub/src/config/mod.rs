@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
-use crate::http::guard::{GuardSettings, TrustedProxies};
+use crate::http::guard::{ForwardedHeader, GuardSettings, TrustedProxies};
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::prices::Prices;
@@ -79,11 +79,16 @@ pub struct Config {
     /// address and the --public-url host always are).
     #[arg(long, env = "STUDIO_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
-    /// Proxies in front of this server (addresses or networks, comma-separated) whose
-    /// `Forwarded`, `X-Forwarded-For`, `X-Real-IP` and `X-Forwarded-Proto` are believed. A
-    /// request that carries those headers from any other peer is never taken for this machine.
+    /// Proxies in front of this server (addresses or networks, comma-separated) whose word
+    /// about the client (the --forwarded-header) and the scheme (`X-Forwarded-Proto`) is
+    /// believed. A request that carries a forwarding header from any other peer is never taken
+    /// for this machine.
     #[arg(long, env = "STUDIO_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<String>,
+    /// The one header the trusted proxies write the client's address to; the others are never
+    /// read for an address (see docs/security.md for what each proxy writes).
+    #[arg(long, env = "STUDIO_FORWARDED_HEADER", value_enum, default_value_t = ForwardedHeader::default())]
+    pub forwarded_header: ForwardedHeader,
     /// Allow listening on an address other machines can reach (see docs/security.md).
     #[arg(long, env = "STUDIO_ALLOW_REMOTE")]
     pub allow_remote: bool,
@@ -190,7 +195,8 @@ impl Config {
             extra_hosts: self.allowed_hosts.clone(),
             cors_origins: self.cors_origins.clone(),
             access_code: self.access_code()?,
-            trusted_proxies: TrustedProxies::parse(&self.trusted_proxies)?,
+            trusted_proxies: TrustedProxies::parse(&self.trusted_proxies)?
+                .reading(self.forwarded_header),
         })
     }
 

@@ -67,24 +67,10 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
     let media = data.join("media");
     let storage = Arc::new(LocalStorage::new(media.clone(), data.join("tmp")).unwrap());
     let jobs = JobService::start(data, storage, catalog, limits).unwrap();
-    let state = Shared {
-        jobs: jobs.clone(),
-        token: TOKEN.into(),
-        public_url: None,
-        client_api_base: "/api".into(),
-        metrics_token: Some(METRICS_TOKEN.into()),
-        guard: Guard::new(GuardSettings {
-            bound: "127.0.0.1".parse().unwrap(),
-            public_urls: vec![],
-            api_base: "/api".into(),
-            extra_hosts: vec!["studio.test".into()],
-            cors_origins: vec![ELSEWHERE.into()],
-            access_code: ACCESS_CODE.into(),
-            trusted_proxies: TrustedProxies::parse(&[std::net::IpAddr::from(PROXY).to_string()])
-                .unwrap(),
-        })
-        .unwrap(),
-    };
+    let state = shared(
+        jobs.clone(),
+        TrustedProxies::parse(&[std::net::IpAddr::from(PROXY).to_string()]).unwrap(),
+    );
     let app = router(state, &media, &dist);
     Harness {
         remote: app
@@ -97,6 +83,39 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
         jobs,
         dir,
     }
+}
+
+/// The server's state over `jobs`, its guard trusting `proxies`.
+fn shared(jobs: JobService, proxies: TrustedProxies) -> Shared {
+    Shared {
+        jobs,
+        token: TOKEN.into(),
+        public_url: None,
+        client_api_base: "/api".into(),
+        metrics_token: Some(METRICS_TOKEN.into()),
+        guard: Guard::new(GuardSettings {
+            bound: "127.0.0.1".parse().unwrap(),
+            public_urls: vec![],
+            api_base: "/api".into(),
+            extra_hosts: vec!["studio.test".into()],
+            cors_origins: vec![ELSEWHERE.into()],
+            access_code: ACCESS_CODE.into(),
+            trusted_proxies: proxies,
+        })
+        .unwrap(),
+    }
+}
+
+/// The harness's server behind a proxy on this machine that `proxies` names: every request
+/// arrives from loopback, as a visitor's does through nginx or Caddy on the same machine.
+pub fn behind_local_proxy(h: &Harness, proxies: TrustedProxies) -> Router {
+    let data = h.dir.path().join("data");
+    router(
+        shared(h.jobs.clone(), proxies),
+        &data.join("media"),
+        &h.dir.path().join("dist"),
+    )
+    .layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 50000))))
 }
 
 pub fn start() -> Harness {

@@ -10,7 +10,7 @@ mod host_check;
 mod invitation;
 mod pages;
 
-pub use forwarded::{BadProxy, TrustedProxies};
+pub use forwarded::{BadProxy, ForwardedHeader, TrustedProxies};
 pub use host_check::HostCheckLayer;
 pub use invitation::join;
 pub use pages::{nosniff, site_door};
