@@ -1025,6 +1025,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /spend",
             "PATCH /projects/{project_id}/assets/{file_name}",
             "POST /jobs/sora/{job_id}/cancel",
+            "POST /jobs/sora/{job_id}/copy",
             "POST /jobs/sora/{job_id}/save",
             "POST /projects/{project_id}/downloads",
             "POST /projects/{project_id}/jobs",

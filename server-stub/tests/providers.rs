@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use provider_fakes::{byte_at, Fakes, Settings};
+use provider_fakes::{byte_at, Fakes, Gate, Settings};
 use server_stub::config::Config;
 use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
@@ -14,6 +14,7 @@ use server_stub::jobs::{JobService, Limits, NewJob};
 use server_stub::providers::{
     Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError, UsageUnit,
 };
+use server_stub::storage::{ByteStream, Object, Objects, StorageError};
 
 struct Setup {
     fakes: Fakes,
@@ -1238,7 +1239,7 @@ async fn a_cancel_during_the_copy_stops_it_and_keeps_nothing() {
         ..Settings::default()
     })
     .await;
-    setup.fakes.hold_content();
+    setup.fakes.hold(Gate::Content);
     let jobs = setup.service();
     let id = jobs
         .create(job("sora-2", "cancelled mid-copy"))
@@ -1250,7 +1251,7 @@ async fn a_cancel_during_the_copy_stops_it_and_keeps_nothing() {
     }
     let cancelled = jobs.cancel(&id).await.unwrap();
     assert_eq!(cancelled.error.as_deref(), Some("Cancelled"));
-    setup.fakes.release_content();
+    setup.fakes.release(Gate::Content);
     let ended = || setup.fakes.count("content.completed") + setup.fakes.count("content.dropped");
     while ended() == 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -1267,4 +1268,233 @@ async fn a_cancel_during_the_copy_stops_it_and_keeps_nothing() {
     assert_eq!(kept, 0, "nothing of the copy is kept");
     assert_eq!(jobs.get(&id).unwrap().status, Status::Error);
     jobs.shutdown().await;
+}
+
+/// Waits for `done`, failing the test (not hanging it) when it never comes.
+async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let waited = tokio::time::timeout(Duration::from_secs(20), async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "never happened: {what}");
+}
+
+/// Fails on a removal that forgot the create on its way: the provider made (and billed) the
+/// video, nobody cancelled it, and the spend ledger counted it at $0.
+#[tokio::test]
+async fn a_job_removed_while_its_create_is_on_its_way_is_cancelled_there_and_still_costs() {
+    let setup = Setup::new(Settings::default()).await;
+    setup.fakes.hold(Gate::Create);
+    let jobs = setup.service();
+    let id = jobs
+        .create(job("gen4.5", "removed in flight"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    until("the create reached runway", || {
+        setup.fakes.count("Create.held") == 1
+    })
+    .await;
+    jobs.remove(&id).await.unwrap();
+    assert!(jobs.get(&id).is_none());
+    setup.fakes.release(Gate::Create);
+    until("runway was asked to cancel the job it made", || {
+        setup.fakes.count("runway.cancel") == 1
+    })
+    .await;
+    let today = time::OffsetDateTime::now_utc().date();
+    let lines = jobs.spend_lines(Some("hosted"), today, today);
+    let line = lines
+        .iter()
+        .find(|l| l.job_id == id)
+        .expect("a ledger line");
+    assert!(line.estimate_usd.is_some_and(|usd| usd > 0.0), "{line:?}");
+    assert_eq!(
+        line.actual_usd, line.estimate_usd,
+        "the create reached the provider: it may have billed it"
+    );
+    jobs.shutdown().await;
+}
+
+/// Fails on a recovery that marked the job running whatever happened meanwhile: a Cancel that
+/// landed while the provider was being asked was undone, and the job ran with no worker.
+#[tokio::test]
+async fn a_cancel_while_a_cut_off_submission_is_looked_for_wins() {
+    let setup = Setup::new(Settings::default()).await;
+    setup.fakes.hold(Gate::Create);
+    let jobs = setup.service();
+    let id = jobs
+        .create(job("sora-2", "cancelled while found"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    until("the create reached the provider", || {
+        setup.fakes.count("Create.held") == 1
+    })
+    .await;
+    // What a crash now leaves on disk, started again by another server.
+    let record = on_disk(&setup, &id);
+    assert!(record["provider_job_id"].is_null(), "{record}");
+    let crashed = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(crashed.path().join("jobs")).unwrap();
+    std::fs::write(
+        crashed.path().join(format!("jobs/{id}.json")),
+        record.to_string(),
+    )
+    .unwrap();
+    setup.fakes.hold(Gate::Find);
+    let config = setup.config();
+    let restarted = JobService::start(
+        crashed.path().to_owned(),
+        std::sync::Arc::new(
+            server_stub::storage::LocalStorage::new(
+                crashed.path().join("media"),
+                crashed.path().join("tmp"),
+            )
+            .unwrap(),
+        ),
+        config.catalog().unwrap(),
+        config.limits().unwrap(),
+    )
+    .unwrap();
+    until("the restarted server asks the provider", || {
+        setup.fakes.count("Find.held") == 1
+    })
+    .await;
+    let cancelled = restarted.cancel(&id).await.unwrap();
+    assert_eq!(cancelled.error.as_deref(), Some("Cancelled"));
+    setup.fakes.release(Gate::Find);
+    until("the found job is kept", || {
+        restarted.get(&id).unwrap().provider_job_id.is_some()
+    })
+    .await;
+    let record = restarted.get(&id).unwrap();
+    assert_eq!(record.status, Status::Error, "the Cancel wins");
+    assert_eq!(record.error.as_deref(), Some("Cancelled"));
+    let cost = server_stub::jobs::cost::of(&record);
+    assert_eq!(cost.actual_usd, cost.estimate_usd, "the provider had it");
+    setup.fakes.release(Gate::Create);
+    restarted.shutdown().await;
+    jobs.shutdown().await;
+}
+
+/// Fails on a copy that gave up after three downloads: the provider had made (and billed) the
+/// video, the job ended `error` at $0, and the only remedy was a new, billed generation.
+#[tokio::test]
+async fn a_video_that_cannot_be_stored_yet_is_kept_pending_and_copied_when_asked() {
+    use std::sync::atomic::Ordering;
+    let setup = Setup::new(Settings::default()).await;
+    let config = setup.config();
+    let storage = std::sync::Arc::new(FullDisk::new(&config.data));
+    // A full disk for one whole copy: its three downloads.
+    storage.failing_streams.store(3, Ordering::SeqCst);
+    let jobs = JobService::start(
+        config.data.clone(),
+        storage.clone(),
+        config.catalog().unwrap(),
+        config.limits().unwrap(),
+    )
+    .unwrap();
+    let id = jobs
+        .create(job("sora-2", "a copy that waits"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    until("the copy is pending", || {
+        jobs.get(&id).unwrap().copy_pending.is_some()
+    })
+    .await;
+    let record = jobs.get(&id).unwrap();
+    assert_eq!(record.status, Status::Running, "{:?}", record.error);
+    let pending = record.copy_pending.clone().unwrap();
+    assert_eq!(pending.reason, "the video could not be stored");
+    assert_eq!(pending.attempts, 1);
+    assert!(pending.next_at.is_some());
+    assert_eq!(storage.failed_streams.load(Ordering::SeqCst), 3);
+    let cost = server_stub::jobs::cost::of(&record);
+    assert!(cost.estimate_usd.is_some(), "its estimate stays committed");
+    // The disk has room again; the user asks rather than waiting the 30 s.
+    jobs.copy_again(&id).await.unwrap();
+    let done = finished(&jobs, &id).await;
+    assert_eq!(done.status, Status::Done, "{:?}", done.error);
+    assert_eq!(done.copy_pending, None);
+    assert_fake_video(
+        &setup.media(done.preview_key.as_deref().unwrap()),
+        Settings::default().content_bytes,
+    );
+    assert_eq!(setup.fakes.count("openai.create"), 1, "never made twice");
+    assert!(matches!(
+        jobs.copy_again(&id).await,
+        Err(server_stub::jobs::JobError::NoCopyPending)
+    ));
+    jobs.shutdown().await;
+}
+
+/// The local folder, whose streamed writes fail while `failing_streams` counts down, as a full
+/// disk or a storage outage fails them.
+struct FullDisk {
+    inner: server_stub::storage::LocalStorage,
+    failing_streams: std::sync::atomic::AtomicU64,
+    failed_streams: std::sync::atomic::AtomicU64,
+}
+
+impl FullDisk {
+    fn new(data: &std::path::Path) -> FullDisk {
+        FullDisk {
+            inner: server_stub::storage::LocalStorage::new(data.join("media"), data.join("tmp"))
+                .unwrap(),
+            failing_streams: Default::default(),
+            failed_streams: Default::default(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl server_stub::storage::Storage for FullDisk {
+    async fn put_file(&self, key: &str, source: &std::path::Path) -> Result<Object, StorageError> {
+        self.inner.put_file(key, source).await
+    }
+    async fn put_stream(&self, key: &str, body: ByteStream) -> Result<Object, StorageError> {
+        use std::sync::atomic::Ordering;
+        let failing = self
+            .failing_streams
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        if failing.is_ok() {
+            self.failed_streams.fetch_add(1, Ordering::SeqCst);
+            return Err(StorageError::Io(std::io::Error::other(
+                "No space left on device",
+            )));
+        }
+        self.inner.put_stream(key, body).await
+    }
+    async fn put_bytes(&self, key: &str, bytes: Vec<u8>) -> Result<Object, StorageError> {
+        self.inner.put_bytes(key, bytes).await
+    }
+    async fn copy(&self, from: &str, to: &str) -> Result<Object, StorageError> {
+        self.inner.copy(from, to).await
+    }
+    async fn head(&self, key: &str) -> Result<Option<Object>, StorageError> {
+        self.inner.head(key).await
+    }
+    async fn read(&self, key: &str, max: u64) -> Result<bytes::Bytes, StorageError> {
+        self.inner.read(key, max).await
+    }
+    async fn read_range(
+        &self,
+        key: &str,
+        range: std::ops::Range<u64>,
+    ) -> Result<bytes::Bytes, StorageError> {
+        self.inner.read_range(key, range).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StorageError> {
+        self.inner.delete(key).await
+    }
+    async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
+        self.inner.list(prefix).await
+    }
+    fn public_url(&self, key: &str) -> Option<String> {
+        self.inner.public_url(key)
+    }
 }

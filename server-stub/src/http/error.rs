@@ -208,6 +208,7 @@ impl From<JobError> for ApiError {
             JobError::NotFound => ApiError::NotFound("Job not found".into()),
             JobError::NotFinished => ApiError::Conflict("The job is not finished".into()),
             JobError::Finished => ApiError::Conflict("The job has already finished".into()),
+            JobError::NoCopyPending => ApiError::Conflict("The job has no copy pending".into()),
             JobError::UnknownModel(m) => ApiError::Unprocessable(format!("Unknown model {m}")),
             JobError::Invalid(m) => ApiError::Unprocessable(m),
             JobError::NoSuchInput(m) => ApiError::NotFound(m),

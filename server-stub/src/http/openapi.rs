@@ -53,6 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(jobs::get, jobs::remove))
         .routes(routes!(jobs::save))
         .routes(routes!(jobs::cancel))
+        .routes(routes!(jobs::copy_again))
         .routes(routes!(events::stream))
         .routes(routes!(models::list))
         .routes(routes!(references::list, references::create))

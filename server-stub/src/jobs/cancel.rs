@@ -24,6 +24,8 @@ pub struct Switch {
     pub flag: AtomicBool,
     /// Cancelled with the flag; a child of the service's stop.
     pub token: CancellationToken,
+    /// Wakes a worker waiting to try a failed copy again (a user asked for it).
+    pub nudge: tokio::sync::Notify,
     /// The claim this replica works the job under, when replicas share a database (its
     /// writes are fenced by it); 0 otherwise.
     attempt: u32,
@@ -60,6 +62,7 @@ impl Switches {
         let switch = Arc::new(Switch {
             flag: AtomicBool::new(false),
             token: stop.child_token(),
+            nudge: tokio::sync::Notify::new(),
             attempt,
         });
         armed.insert(id.to_owned(), switch.clone());
@@ -83,6 +86,17 @@ impl Switches {
     pub fn trip(&self, id: &str) {
         if let Some(switch) = self.armed.lock().unwrap().get(id) {
             switch.trip();
+        }
+    }
+
+    /// Wakes the work on job `id` if it is waiting to try again; whether this server works it.
+    pub fn nudge(&self, id: &str) -> bool {
+        match self.armed.lock().unwrap().get(id) {
+            Some(switch) => {
+                switch.nudge.notify_one();
+                true
+            }
+            None => false,
         }
     }
 

@@ -1,8 +1,10 @@
 //! What a job costs: the price table's estimate, kept from its creation with the price's date,
 //! and once it has finished what it actually cost, from the provider's own report where it
 //! gives one (Kling's credits, Seedance's tokens), else the estimate. A failed job costs
-//! nothing (no provider here bills failures); a cancelled one costs nothing unless the
-//! provider had accepted it, when it costs the estimate.
+//! nothing (no provider here bills failures) unless the provider made the video and only its
+//! copy failed; a cancelled one costs nothing unless its create
+//! may have reached the provider (it had accepted it, or the request was on its way when the
+//! Cancel came), when it costs the estimate: the provider may have made and billed it.
 
 use serde::{Deserialize, Serialize};
 use studio_core::price::cents;
@@ -66,8 +68,11 @@ pub fn of(record: &JobRecord) -> Cost {
             None => estimate_usd,
         },
         Status::Error => {
-            let accepted = record.provider_job_id.is_some();
-            if record.error.as_deref() == Some(CANCELLED) && accepted {
+            let may_have_reached =
+                record.provider_job_id.is_some() || record.submit_started_at.is_some();
+            let cancelled = record.error.as_deref() == Some(CANCELLED);
+            // Made at the provider, but never copied: billed all the same.
+            if (cancelled && may_have_reached) || record.copy_pending.is_some() {
                 estimate_usd
             } else {
                 Some(0.0)
@@ -144,7 +149,7 @@ mod tests {
     }
 
     #[test]
-    fn failures_cost_nothing_and_cancels_cost_once_accepted() {
+    fn failures_cost_nothing_and_cancels_cost_once_a_create_may_have_reached_the_provider() {
         let mut failed = record(Status::Error);
         failed.error = Some("boom".into());
         failed.provider_job_id = Some("r1".into());
@@ -159,6 +164,13 @@ mod tests {
         let mut late = early.clone();
         late.provider_job_id = Some("r1".into());
         assert_eq!(of(&late).actual_usd, Some(0.5), "the provider had it");
+        let mut in_flight = early.clone();
+        in_flight.submit_started_at = Some("2026-11-25T10:00:01Z".into());
+        assert_eq!(
+            of(&in_flight).actual_usd,
+            Some(0.5),
+            "cancelled while its create was on its way: the provider may have billed it"
+        );
         let mut unpriced = record(Status::Done);
         unpriced.estimate = None;
         let cost = of(&unpriced);

@@ -14,6 +14,9 @@ pub enum JobError {
     NotFinished,
     #[error("the job has already finished")]
     Finished,
+    /// Asked to copy again a video whose copy is not pending.
+    #[error("the job has no copy pending")]
+    NoCopyPending,
     #[error("unknown model {0}")]
     UnknownModel(String),
     /// Inputs the model does not take, or a source it cannot use: the message says which.

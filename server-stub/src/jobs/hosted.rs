@@ -1,12 +1,9 @@
 //! A hosted job's life: submit once (marked durably before the request, so a crash in between
 //! never leads to a second, billed submission), poll at the provider's pace (one poller per
-//! job, however many browsers ask), then stream the finished video into the holding area at
-//! once, because provider URLs expire.
+//! job, however many browsers ask), then copy the finished video out (`copy_out.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use futures_util::{StreamExt, TryStreamExt};
 
 use time::format_description::well_known::Rfc3339;
 
@@ -14,21 +11,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::cancel::Switch;
 use super::record::{JobRecord, Status};
-use super::{age, now, preview_key, JobService};
-use crate::providers::fetch::MAX_VIDEO_BYTES;
+use super::{age, now, JobService};
 use crate::providers::{Finished, Found, Maker, Poll, Provider, ProviderError, Remote};
-use crate::references::{Moment, Named, Source};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
 const UNREACHABLE_FOR: Duration = Duration::from_secs(60 * 60);
 /// Longest pause between polls of an unreachable provider.
 const QUIET_MAX: Duration = Duration::from_secs(60);
-/// Downloads started again after a broken transfer.
-const DOWNLOAD_ATTEMPTS: u32 = 3;
 /// Estimated progress stops here until the provider says the job is done.
 const ESTIMATE_MAX: u8 = 95;
-/// The whole copy of a finished video, every attempt together, ends by then.
-const COPY_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 impl JobService {
     /// Follows a hosted job under `switch` (its claim, with replicas): every write it makes
@@ -117,13 +108,7 @@ impl JobService {
         let outcome = match provider.find(remote, id, &record.prompt, since).await {
             Ok(Found::Job(found)) if !taken(&found) => {
                 tracing::warn!(job = %id, remote = %found, "a submission cut off by a stop was found at the provider");
-                self.change_as(id, fence, |r| {
-                    r.status = Status::Running;
-                    r.attempts += 1;
-                    r.provider_job_id = Some(found.clone());
-                })
-                .await?;
-                return Some(found);
+                return self.accepted(id, fence, &record.model, found).await;
             }
             Ok(Found::Job(_) | Found::Nothing) => format!("{name} has no such job"),
             Ok(Found::CannotAsk) => format!("{name} offers no way to ask whether it has it"),
@@ -186,26 +171,44 @@ impl JobService {
         {
             Ok(remote_id) => {
                 tracing::info!(job = %id, provider = provider.name(), remote = %remote_id, "submitted");
-                let mut active = false;
-                let record = self
-                    .change_as(id, fence, |r| {
-                        r.provider_job_id = Some(remote_id.clone());
-                        active = r.status.is_active();
-                        if active {
-                            r.status = Status::Running;
-                            r.attempts += 1;
-                        }
-                    })
-                    .await?;
-                if !active {
-                    // Cancelled while the request was on its way.
-                    self.cancel_at_provider(id, &record.model, remote_id);
-                    return None;
-                }
-                Some(remote_id)
+                self.accepted(id, fence, &marked.model, remote_id).await
             }
             Err(e) => {
                 self.fail(id, fence, e.to_string()).await;
+                None
+            }
+        }
+    }
+
+    /// Keeps the provider's id of a job it has accepted (just submitted, or found after a
+    /// stop) and marks it running: `Some` while the job is still wanted. A job cancelled or
+    /// removed while the request (or the search) was on its way is cancelled at the provider
+    /// where it can be, and never marked running again: the user's Cancel wins. `None` too when
+    /// the job's lease passed to another replica, which finds the job at the provider itself.
+    async fn accepted(
+        &self,
+        id: &str,
+        fence: Option<u32>,
+        model: &str,
+        remote_id: String,
+    ) -> Option<String> {
+        let mut active = false;
+        let kept = self
+            .change_as(id, fence, |r| {
+                r.provider_job_id = Some(remote_id.clone());
+                active = r.status.is_active();
+                if active {
+                    r.status = Status::Running;
+                    r.attempts += 1;
+                }
+            })
+            .await;
+        match kept {
+            Some(_) if active => Some(remote_id),
+            None if self.get(id).is_some() => None,
+            _ => {
+                tracing::info!(job = %id, remote = %remote_id, "cancelled or removed while the provider took it; cancelling it there");
+                self.cancel_at_provider(id, model, remote_id);
                 None
             }
         }
@@ -269,131 +272,6 @@ impl JobService {
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 () = cancelled.cancelled() => return None,
-            }
-        }
-    }
-
-    /// Streams the finished video into the holding area and marks the job done, with what the
-    /// provider reported of it. A cancel (or a removal) stops the copy, and what it had kept
-    /// (the video, its poster, a last frame) is removed: no record points at it.
-    async fn copy_out(
-        &self,
-        id: &str,
-        provider: &dyn Provider,
-        remote: &str,
-        remote_id: &str,
-        finished: Finished,
-        switch: &Switch,
-    ) {
-        let fence = switch.fence();
-        let project = self.read(id, |r| r.project_id.clone());
-        let key = preview_key(id);
-        let mut attempt = 0;
-        let copy = async {
-            loop {
-                attempt += 1;
-                let copied = match provider.download(remote, remote_id).await {
-                    Ok(response) => {
-                        let mut received = 0u64;
-                        let body = response
-                            .bytes_stream()
-                            .map_err(std::io::Error::other)
-                            .map(move |chunk| {
-                                let chunk = chunk?;
-                                received += chunk.len() as u64;
-                                if received > MAX_VIDEO_BYTES {
-                                    return Err(std::io::Error::other(
-                                        "the video is larger than the cap",
-                                    ));
-                                }
-                                Ok(chunk)
-                            })
-                            .boxed();
-                        self.inner.storage.put_stream(&key, body).await.map_err(|e| {
-                        tracing::error!(job = %id, error = %e, "storing the provider's video failed");
-                        crate::metrics::get().storage_failed();
-                        "the video could not be stored".to_owned()
-                    })
-                    }
-                    Err(e) => Err(e.to_string()),
-                };
-                match copied {
-                    Err(e) if attempt < DOWNLOAD_ATTEMPTS && !self.stopping() => {
-                        tracing::warn!(job = %id, error = %e, attempt, "copy from the provider broke; starting again");
-                    }
-                    other => break other,
-                }
-            }
-        };
-        let outcome = tokio::select! {
-            biased;
-            () = switch.token.cancelled() => None,
-            copied = tokio::time::timeout(COPY_DEADLINE, copy) => Some(
-                copied.unwrap_or_else(|_| Err("the copy took longer than 30 minutes".to_owned())),
-            ),
-        };
-        match outcome {
-            Some(Ok(object)) => {
-                tracing::info!(job = %id, bytes = object.size_bytes, "copied from the provider");
-                crate::metrics::get().copied(object.size_bytes);
-                let reference = match finished.last_frame {
-                    Some(frame) => self.offer_last_frame(id, frame).await,
-                    None => None,
-                };
-                let marked = self
-                    .done_with(id, fence, object.key.clone(), |r| {
-                        r.provider_usage = finished.usage;
-                        r.last_frame_reference.clone_from(&reference);
-                    })
-                    .await;
-                if !marked {
-                    self.discard_unheld_preview(id, &object.key).await;
-                    if let (Some(project), Some(reference)) = (&project, reference) {
-                        self.discard_reference(id, project, &reference).await;
-                    }
-                }
-            }
-            _ if self.stopping() => {}
-            None => {
-                tracing::info!(job = %id, "cancelled while its video was copied; copy stopped");
-                self.discard_unheld_preview(id, &key).await;
-            }
-            Some(Err(e)) => {
-                self.fail(
-                    id,
-                    fence,
-                    format!("The finished video could not be copied from the provider: {e}"),
-                )
-                .await
-            }
-        }
-    }
-
-    /// Removes a last frame kept for a job that was cancelled or removed meanwhile.
-    async fn discard_reference(&self, id: &str, project: &str, reference: &str) {
-        if let Err(e) = self.references().delete(project, reference).await {
-            tracing::warn!(job = %id, reference, error = %e, "a last frame no job holds could not be removed");
-        }
-    }
-
-    /// Keeps the last frame a provider handed over as a reference of the job's project (its
-    /// id), so the next shot can start from it without a decode. A frame that cannot be kept
-    /// (a full project, a picture out of bounds) leaves the job as it is.
-    async fn offer_last_frame(&self, id: &str, frame: bytes::Bytes) -> Option<String> {
-        let project = self.get(id)?.project_id;
-        let source = Source {
-            from_video: id.to_owned(),
-            at: Moment::Named(Named::Last),
-        };
-        match self
-            .references()
-            .offered(&project, frame, Some(source))
-            .await
-        {
-            Ok(reference) => Some(reference.id),
-            Err(e) => {
-                tracing::warn!(job = %id, error = %e, "the provider's last frame was not kept");
-                None
             }
         }
     }

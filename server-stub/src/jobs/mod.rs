@@ -10,6 +10,7 @@ mod admission;
 pub mod budget;
 mod cancel;
 mod changes;
+mod copy_out;
 pub mod cost;
 mod counts;
 
@@ -153,8 +154,12 @@ struct Inner {
 }
 
 fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
+    rfc3339(time::OffsetDateTime::now_utc())
+}
+
+/// `at` as RFC 3339 text, as records keep times.
+fn rfc3339(at: time::OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }
 

@@ -102,6 +102,10 @@ pub struct JobRecord {
     /// The library key its video was saved as, until that video is deleted from the library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved_key: Option<String>,
+    /// A video the provider made (and billed) that could not be copied yet. The job stays
+    /// running while the server tries again; kept on a job that gave up, since it was billed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_pending: Option<CopyPending>,
     /// How many times a worker has started this job (a restart resumes it).
     pub attempts: u32,
     pub created_at: String,
@@ -148,11 +152,25 @@ impl JobRecord {
             shot: None,
             export: None,
             saved_key: None,
+            copy_pending: None,
             attempts: 0,
             created_at: at.clone(),
             updated_at: at,
         }
     }
+}
+
+/// Why a finished video is not in the server's storage yet, and when it is tried again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CopyPending {
+    /// What the last copy ran into ("the video could not be stored").
+    pub reason: String,
+    /// When the first copy failed (RFC 3339).
+    pub since: String,
+    /// Copies tried so far, each of up to three downloads.
+    pub attempts: u32,
+    /// When the server tries again by itself (RFC 3339); `POST .../copy` tries at once.
+    pub next_at: Option<String>,
 }
 
 /// One take of a shot made with several.

@@ -12,7 +12,7 @@ use axum::Router;
 use bytes::Bytes;
 use serde::Deserialize;
 
-use crate::state::{with_faults, Fakes};
+use crate::state::{with_faults, Fakes, Gate};
 
 /// The byte at `offset` of every fake video (a 251-byte cycle, so truncation and reordering
 /// show up).
@@ -30,7 +30,7 @@ pub fn video_body(fakes: &Fakes, len: u64) -> Body {
         .into();
     let step = chunk.len() as u64;
     let chunks = len.div_ceil(step);
-    let gate = fakes.content_gate();
+    let gate = fakes.clone();
     let counted = Counted {
         fakes: fakes.clone(),
         finished: false,
@@ -42,7 +42,7 @@ pub fn video_body(fakes: &Fakes, len: u64) -> Body {
                 return None;
             }
             if i == 1 {
-                let _pass = gate.acquire().await.ok()?;
+                gate.pass(Gate::Content).await;
             }
             if i + 1 == chunks {
                 // The reader has every byte with this chunk (the server may never ask for more).

@@ -23,7 +23,7 @@ use std::net::SocketAddr;
 use axum::Router;
 
 pub use content::byte_at;
-pub use state::{Fakes, Settings};
+pub use state::{Fakes, Gate, Settings};
 
 /// The router serving every fake.
 pub fn router(fakes: Fakes) -> Router {

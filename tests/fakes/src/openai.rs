@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::content::video_response;
 use crate::images;
-use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{authorised, hex, with_faults, Fakes, Gate, Job, Outcome};
 
 const SECONDS: [&str; 3] = ["4", "8", "12"];
 const SIZES: [&str; 4] = ["720x1280", "1280x720", "1024x1792", "1792x1024"];
@@ -278,6 +278,7 @@ async fn list(
         return unauthorised(&headers);
     }
     fakes.counted("openai.list");
+    fakes.pass(Gate::Find).await;
     let limit = query
         .get("limit")
         .and_then(|l| l.parse::<usize>().ok())

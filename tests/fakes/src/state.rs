@@ -144,9 +144,21 @@ struct Inner {
     jobs: Mutex<HashMap<String, Job>>,
     faults: Mutex<Vec<Fault>>,
     counts: Mutex<HashMap<String, u32>>,
-    /// Videos are streamed past their first chunk only with a permit of this: a test holds
-    /// the rest of every download while it does something mid-copy.
-    content_gate: Mutex<Arc<tokio::sync::Semaphore>>,
+    /// What a test holds while it acts in the window it opens (see `Gate`).
+    gates: Mutex<HashMap<Gate, Arc<tokio::sync::Semaphore>>>,
+}
+
+/// A point where the fakes wait while a test holds it, to force an interleaving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Gate {
+    /// Every video download, after its first chunk (a test acts mid-copy).
+    Content,
+    /// Every create, after the job is made and before the answer (a test acts while the
+    /// request is on its way: the provider has the job, the caller does not know it yet).
+    Create,
+    /// Every look-up of jobs by the caller's own ids or prompts (the OpenAI list, Kling's
+    /// `external_task_id`), before the answer.
+    Find,
 }
 
 impl Fakes {
@@ -157,9 +169,7 @@ impl Fakes {
                 jobs: Mutex::default(),
                 faults: Mutex::default(),
                 counts: Mutex::default(),
-                content_gate: Mutex::new(Arc::new(tokio::sync::Semaphore::new(
-                    tokio::sync::Semaphore::MAX_PERMITS,
-                ))),
+                gates: Mutex::default(),
             }),
         }
     }
@@ -172,20 +182,31 @@ impl Fakes {
         *self.inner.settings.lock().unwrap() = settings;
     }
 
-    /// Holds every video download after its first chunk until `release_content`. Each
-    /// download is counted as `content.completed` when streamed whole, or `content.dropped`
-    /// when its reader went away first.
-    pub fn hold_content(&self) {
-        *self.inner.content_gate.lock().unwrap() = Arc::new(tokio::sync::Semaphore::new(0));
+    /// Holds every request that reaches `gate` until `release`. Downloads are counted as
+    /// `content.completed` when streamed whole, or `content.dropped` when their reader went
+    /// away first; a request waiting at a gate is counted as `{gate:?}.held` (`Create.held`).
+    pub fn hold(&self, gate: Gate) {
+        self.inner
+            .gates
+            .lock()
+            .unwrap()
+            .insert(gate, Arc::new(tokio::sync::Semaphore::new(0)));
     }
 
-    pub fn release_content(&self) {
-        self.content_gate()
-            .add_permits(tokio::sync::Semaphore::MAX_PERMITS);
+    /// Lets every request held at `gate` go on, and the ones after it.
+    pub fn release(&self, gate: Gate) {
+        if let Some(held) = self.inner.gates.lock().unwrap().remove(&gate) {
+            held.add_permits(tokio::sync::Semaphore::MAX_PERMITS);
+        }
     }
 
-    pub(crate) fn content_gate(&self) -> Arc<tokio::sync::Semaphore> {
-        self.inner.content_gate.lock().unwrap().clone()
+    /// Waits at `gate` while a test holds it.
+    pub async fn pass(&self, gate: Gate) {
+        let held = self.inner.gates.lock().unwrap().get(&gate).cloned();
+        if let Some(held) = held {
+            self.counted(&format!("{gate:?}.held"));
+            let _pass = held.acquire().await;
+        }
     }
 
     /// The next `count` requests to `provider` (`openai`, `runway`, `fal` or `content`) answer
@@ -220,13 +241,15 @@ impl Fakes {
             .or_default() += 1;
     }
 
-    /// Keeps a new job, then waits the configured create delay before the create answers.
+    /// Keeps a new job, then waits the configured create delay, and at the create gate while
+    /// a test holds it, before the create answers.
     pub async fn insert(&self, job: Job) {
         self.inner.jobs.lock().unwrap().insert(job.id.clone(), job);
         let delay = self.settings().create_delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
+        self.pass(Gate::Create).await;
     }
 
     /// Every job, newest first.

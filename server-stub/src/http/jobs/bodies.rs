@@ -9,7 +9,7 @@ use super::super::AppState;
 use crate::engine::Fit;
 use crate::jobs::cost::Cost;
 use crate::jobs::inputs::Input;
-use crate::jobs::record::{JobRecord, Status, Take};
+use crate::jobs::record::{CopyPending, JobRecord, Status, Take};
 use crate::providers::Usage;
 use crate::sequences::ShotLink;
 
@@ -133,6 +133,9 @@ pub struct JobView {
     /// `{estimate_usd, actual_usd, source, seen}`: the price table's figure, and once finished
     /// what it cost (from the provider's report where it gives one).
     pub(super) cost: Cost,
+    /// Set while the provider's finished video waits to be copied (the job stays running),
+    /// and kept when the server gave up: why, since when, and when it tries again.
+    pub(super) copy_pending: Option<CopyPending>,
     pub(super) created_at: String,
     pub(super) updated_at: String,
 }
@@ -173,6 +176,7 @@ impl JobView {
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
             cost: crate::jobs::cost::of(r),
+            copy_pending: r.copy_pending.clone(),
             created_at: r.created_at.clone(),
             updated_at: r.updated_at.clone(),
         }

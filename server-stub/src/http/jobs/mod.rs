@@ -261,6 +261,33 @@ pub async fn cancel(
 }
 
 #[utoipa::path(
+    post,
+    context_path = super::API,
+    path = "/jobs/sora/{job_id}/copy",
+    tag = "jobs",
+    params(("job_id" = String, Path)),
+    responses(
+        (status = 202, description = "The provider finished the job but its video could not be copied yet (`copy_pending`): the server tries the copy again now, and the job answers as it stands", body = JobView),
+        (status = 404, description = "No such job", body = ErrorBody),
+        (status = 409, description = "The job has no copy pending", body = ErrorBody),
+    ),
+)]
+pub async fn copy_again(
+    _: Authorized,
+    State(state): State<AppState>,
+    base: PublicBase,
+    ApiPath(id): ApiPath<String>,
+) -> Result<(StatusCode, Json<JobView>), ApiError> {
+    job_id(&id)?;
+    state.jobs.copy_again(&id).await?;
+    let record = state.jobs.get(&id).ok_or(crate::jobs::JobError::NotFound)?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(JobView::new(&state, &base, &record)),
+    ))
+}
+
+#[utoipa::path(
     delete,
     context_path = super::API,
     path = "/jobs/sora/{job_id}",
