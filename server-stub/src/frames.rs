@@ -49,6 +49,11 @@ pub struct TrackInfo {
     pub height: u32,
     pub frames: u32,
     pub seconds: f64,
+    /// The track's clock, ticks a second (`mdhd`).
+    pub timescale: u32,
+    /// How many ticks most of its pictures last (`stts`): with `timescale`, its exact frame
+    /// rate (24000 / 1001 is 23.976).
+    pub frame_ticks: u32,
 }
 
 fn unsupported(e: mp4::Error) -> FrameError {
@@ -79,15 +84,35 @@ pub fn open(video: Video<'_>, size: u64) -> Result<(mp4::Mp4Reader<Video<'_>>, u
     Ok((reader, track))
 }
 
+/// Which of `pictures` pictures spread evenly over `seconds` is nearest the instant `at`: a
+/// point on a take is its nearest frame (a half goes up), for the export as for the
+/// timelines an editor gets.
+pub fn nearest_picture(at: f64, seconds: f64, pictures: u32) -> u32 {
+    let per_picture = seconds / f64::from(pictures.max(1));
+    ((at / per_picture + 1e-6).round().max(0.0) as u32).min(pictures.saturating_sub(1))
+}
+
 /// The size, frame count and length of the video track.
 pub fn track_info(video: impl Read + Seek + Send, size: u64) -> Result<TrackInfo, FrameError> {
     let (reader, id) = open(Box::new(video), size)?;
     let track = &reader.tracks()[&id];
+    let frame_ticks = track
+        .trak
+        .mdia
+        .minf
+        .stbl
+        .stts
+        .entries
+        .iter()
+        .max_by_key(|e| e.sample_count)
+        .map_or(0, |e| e.sample_delta);
     Ok(TrackInfo {
         width: u32::from(track.width()),
         height: u32::from(track.height()),
         frames: track.sample_count(),
         seconds: track.duration().as_secs_f64(),
+        timescale: track.timescale(),
+        frame_ticks,
     })
 }
 

@@ -441,6 +441,96 @@ fn python(args: &[&std::ffi::OsStr]) -> Vec<u8> {
     output.stdout
 }
 
+/// Fails on source points written in frames of the sequence's rate: a 24 fps take in a 30 fps
+/// cut got 30 fps source timecodes (`00:00:00:27` cannot be a 24 fps frame) and the XML told
+/// Premiere the file ran at 30.
+#[tokio::test]
+async fn a_take_keeps_its_own_rate_in_a_cut_of_another() {
+    let h = start();
+    let take = saved(&h, "cut", "a lighthouse beam turning").await;
+    let sequence = made(&h, json!({"name": "Thirty", "fps": 30})).await;
+    // 0.5 s to 0.9 s, then 0.3 s to 0.7 s: frames 15-27 and 9-21 at 30 fps; at 24 fps the
+    // nearest source frames are 12-22 (21.6) and 7 (7.2) to 17 (16.8).
+    let shots = [(0.5, 0.9), (0.3, 0.7)];
+    let change = with_shots(
+        &sequence,
+        json!(shots
+            .iter()
+            .enumerate()
+            .map(|(n, (in_s, out_s))| json!({"label": format!("Shot {}", n + 1), "take": take, "in_s": in_s, "out_s": out_s}))
+            .collect::<Vec<_>>()),
+    );
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let half_a_source_frame = 0.5 / 24.0 + 1e-9;
+    for file in ["timeline.otio", "timeline.xml"] {
+        let reply = api(&h.app, "GET", &format!("{}/{file}", uri(&sequence)), None).await;
+        assert_eq!(reply.status, StatusCode::OK, "{file}");
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(file);
+        std::fs::write(&path, &reply.body).unwrap();
+        let read = read_with_otio(&path, 24);
+        let clips = read["clips"].as_array().unwrap();
+        let found: Vec<(i64, f64)> = clips
+            .iter()
+            .map(|c| {
+                (
+                    c["source_in"].as_i64().unwrap(),
+                    c["source_rate"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(found, [(12, 24.0), (7, 24.0)], "{file}: {read}");
+        for (clip, (in_s, out_s)) in clips.iter().zip(shots) {
+            let source_in = clip["source_in_s"].as_f64().unwrap();
+            assert!(
+                (source_in - in_s).abs() <= half_a_source_frame,
+                "{file}: {clip}"
+            );
+            let source_out = clip["source_out_s"].as_f64().unwrap();
+            assert!(
+                (source_out - out_s).abs() <= half_a_source_frame,
+                "{file}: {clip}"
+            );
+        }
+    }
+    let xml = api(
+        &h.app,
+        "GET",
+        &format!("{}/timeline.xml", uri(&sequence)),
+        None,
+    )
+    .await;
+    let xml = String::from_utf8_lossy(&xml.body).into_owned();
+    assert!(xml.contains("<in>12</in><out>22</out>"), "{xml}");
+    assert!(
+        xml.contains("<start>12</start><end>24</end><in>7</in><out>17</out>"),
+        "{xml}"
+    );
+    // The EDL: source timecodes at the take's 24 fps, record timecodes at the cut's 30.
+    let edl = api(
+        &h.app,
+        "GET",
+        &format!("{}/timeline.edl", uri(&sequence)),
+        None,
+    )
+    .await;
+    let edl = String::from_utf8_lossy(&edl.body).into_owned();
+    let events: Vec<Vec<&str>> = edl
+        .lines()
+        .filter(|l| l.starts_with("00"))
+        .map(|l| l.split_whitespace().skip(4).collect())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ["00:00:00:12", "00:00:00:22", "01:00:00:00", "01:00:00:12"],
+            ["00:00:00:07", "00:00:00:17", "01:00:00:12", "01:00:00:24"],
+        ],
+        "{edl}"
+    );
+}
+
 /// What OpenTimelineIO's reader (`tests/python/read_timeline.py`) finds in the file at `path`.
 fn read_with_otio(path: &std::path::Path, fps: u32) -> Value {
     let fps = fps.to_string();
@@ -475,7 +565,7 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     let h = start();
     let first = saved(&h, "cut", "a heron lifts off the water").await;
     let second = saved(&h, "cut", "reeds bending in the wind").await;
-    let sequence = made(&h, json!({"name": "Marsh & <reeds>", "fps": 25})).await;
+    let sequence = made(&h, json!({"name": "Marsh & <reeds>", "fps": 24})).await;
     let change = with_shots(
         &sequence,
         json!([
@@ -486,12 +576,12 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     );
     let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
-    // Source in, length and record in, in frames at 25 fps; the record side starts at 1 h.
-    // Sources are named as a ZIP holds them (`:` is `_`).
+    // Source in, length and record in, in frames at 24 fps (the takes' rate and the cut's);
+    // the record side starts at 1 h. Sources are named as a ZIP holds them (`:` is `_`).
     let expected = [
-        ("Shot 1: wide", &first, 0, 20, 0),
-        ("Shot 2: reeds", &second, 5, 20, 20),
-        ("Shot 3: the heron again", &first, 10, 13, 40),
+        ("Shot 1: wide", &first, 0, 19, 0),
+        ("Shot 2: reeds", &second, 5, 19, 19),
+        ("Shot 3: the heron again", &first, 10, 12, 38),
     ];
     let mut wanted_clips = Vec::new();
     for (file, content_type) in [
@@ -505,7 +595,7 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join(file);
         std::fs::write(&path, &reply.body).unwrap();
-        let read = read_with_otio(&path, 25);
+        let read = read_with_otio(&path, 24);
         let clips = clips_read(&read);
         let wanted: Vec<(String, String, i64, i64, i64)> = expected
             .iter()
@@ -520,7 +610,7 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
             })
             .collect();
         assert_eq!(clips, wanted, "{file}");
-        assert_eq!(read["frames"], 53, "{file}: the shots' lengths added");
+        assert_eq!(read["frames"], 50, "{file}: the shots' lengths added");
         wanted_clips = wanted;
     }
 
@@ -554,7 +644,7 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     takes.sort();
     assert_eq!(names, takes, "each source video once");
     for file in ["timeline.otio", "timeline.xml", "timeline.edl"] {
-        let read = read_with_otio(&unpacked.join(file), 25);
+        let read = read_with_otio(&unpacked.join(file), 24);
         assert_eq!(clips_read(&read), wanted_clips, "{file} in the package");
         assert!(
             read["clips"]
@@ -878,4 +968,53 @@ async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_wh
         (other - 660.0).abs() < 10.0,
         "the other tone is {other:.0} Hz"
     );
+}
+
+/// Fails on one body limit for every route: the 64 KiB that suits a job refused a sequence of
+/// 500 shots with labels and three candidate takes each (about 130 KB) with 413, so the
+/// documented limit of 500 shots could not be reached.
+#[tokio::test]
+async fn a_sequence_reaches_its_500_shots_and_a_501st_is_refused_by_name() {
+    let h = start();
+    let takes = [
+        saved(&h, "cut", "first light on the dunes").await,
+        saved(&h, "cut", "a rider crossing the sand").await,
+        saved(&h, "cut", "wind lifting the sand").await,
+    ];
+    let sequence = made(&h, json!({"name": "Long"})).await;
+    let shot = |n: usize| {
+        json!({
+            "label": format!("Shot {n}: the rider seen from the dune's crest, late afternoon light"),
+            "takes": takes,
+            "take": takes[n % 3],
+            "in_s": 0,
+            "out_s": 0.5,
+        })
+    };
+    let change = with_shots(&sequence, json!((1..=500).map(shot).collect::<Vec<_>>()));
+    let size = serde_json::to_vec(&change).unwrap().len();
+    assert!(size > 64 * 1024, "the body is {size} bytes");
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    assert_eq!(reply.json()["shots"].as_array().unwrap().len(), 500);
+    let stored = reply.json();
+    let change = with_shots(&stored, json!((1..=501).map(shot).collect::<Vec<_>>()));
+    let refused = api(&h.app, "PUT", &uri(&sequence), Some(change)).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "a sequence holds at most 500 shots, not 501"
+    );
+    // Past what any sequence needs, the body is refused unread; a job's body stays small.
+    let huge = with_shots(&stored, json!([{"label": "x".repeat(5 * 1024 * 1024)}]));
+    let refused = api(&h.app, "PUT", &uri(&sequence), Some(huge)).await;
+    assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+    let job = api(
+        &h.app,
+        "POST",
+        "/api/projects/cut/jobs",
+        Some(json!({"prompt": "y".repeat(100 * 1024)})),
+    )
+    .await;
+    assert_eq!(job.status, StatusCode::PAYLOAD_TOO_LARGE);
 }

@@ -1,7 +1,7 @@
 """Reads a timeline file with OpenTimelineIO and its adapters (otio_json, fcp_xml, cmx_3600) and
 prints what an editor's import would find, as JSON: the timeline's length and start, and each
 clip's name, media reference (and whether that file is there, beside the timeline) and source
-range, in frames at the given rate."""
+range, in frames at the given rate, and in seconds at the rate the file gives it."""
 
 import json
 import os
@@ -30,6 +30,9 @@ def main(path, rate):
                 "found": url is not None
                 and os.path.isfile(os.path.join(os.path.dirname(path), url)),
                 "source_in": frames(clip.source_range.start_time, rate),
+                "source_rate": clip.source_range.start_time.rate,
+                "source_in_s": clip.source_range.start_time.to_seconds(),
+                "source_out_s": clip.source_range.end_time_exclusive().to_seconds(),
                 "frames": frames(clip.source_range.duration, rate),
                 "record_in": frames(clip.range_in_parent().start_time, rate),
             }

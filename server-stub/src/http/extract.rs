@@ -9,12 +9,13 @@ use http_body_util::Limited;
 use super::error::ApiError;
 use super::{AppState, BODY_LIMIT};
 
-/// A JSON body of at most `BODY_LIMIT` bytes; malformed JSON is 400, a wrong shape 422, too
-/// large 413. The limit is set here, where a body is read, rather than by a layer over every
-/// route: the routes without a body (the status polls) then pay nothing for it.
-pub struct JsonBody<T>(pub T);
+/// A JSON body of at most `LIMIT` bytes (`BODY_LIMIT` unless a route carries more, as a
+/// sequence does); malformed JSON is 400, a wrong shape 422, too large 413. The limit is set
+/// here, where a body is read, rather than by a layer over every route: the routes without a
+/// body (the status polls) then pay nothing for it.
+pub struct JsonBody<T, const LIMIT: usize = BODY_LIMIT>(pub T);
 
-impl<T, S> FromRequest<S> for JsonBody<T>
+impl<T, S, const LIMIT: usize> FromRequest<S> for JsonBody<T, LIMIT>
 where
     T: serde::de::DeserializeOwned,
     S: Send + Sync,
@@ -22,7 +23,7 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let req = req.map(|body| Body::new(Limited::new(body, BODY_LIMIT)));
+        let req = req.map(|body| Body::new(Limited::new(body, LIMIT)));
         let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
         Ok(JsonBody(value))
     }

@@ -19,8 +19,9 @@ use super::extract::ApiPath;
 use super::sequences::{length_of, library, no_such};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
-use crate::sequences::timeline::{self, Cut};
+use crate::sequences::timeline::{self, Cut, Rate, SourceFile};
 use crate::sequences::Sequence;
+use crate::storage::Storage;
 use crate::zip::{Entry, Source};
 
 /// The three ways a timeline is written.
@@ -78,17 +79,53 @@ pub(super) async fn sequence_cut(
         .await?
         .ok_or_else(no_such)?;
     let saved = library(storage.as_ref(), &folder).await?;
-    let mut lengths = HashMap::new();
+    let mut sources = HashMap::new();
     for take in sequence.shots.iter().filter_map(|s| s.take.as_ref()) {
-        if saved.contains(take) && !lengths.contains_key(take) {
-            if let Some(seconds) = length_of(storage.as_ref(), &folder, take).await {
-                lengths.insert(take.clone(), seconds);
+        if saved.contains(take) && !sources.contains_key(take) {
+            if let Some(source) = source_file(storage.as_ref(), &folder, take, sequence.fps).await {
+                sources.insert(take.clone(), source);
             }
         }
     }
-    let cut = Cut::new(&sequence, &|take| saved.contains(take), &lengths)
+    let cut = Cut::new(&sequence, &|take| saved.contains(take), &sources)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     Ok((sequence, cut))
+}
+
+/// What the header of the take `name` says of its rate and length (read by range: its boxes,
+/// not its pictures); when it cannot be read, the sequence's rate `fps` and the length its
+/// metadata gives, if any.
+async fn source_file(
+    storage: &dyn Storage,
+    folder: &str,
+    name: &str,
+    fps: u32,
+) -> Option<SourceFile> {
+    let key = format!("projects/{folder}/{name}");
+    let header = async {
+        let size = storage.head(&key).await.ok()??.size_bytes;
+        let video = crate::poster::Sparse::boxes(storage, &key, size)
+            .await
+            .ok()?;
+        let info = tokio::task::spawn_blocking(move || crate::frames::track_info(video, size))
+            .await
+            .ok()?
+            .ok()?;
+        Some(SourceFile {
+            rate: Rate::of_track(info.timescale, info.frame_ticks)?,
+            frames: Some(u64::from(info.frames)),
+        })
+    };
+    match header.await {
+        Some(source) => Some(source),
+        None => {
+            let seconds = length_of(storage, folder, name).await?;
+            Some(SourceFile {
+                rate: Rate::whole(fps),
+                frames: crate::sequences::frames::of_seconds(seconds, fps),
+            })
+        }
+    }
 }
 
 /// A file name for the download: the sequence's name with only letters, digits, spaces, `-`
@@ -132,7 +169,7 @@ async fn answer(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut as an OpenTimelineIO timeline: one video track, each clip with its source range and its file as `media/{file_name}`", content_type = "application/json", body = Object),
+        (status = 200, description = "The cut as an OpenTimelineIO timeline: one video track, each clip with its source range at its file's own rate and its file under `media/`", content_type = "application/json", body = Object),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -174,7 +211,7 @@ pub async fn xml(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut as a CMX 3600 EDL (non-drop timecode at the sequence's rate, the record side from 01:00:00:00)", content_type = "text/plain", body = String),
+        (status = 200, description = "The cut as a CMX 3600 EDL (non-drop timecode: the source side at each file's own rate, the record side at the sequence's from 01:00:00:00)", content_type = "text/plain", body = String),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -195,7 +232,7 @@ pub async fn edl(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, and every source video under media/ where they look for it (`:` in names becomes `_`), stored without compression", content_type = "application/zip", body = Vec<u8>),
+        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, and every source video under media/ where they look for it (`:` in names becomes `_`, and a name taken already gets `-2`, `-3` ...), stored without compression", content_type = "application/zip", body = Vec<u8>),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),

@@ -27,6 +27,11 @@ use crate::project_events::Change;
 use crate::sequences::{self, frames, locked, new_id, now, Sequence, DEFAULT_SIZE, FPS_OFFERED};
 use crate::storage::Storage;
 
+/// The largest sequence change accepted: a sequence at its limits (500 shots, each with its
+/// label, prompt and up to 100 candidate takes) is about 2.5 MB of JSON. Every other route
+/// keeps `BODY_LIMIT`.
+pub const SEQUENCE_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
 fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
     let fps = sequence.fps;
     SequenceView {
@@ -268,7 +273,7 @@ pub async fn put(
     _: Authorized,
     State(state): State<AppState>,
     ApiPath((project, id)): ApiPath<(String, String)>,
-    JsonBody(body): JsonBody<SequenceChange>,
+    JsonBody(body): JsonBody<SequenceChange, SEQUENCE_BODY_LIMIT>,
 ) -> Result<Response, ApiError> {
     valid_project(&project)?;
     let storage = state.jobs.storage();

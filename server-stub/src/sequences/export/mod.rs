@@ -61,8 +61,8 @@ impl Export {
                     label: clip.label.clone(),
                     file_name: clip.file_name.clone(),
                     key: key_of(&clip.file_name),
-                    in_frame: clip.source_in,
-                    out_frame: clip.source_out,
+                    in_frame: clip.in_frame,
+                    out_frame: clip.out_frame,
                 })
                 .collect(),
         }
@@ -229,10 +229,15 @@ mod tests {
         let mut record = 0;
         for s in &cut.shots {
             let take = &bytes[s.key.as_str()];
+            // The take's picture nearest the shot's in point (0.4 s of the 12 fps take is its
+            // picture 5, at 0.417 s: 4.8 is nearer 5).
+            let take_fps = takes.iter().find(|t| t.0 == s.file_name).unwrap().4;
+            let nearest =
+                crate::frames::nearest_picture(s.in_frame as f64 / 25.0, 2.0, 2 * take_fps);
             let source = frame_at(
                 std::io::Cursor::new(take),
                 take.len() as u64,
-                At::Seconds(s.in_frame as f64 / 25.0),
+                At::Seconds(f64::from(nearest) / f64::from(take_fps)),
             )
             .unwrap();
             let expected = fit_image(&source, 320, 240, Fit::Pad);
@@ -245,6 +250,49 @@ mod tests {
             let quality = psnr(&expected, &first);
             assert!(quality >= 30.0, "{}: {quality:.1} dB", s.label);
             record += s.out_frame - s.in_frame;
+        }
+    }
+
+    /// Fails on a movie header counted in whole milliseconds: 41 pictures at 24 fps read
+    /// 1.681 s, not 1.708 s.
+    #[test]
+    fn the_headers_say_the_exports_length_to_the_picture() {
+        let dir = tempfile::tempdir().unwrap();
+        let take = dir.path().join("t.mp4");
+        let spec = VideoSpec {
+            width: 160,
+            height: 96,
+            fps: 24,
+            seconds: 2,
+        };
+        render_clip("a slow tide", &spec, &take).unwrap();
+        let take = Bytes::from(std::fs::read(&take).unwrap());
+        let cut = Export {
+            sequence: "seq_1".into(),
+            version: 1,
+            fps: 24,
+            shots: vec![shot("Shot 1", "t.mp4", 3, 44)],
+        };
+        let out = dir.path().join("cut.mp4");
+        export(
+            &cut,
+            (160, 96),
+            Fit::Crop,
+            |_| Ok(in_memory(take.clone(), 1 << 20, Arc::default())),
+            &out,
+            &AtomicBool::new(false),
+            |_, _| {},
+        )
+        .unwrap();
+        let exported = std::fs::read(&out).unwrap();
+        let size = exported.len() as u64;
+        let reader = mp4::Mp4Reader::read_header(std::io::Cursor::new(&exported), size).unwrap();
+        let exact = 41.0 / 24.0;
+        let movie = reader.moov.mvhd.duration as f64 / f64::from(reader.timescale());
+        assert!((movie - exact).abs() < 1e-6, "the movie lasts {movie} s");
+        for track in reader.tracks().values() {
+            let header = track.trak.tkhd.duration as f64 / f64::from(reader.timescale());
+            assert!((header - exact).abs() < 1e-6, "a track lasts {header} s");
         }
     }
 

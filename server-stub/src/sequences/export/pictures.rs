@@ -8,7 +8,7 @@ use std::io::{Seek, SeekFrom};
 use super::take_reader::TakeReader;
 use super::{audio, ExportShot};
 use crate::engine::{fit_image, EngineError, Fit, Frame};
-use crate::frames::{picture_at, FrameError, FrameReader, Picture};
+use crate::frames::{nearest_picture, FrameError, FrameReader, Picture};
 
 /// The take of the shot being exported, read so far.
 struct Take {
@@ -100,7 +100,7 @@ where
         }
         let take = self.take.as_mut().expect("opened above");
         let at = (shot.in_frame + self.frame) as f64 / f64::from(self.fps);
-        let wanted = picture_at(at, take.seconds, take.pictures);
+        let wanted = nearest_picture(at, take.seconds, take.pictures);
         // Pictures before the wanted one are decoded and passed over; past the take's last
         // picture, the last one stays.
         while !take.ended && take.decoded.as_ref().is_none_or(|(i, _)| *i < wanted) {

@@ -1,5 +1,6 @@
-//! The cut as a CMX 3600 EDL: one cut event per shot, source and record timecodes at the
-//! sequence's rate (non-drop), with the shot's label and its source file as comments.
+//! The cut as a CMX 3600 EDL: one cut event per shot, non-drop timecodes, the source side at
+//! its file's own rate (its whole timebase: 24 for 23.976) and the record side at the
+//! sequence's, with the shot's label and its source file as comments.
 
 use std::fmt::Write;
 
@@ -19,8 +20,8 @@ pub fn write(cut: &Cut) -> String {
             "{number:03}  {REEL:<8} V     C        {source_in} {source_out} {record_in} {record_out}\n\
              * FROM CLIP NAME: {label}\n* FROM CLIP: {path}\n\n",
             number = n + 1,
-            source_in = timecode(clip.source_in, fps),
-            source_out = timecode(clip.source_out, fps),
+            source_in = timecode(clip.source_in(), clip.source.rate.timebase()),
+            source_out = timecode(clip.source_out(), clip.source.rate.timebase()),
             record_in = timecode(start + clip.record_in, fps),
             record_out = timecode(start + clip.record_out(), fps),
             label = clip.label,

@@ -1,12 +1,15 @@
 //! A sequence as a timeline an editor keeps working on: OpenTimelineIO (`otio.rs`), Final Cut
 //! Pro 7 XML, which Premiere Pro and DaVinci Resolve import (`xmeml.rs`), and a CMX 3600 EDL
 //! (`edl.rs`). Each clip names its source file by a path relative to the timeline,
-//! `media/{file_name}` (`:` written `_`), as the package holds them, with its source in and out and its place on
-//! the record side, all in whole frames of the sequence's rate. The record side starts at
-//! 01:00:00:00, where editors start a timeline.
+//! `media/{name}`, as the package holds them (`package.rs` makes the names unique). The record
+//! side is in whole frames of the sequence's rate and starts at 01:00:00:00, where editors start
+//! a timeline; a clip's source range is in its own file's frames and rate (a 24 fps take in a
+//! 30 fps cut keeps 24 fps source timecodes, a 23.976 take is NTSC), read from the file's
+//! header. A point on a take is its nearest source frame, the rule the export follows too.
 
 pub mod edl;
 pub mod otio;
+pub mod package;
 pub mod xmeml;
 
 use std::collections::HashMap;
@@ -25,6 +28,88 @@ pub enum CutError {
     TakeMissing(usize, String, String),
 }
 
+/// A frame rate as a fraction of whole numbers: 25 / 1, or 24000 / 1001 for 23.976.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    num: u64,
+    den: u64,
+}
+
+impl Rate {
+    pub fn whole(fps: u32) -> Rate {
+        Rate {
+            num: u64::from(fps.max(1)),
+            den: 1,
+        }
+    }
+
+    /// The rate of a track whose pictures last `frame_ticks` ticks of a `timescale` clock; an
+    /// NTSC rate (a whole rate times 1000 / 1001) is known as such whatever clock counts it
+    /// (90 kHz, 600 or 24000). `None` for a track with no clock or pictures.
+    pub fn of_track(timescale: u32, frame_ticks: u32) -> Option<Rate> {
+        if timescale == 0 || frame_ticks == 0 {
+            return None;
+        }
+        let fps = f64::from(timescale) / f64::from(frame_ticks);
+        let whole = fps.round().max(1.0);
+        let ntsc = whole * 1000.0 / 1001.0;
+        if (fps - whole).abs() > 1e-3 && (fps - ntsc).abs() < 1e-3 {
+            return Some(Rate {
+                num: whole as u64 * 1000,
+                den: 1001,
+            });
+        }
+        let (num, den) = (u64::from(timescale), u64::from(frame_ticks));
+        let divisor = gcd(num, den);
+        Some(Rate {
+            num: num / divisor,
+            den: den / divisor,
+        })
+    }
+
+    /// Frames a second.
+    pub fn fps(self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+
+    /// The whole rate timecodes count in: 24 for 23.976, 30 for 29.97.
+    pub fn timebase(self) -> u32 {
+        self.fps().round() as u32
+    }
+
+    /// Whether it is an NTSC rate (23.976, 29.97, 59.94 ...).
+    pub fn is_ntsc(self) -> bool {
+        self.den == 1001
+    }
+
+    /// The frame of this rate nearest the instant `frames` frames of `fps` in (a half frame
+    /// goes up), in whole numbers: no float rounding at any length.
+    pub fn nearest(self, frames: u64, fps: u32) -> u64 {
+        let per = u64::from(fps.max(1)) * self.den;
+        (2 * frames * self.num + per) / (2 * per)
+    }
+
+    /// `frames` frames of `fps` in this rate's frames, exactly (a fraction where they differ).
+    pub fn exactly(self, frames: u64, fps: u32) -> f64 {
+        frames as f64 * self.num as f64 / (f64::from(fps.max(1)) * self.den as f64)
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// What a source file's header says: its rate and its length in its own frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SourceFile {
+    pub rate: Rate,
+    pub frames: Option<u64>,
+}
+
 /// A sequence ready to be written as a timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cut {
@@ -35,41 +120,61 @@ pub struct Cut {
     pub clips: Vec<Clip>,
 }
 
-/// One shot on the timeline, in frames of the sequence's rate.
+/// One shot on the timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     pub label: String,
     pub file_name: String,
-    pub source_in: u64,
-    pub source_out: u64,
+    /// In and out on the take, in frames of the sequence's rate, as the sequence keeps them.
+    pub in_frame: u64,
+    pub out_frame: u64,
     /// Where the clip starts on the record side, counted from the timeline's start.
     pub record_in: u64,
-    /// The source file's length, when its metadata says.
-    pub source_frames: Option<u64>,
+    /// The source file's rate and length; the sequence's rate, and a length from its metadata
+    /// where it has one, when its header cannot be read.
+    pub source: SourceFile,
+    /// Its name under `media/`, unique in the package.
+    pub media_name: String,
+    /// The sequence's rate.
+    fps: u32,
 }
 
 impl Clip {
+    /// Its length on the record side, in frames of the sequence's rate.
     pub fn frames(&self) -> u64 {
-        self.source_out - self.source_in
+        self.out_frame - self.in_frame
     }
 
     pub fn record_out(&self) -> u64 {
         self.record_in + self.frames()
     }
 
+    /// The source frame it starts at, in the file's own rate.
+    pub fn source_in(&self) -> u64 {
+        self.source.rate.nearest(self.in_frame, self.fps)
+    }
+
+    /// The source frame it ends before, in the file's own rate.
+    pub fn source_out(&self) -> u64 {
+        self.source
+            .rate
+            .nearest(self.out_frame, self.fps)
+            .max(self.source_in() + 1)
+    }
+
     /// The source file, relative to the timeline, as the package holds it.
     pub fn path(&self) -> String {
-        format!("media/{}", crate::zip::portable(&self.file_name))
+        format!("media/{}", self.media_name)
     }
 }
 
 impl Cut {
-    /// The cut of `sequence`, whose chosen takes must all be in `library`, with the lengths in
-    /// seconds that `lengths` knows of.
+    /// The cut of `sequence`, whose chosen takes must all be in `library`, with what `sources`
+    /// knows of each take's file.
     pub fn new(
         sequence: &Sequence,
         library: &impl Fn(&str) -> bool,
-        lengths: &HashMap<String, f64>,
+        sources: &HashMap<String, SourceFile>,
     ) -> Result<Cut, CutError> {
         let (width, height) = sequence
             .size
@@ -78,6 +183,7 @@ impl Cut {
             .unwrap_or((1280, 720));
         let mut record_in = 0;
         let mut clips = Vec::with_capacity(sequence.shots.len());
+        let mut names = package::Names::default();
         for (n, shot) in sequence.shots.iter().enumerate() {
             let Some(take) = &shot.take else {
                 return Err(CutError::NoTake(n + 1, one_line(&shot.label)));
@@ -92,12 +198,15 @@ impl Cut {
             let clip = Clip {
                 label: one_line(&shot.label),
                 file_name: take.clone(),
-                source_in: shot.in_frame,
-                source_out: shot.out_frame,
+                in_frame: shot.in_frame,
+                out_frame: shot.out_frame,
                 record_in,
-                source_frames: lengths
-                    .get(take)
-                    .and_then(|s| super::frames::of_seconds(*s, sequence.fps)),
+                source: sources.get(take).copied().unwrap_or(SourceFile {
+                    rate: Rate::whole(sequence.fps),
+                    frames: None,
+                }),
+                media_name: names.name(take),
+                fps: sequence.fps,
             };
             record_in = clip.record_out();
             clips.push(clip);
@@ -175,8 +284,14 @@ pub(crate) mod tests {
     }
 
     pub fn cut() -> Cut {
-        let lengths = HashMap::from([("a.mp4".to_owned(), 8.0)]);
-        Cut::new(&sequence(), &|_| true, &lengths).unwrap()
+        let sources = HashMap::from([(
+            "a.mp4".to_owned(),
+            SourceFile {
+                rate: Rate::whole(25),
+                frames: Some(200),
+            },
+        )]);
+        Cut::new(&sequence(), &|_| true, &sources).unwrap()
     }
 
     #[test]
@@ -185,7 +300,7 @@ pub(crate) mod tests {
         let places: Vec<_> = cut
             .clips
             .iter()
-            .map(|c| (c.record_in, c.record_out(), c.source_frames))
+            .map(|c| (c.record_in, c.record_out(), c.source.frames))
             .collect();
         assert_eq!(
             places,
@@ -210,6 +325,54 @@ pub(crate) mod tests {
             refused.unwrap_err(),
             CutError::NoTake(3, "Shot 3: wide again".into())
         );
+    }
+
+    #[test]
+    fn rates_are_read_from_a_tracks_clock() {
+        let ntsc = Rate::of_track(24000, 1001).unwrap();
+        assert!(ntsc.is_ntsc());
+        assert_eq!(ntsc.timebase(), 24);
+        assert_eq!(
+            Rate::of_track(48_000, 2002),
+            Some(ntsc),
+            "23.976 on a 48 kHz clock"
+        );
+        let thirty = Rate::of_track(90_000, 3003).unwrap();
+        assert_eq!((thirty.timebase(), thirty.is_ntsc()), (30, true));
+        assert_eq!(Rate::of_track(12_288, 512), Some(Rate::whole(24)));
+        assert_eq!(Rate::of_track(25, 1), Some(Rate::whole(25)));
+        assert_eq!(Rate::of_track(0, 1), None);
+        assert_eq!(Rate::of_track(600, 0), None);
+    }
+
+    /// Fails on writing source points in frames of the sequence's rate: 1.9 s of a 24 fps take
+    /// is its frame 46 (45.6 is nearer 46), in a 30 fps cut as in a 24 fps one.
+    #[test]
+    fn source_points_are_the_nearest_frames_of_the_files_own_rate() {
+        let mut sequence = sequence();
+        sequence.fps = 30;
+        sequence.shots[0].in_frame = 57; // 1.9 s
+        sequence.shots[0].out_frame = 87; // 2.9 s
+        let sources = HashMap::from([(
+            "a.mp4".to_owned(),
+            SourceFile {
+                rate: Rate::whole(24),
+                frames: Some(240),
+            },
+        )]);
+        let cut = Cut::new(&sequence, &|_| true, &sources).unwrap();
+        let clip = &cut.clips[0];
+        assert_eq!((clip.source_in(), clip.source_out()), (46, 70));
+        assert_eq!(
+            clip.frames(),
+            30,
+            "the record side stays in the cut's frames"
+        );
+        let ntsc = Rate::of_track(24000, 1001).unwrap();
+        // 1.9 s is 45.55 frames at 23.976.
+        assert_eq!(ntsc.nearest(57, 30), 46);
+        assert_eq!(ntsc.nearest(0, 30), 0);
+        assert!((ntsc.exactly(30, 30) - 23.976).abs() < 1e-3);
     }
 
     #[test]

@@ -1,23 +1,26 @@
 //! The cut as an OpenTimelineIO timeline (`.otio`, its JSON serialisation): one video track of
-//! clips, each with an external reference to its source file and its source range.
+//! clips, each with an external reference to its source file and its source range at the
+//! file's own rate. A clip lasts exactly its shot's time on the record side (a fraction of a
+//! source frame where the rates differ), so the clips after it stay where the cut has them.
 
 use serde_json::{json, Value};
 
 use super::{Clip, Cut};
 
-fn time(value: u64, fps: u32) -> Value {
-    json!({"OTIO_SCHEMA": "RationalTime.1", "rate": f64::from(fps), "value": value as f64})
+fn time(value: f64, rate: f64) -> Value {
+    json!({"OTIO_SCHEMA": "RationalTime.1", "rate": rate, "value": value})
 }
 
-fn range(start: u64, frames: u64, fps: u32) -> Value {
+fn range(start: f64, duration: f64, rate: f64) -> Value {
     json!({
         "OTIO_SCHEMA": "TimeRange.1",
-        "start_time": time(start, fps),
-        "duration": time(frames, fps),
+        "start_time": time(start, rate),
+        "duration": time(duration, rate),
     })
 }
 
 fn clip(clip: &Clip, fps: u32) -> Value {
+    let rate = clip.source.rate;
     json!({
         "OTIO_SCHEMA": "Clip.2",
         "name": clip.label,
@@ -25,7 +28,11 @@ fn clip(clip: &Clip, fps: u32) -> Value {
         "enabled": true,
         "effects": [],
         "markers": [],
-        "source_range": range(clip.source_in, clip.frames(), fps),
+        "source_range": range(
+            clip.source_in() as f64,
+            rate.exactly(clip.frames(), fps),
+            rate.fps(),
+        ),
         "active_media_reference_key": "DEFAULT_MEDIA",
         "media_references": {
             "DEFAULT_MEDIA": {
@@ -33,7 +40,7 @@ fn clip(clip: &Clip, fps: u32) -> Value {
                 "name": clip.file_name,
                 "metadata": {},
                 "target_url": clip.path(),
-                "available_range": clip.source_frames.map(|frames| range(0, frames, fps)),
+                "available_range": clip.source.frames.map(|frames| range(0.0, frames as f64, rate.fps())),
                 "available_image_bounds": null,
             }
         },
@@ -57,7 +64,7 @@ pub fn write(cut: &Cut) -> String {
         "OTIO_SCHEMA": "Timeline.1",
         "name": cut.name,
         "metadata": {"studio": {"width": cut.width, "height": cut.height}},
-        "global_start_time": time(cut.record_start(), cut.fps),
+        "global_start_time": time(cut.record_start() as f64, f64::from(cut.fps)),
         "tracks": {
             "OTIO_SCHEMA": "Stack.1",
             "name": "tracks",

@@ -1,11 +1,13 @@
 //! The cut as Final Cut Pro 7 XML (xmeml version 4), the interchange Premiere Pro and DaVinci
 //! Resolve import: one sequence, one video track, a clip item per shot. A source file is
-//! written in full once (`<file id>` with its path, rate and length) and named by id after.
+//! written in full once (`<file id>` with its path, its own rate and its length in its own
+//! frames) and named by id after. A clip item's `<start>`/`<end>` are on the sequence, in its
+//! frames; its `<rate>`, `<duration>` and `<in>`/`<out>` are its file's.
 
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use super::{timecode, Cut};
+use super::{timecode, Cut, Rate};
 
 /// `text` with XML's five special characters escaped.
 fn escape(text: &str) -> String {
@@ -23,8 +25,12 @@ fn escape(text: &str) -> String {
     out
 }
 
-fn rate(fps: u32) -> String {
-    format!("<rate><timebase>{fps}</timebase><ntsc>FALSE</ntsc></rate>")
+fn rate(rate: Rate) -> String {
+    let ntsc = if rate.is_ntsc() { "TRUE" } else { "FALSE" };
+    format!(
+        "<rate><timebase>{}</timebase><ntsc>{ntsc}</ntsc></rate>",
+        rate.timebase()
+    )
 }
 
 /// The cut as `.xml` text.
@@ -40,7 +46,7 @@ pub fn write(cut: &Cut) -> String {
          <pixelaspectratio>square</pixelaspectratio></samplecharacteristics></format>\n<track>\n",
         name = escape(&cut.name),
         frames = cut.frames(),
-        rate = rate(fps),
+        rate = rate(Rate::whole(fps)),
         start_tc = timecode(cut.record_start(), fps),
         start = cut.record_start(),
         width = cut.width,
@@ -58,7 +64,8 @@ pub fn write(cut: &Cut) -> String {
         };
         let file = if written.insert(file_number) {
             let duration = clip
-                .source_frames
+                .source
+                .frames
                 .map(|frames| format!("<duration>{frames}</duration>"))
                 .unwrap_or_default();
             format!(
@@ -67,7 +74,7 @@ pub fn write(cut: &Cut) -> String {
                  </video></media></file>",
                 name = escape(&clip.file_name),
                 path = escape(&clip.path()),
-                rate = rate(fps),
+                rate = rate(clip.source.rate),
             )
         } else {
             format!("<file id=\"file-{file_number}\"/>")
@@ -79,12 +86,12 @@ pub fn write(cut: &Cut) -> String {
              <in>{source_in}</in><out>{source_out}</out>{file}</clipitem>",
             id = n + 1,
             label = escape(&clip.label),
-            duration = clip.source_frames.unwrap_or(clip.source_out),
-            rate = rate(fps),
+            duration = clip.source.frames.unwrap_or(clip.source_out()),
+            rate = rate(clip.source.rate),
             start = clip.record_in,
             end = clip.record_out(),
-            source_in = clip.source_in,
-            source_out = clip.source_out,
+            source_in = clip.source_in(),
+            source_out = clip.source_out(),
         );
     }
     xml.push_str("</track>\n</video>\n</media>\n</sequence>\n</xmeml>\n");
@@ -103,5 +110,28 @@ mod tests {
         assert!(xml.contains("<name>Reel &lt;1&gt; &amp; &quot;2&quot;</name>"));
         assert!(xml.contains("<start>50</start><end>125</end><in>25</in><out>100</out>"));
         assert!(xml.contains("<string>01:00:00:00</string><frame>90000</frame>"));
+    }
+
+    /// Fails on telling Premiere every file runs at the sequence's rate.
+    #[test]
+    fn a_file_keeps_its_own_rate_and_ntsc_is_said() {
+        let mut cut = super::super::tests::cut();
+        cut.clips[1].source.rate = Rate::of_track(24000, 1001).unwrap();
+        cut.clips[1].source.frames = Some(240);
+        let xml = write(&cut);
+        let b = xml.lines().find(|l| l.contains("media/b.mp4")).unwrap();
+        assert!(
+            b.contains(
+                "<rate><timebase>24</timebase><ntsc>TRUE</ntsc></rate><duration>240</duration>"
+            ),
+            "{b}"
+        );
+        // 1 s to 4 s of the 25 fps cut: frames 24 and 96 of 23.976 (23.98 and 95.9).
+        assert!(
+            b.contains("<start>50</start><end>125</end><in>24</in><out>96</out>"),
+            "{b}"
+        );
+        assert!(xml.contains("<sequence id=\"sequence-1\">"));
+        assert!(xml.contains("<timebase>25</timebase><ntsc>FALSE</ntsc>"));
     }
 }
