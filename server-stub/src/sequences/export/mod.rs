@@ -6,6 +6,7 @@
 //! names the version it came from.
 
 mod audio;
+mod faststart;
 mod mp4_out;
 mod pictures;
 pub mod take_reader;
@@ -137,7 +138,9 @@ pub fn export(
             |start, frame| mp4.write_audio(start, frame),
         )?;
     }
-    mp4.finish()
+    mp4.finish()?;
+    faststart::faststart(out)?;
+    Ok(())
 }
 
 #[cfg(test)]
