@@ -14,6 +14,7 @@ import { replicas } from "./replicas.mjs";
 import { library } from "./library.mjs";
 import { scale } from "./scale.mjs";
 import { library100k } from "./library-100k.mjs";
+import { ledger } from "./ledger.mjs";
 
 const wasm = readFileSync(join(ROOT, "pkg/studio_core_bg.wasm"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
@@ -46,6 +47,7 @@ if (wanted("replicas")) await replicas();
 if (wanted("library")) await library();
 if (wanted("scale")) await scale();
 if (wanted("library100k")) await library100k();
+if (wanted("ledger")) await ledger();
 rmSync(work, { recursive: true, force: true });
 
 const machine = {

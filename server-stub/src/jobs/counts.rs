@@ -17,13 +17,17 @@ impl JobService {
                 provider: r.provider.clone(),
                 committed_usd: budget::committed(r, month),
             }));
-            self.inner.ledger.read(|removed| {
-                jobs.extend(removed.map(|spent| crate::metrics::JobCount {
-                    status: None,
-                    provider: spent.provider.clone(),
-                    committed_usd: spent.committed(month),
-                }))
-            });
+            jobs.extend(
+                self.inner
+                    .ledger
+                    .committed_by_provider(month)
+                    .into_iter()
+                    .map(|(provider, committed_usd)| crate::metrics::JobCount {
+                        status: None,
+                        provider,
+                        committed_usd,
+                    }),
+            );
         }
         crate::metrics::get().render(&jobs)
     }

@@ -43,15 +43,6 @@ impl Spent {
             line: Line::of(record),
         })
     }
-
-    /// What it commits against the caps of `month`: what it cost, if it was made then.
-    pub fn committed(&self, month: &str) -> f64 {
-        if budget::month_of(&self.line.created_at) == month {
-            self.line.spent()
-        } else {
-            0.0
-        }
-    }
 }
 
 /// Whether a job's seconds count against its provider's daily budget: all but those of a job
@@ -60,50 +51,126 @@ pub fn counts_seconds(record: &JobRecord) -> bool {
     record.status != Status::Error || record.submit_started_at.is_some()
 }
 
-/// The entries of removed jobs, by job id.
+/// The entries of removed jobs, by job id, and what they add up to: admission and `/metrics`
+/// read the sums, whatever the number of removed jobs; only a spend report walks the entries.
 #[derive(Default)]
 pub struct Ledger {
-    entries: Mutex<HashMap<String, Spent>>,
+    state: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    by_id: HashMap<String, Spent>,
+    totals: Totals,
+}
+
+/// Sums of the entries, in millionths of a dollar (whole numbers: an entry replaced is taken
+/// out exactly).
+#[derive(Default)]
+struct Totals {
+    /// By (project, month `YYYY-MM`).
+    project_month: HashMap<(String, String), i64>,
+    /// By month.
+    month: HashMap<String, i64>,
+    /// By (provider, month); every provider an entry names has a key for each month it spent in.
+    provider_month: HashMap<(String, String), i64>,
+    providers: std::collections::BTreeSet<String>,
+    /// Seconds asked of each provider, by (provider, day `YYYY-MM-DD`).
+    seconds: HashMap<(String, String), u64>,
+}
+
+const MICRO: f64 = 1_000_000.0;
+
+impl Totals {
+    /// Counts `spent` in (`sign` 1) or out (-1).
+    fn count(&mut self, spent: &Spent, sign: i64) {
+        let month = budget::month_of(&spent.line.created_at).to_owned();
+        let usd = (spent.line.spent() * MICRO).round() as i64 * sign;
+        *self
+            .project_month
+            .entry((spent.project_id.clone(), month.clone()))
+            .or_default() += usd;
+        *self.month.entry(month.clone()).or_default() += usd;
+        *self
+            .provider_month
+            .entry((spent.provider.clone(), month))
+            .or_default() += usd;
+        self.providers.insert(spent.provider.clone());
+        if spent.counts_seconds {
+            let day = spent
+                .line
+                .created_at
+                .get(..10)
+                .unwrap_or_default()
+                .to_owned();
+            let seconds = self
+                .seconds
+                .entry((spent.provider.clone(), day))
+                .or_default();
+            let line = u64::from(spent.line.seconds);
+            *seconds = if sign > 0 {
+                *seconds + line
+            } else {
+                seconds.saturating_sub(line)
+            };
+        }
+    }
+}
+
+fn usd(micro: Option<&i64>) -> f64 {
+    micro.copied().unwrap_or(0) as f64 / MICRO
 }
 
 impl Ledger {
     pub fn add(&self, job_id: &str, spent: Spent) {
-        self.entries
-            .lock()
-            .unwrap()
-            .insert(job_id.to_owned(), spent);
+        let mut state = self.state.lock().unwrap();
+        state.totals.count(&spent, 1);
+        if let Some(old) = state.by_id.insert(job_id.to_owned(), spent) {
+            state.totals.count(&old, -1);
+        }
     }
 
-    /// Looks at every entry.
+    /// Looks at every entry (for a spend report).
     pub fn read<T>(&self, look: impl FnOnce(&mut dyn Iterator<Item = &Spent>) -> T) -> T {
-        let entries = self.entries.lock().unwrap();
-        look(&mut entries.values())
+        let state = self.state.lock().unwrap();
+        look(&mut state.by_id.values())
     }
 
     /// What removed jobs commit against this month's caps: of `project`, and of the studio.
     pub fn committed(&self, project: &str, month: &str) -> (f64, f64) {
-        self.read(|entries| {
-            entries.fold((0.0, 0.0), |(in_project, in_studio), spent| {
-                let usd = spent.committed(month);
-                let mine = if spent.project_id == project {
-                    usd
-                } else {
-                    0.0
-                };
-                (in_project + mine, in_studio + usd)
+        let state = self.state.lock().unwrap();
+        let totals = &state.totals;
+        (
+            usd(totals
+                .project_month
+                .get(&(project.to_owned(), month.to_owned()))),
+            usd(totals.month.get(month)),
+        )
+    }
+
+    /// What removed jobs commit in `month`, by provider: every provider an entry names.
+    pub fn committed_by_provider(&self, month: &str) -> Vec<(String, f64)> {
+        let state = self.state.lock().unwrap();
+        let totals = &state.totals;
+        totals
+            .providers
+            .iter()
+            .map(|provider| {
+                let key = (provider.clone(), month.to_owned());
+                (provider.clone(), usd(totals.provider_month.get(&key)))
             })
-        })
+            .collect()
     }
 
     /// Seconds of video removed jobs asked `provider` for on `day` (`YYYY-MM-DD`).
     pub fn seconds(&self, provider: &str, day: &str) -> u64 {
-        self.read(|entries| {
-            entries
-                .filter(|s| s.counts_seconds && s.provider == provider)
-                .filter(|s| s.line.created_at.starts_with(day))
-                .map(|s| u64::from(s.line.seconds))
-                .sum()
-        })
+        let state = self.state.lock().unwrap();
+        state
+            .totals
+            .seconds
+            .get(&(provider.to_owned(), day.to_owned()))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -191,10 +258,20 @@ mod tests {
         assert_eq!(ledger.seconds("local", "2026-11-02"), 5);
         assert_eq!(ledger.seconds("local", "2026-11-04"), 0);
         assert_eq!(ledger.seconds("openai", "2026-11-02"), 0);
+        assert_eq!(
+            ledger.committed_by_provider("2026-11"),
+            [("local".to_owned(), 0.75)]
+        );
+        assert_eq!(
+            ledger.committed_by_provider("2026-09"),
+            [("local".to_owned(), 0.0)],
+            "a provider seen is named in every month"
+        );
         // Added twice (a removal event for a removal this server made): counted once.
         let again = done("a", "2026-11-02T10:00:00Z", 0.5);
         ledger.add(&again.sora_job_id, Spent::of(&again).unwrap());
         assert_eq!(ledger.committed("a", "2026-11"), (0.5, 0.75));
+        assert_eq!(ledger.seconds("local", "2026-11-02"), 5);
     }
 
     #[test]
