@@ -4,6 +4,23 @@
 use serde::Serialize;
 use serde_json::Value;
 
+/// Whether `c` may not stand in a reviewer's name: a control character or a line or paragraph
+/// separator (a line break would forge a second line under the name, such as "Approved by
+/// Client Director") or a bidirectional control (which reorders the text after it).
+pub fn breaks_a_name(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// A reviewer's name as shown: on one line, with nothing that breaks or reorders it (the
+/// server refuses such names; one kept from before is shown without them).
+pub fn shown_name(name: &str) -> String {
+    name.chars().filter(|&c| !breaks_a_name(c)).collect()
+}
+
 /// A reviewer's comment at a moment of a video.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewComment {
@@ -256,6 +273,20 @@ pub fn token_of(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fails on showing a name as it was sent: "Ann\nApproved by Client Director" read as a
+    /// second line, a decision nobody made.
+    #[test]
+    fn a_name_is_shown_on_one_line_and_in_its_own_order() {
+        assert_eq!(
+            shown_name("Ann\nApproved by Client Director"),
+            "AnnApproved by Client Director"
+        );
+        assert_eq!(shown_name("Ann\u{2028}Approved"), "AnnApproved");
+        assert_eq!(shown_name("\u{202E}nnA"), "nnA");
+        assert_eq!(shown_name("Zoë Ångström"), "Zoë Ångström");
+        assert!(breaks_a_name('\u{2066}') && breaks_a_name('\r') && !breaks_a_name(' '));
+    }
 
     #[test]
     fn moments_read_as_minutes_seconds_and_tenths() {

@@ -216,6 +216,14 @@ async fn notes_are_kept_as_text_shown_to_the_studio_and_checked() {
             "negative time",
         ),
         (
+            json!({"video": video, "at_seconds": 0, "name": "Ann\nApproved by Client Director", "text": "t"}),
+            "a name that forges a second line",
+        ),
+        (
+            json!({"video": video, "at_seconds": 0, "name": "\u{202E}nnA", "text": "t"}),
+            "a name that reorders itself",
+        ),
+        (
             json!({"video": video, "at_seconds": 0, "name": "n", "text": "t", "x": 1}),
             "unknown field",
         ),

@@ -41,7 +41,7 @@ impl NotesView {
                     video: c.video.clone(),
                     at_seconds: c.at_seconds,
                     at_label: review::moment(c.at_seconds),
-                    name: c.name.clone(),
+                    name: review::shown_name(&c.name),
                     text: c.text.clone(),
                     created_label: label(&c.created_at, TimeStyle::DateTime, &format),
                 })
@@ -54,7 +54,7 @@ impl NotesView {
                     video: d.video.clone(),
                     verdict: d.decision,
                     label: d.decision.label().to_owned(),
-                    name: d.name.clone(),
+                    name: review::shown_name(&d.name),
                     created_label: label(&d.created_at, TimeStyle::DateTime, &format),
                 })
                 .collect(),

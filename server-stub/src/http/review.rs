@@ -54,8 +54,12 @@ pub struct NewComment {
     /// The player's time, in seconds.
     #[schema(minimum = 0, maximum = 86400)]
     at_seconds: f64,
-    /// 1 to 80 characters.
-    #[schema(min_length = 1, max_length = 80)]
+    /// 1 to 80 characters, on one line, with no text-direction controls.
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\x00-\\x1F\\x7F-\\x9F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069]*$"
+    )]
     name: String,
     /// 1 to 2,000 characters.
     #[schema(min_length = 1, max_length = 2000)]
@@ -67,7 +71,12 @@ pub struct NewComment {
 pub struct NewDecision {
     video: String,
     decision: Verdict,
-    #[schema(min_length = 1, max_length = 80)]
+    /// 1 to 80 characters, on one line, with no text-direction controls.
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\x00-\\x1F\\x7F-\\x9F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069]*$"
+    )]
     name: String,
 }
 
@@ -85,6 +94,18 @@ async fn opened(state: &AppState, token: &str) -> Result<Share, ApiError> {
 }
 
 /// A field of 1 to `max` characters once trimmed; kept as written (it is shown as text).
+/// A reviewer's name: `text_field`'s rule, on one line and with no direction controls, since
+/// it is shown beside what the reviewer said (a line break would forge a line under it).
+fn name_field(value: &str) -> Result<String, ApiError> {
+    let name = text_field("name", value, NAME_MAX)?;
+    if name.chars().any(studio_core::review::breaks_a_name) {
+        return Err(ApiError::Unprocessable(
+            "name must be on one line, without control or text-direction characters".into(),
+        ));
+    }
+    Ok(name)
+}
+
 fn text_field(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
     let value = value.trim();
     let count = value.chars().count();
@@ -198,7 +219,7 @@ pub async fn show(
         (status = 201, description = "The comment, kept", body = ReviewComment),
         (status = 403, description = "This link takes no comments", body = ErrorBody),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
-        (status = 422, description = "An empty or oversized name or text, or a bad time", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name or text, a name on more than one line or with text-direction controls, or a bad time", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]
@@ -213,7 +234,7 @@ pub async fn comment(
             "This review link takes no comments".into(),
         ));
     }
-    let name = text_field("name", &body.name, NAME_MAX)?;
+    let name = name_field(&body.name)?;
     let text = text_field("text", &body.text, TEXT_MAX)?;
     if !body.at_seconds.is_finite() || !(0.0..=AT_MAX).contains(&body.at_seconds) {
         return Err(ApiError::Unprocessable(
@@ -243,7 +264,7 @@ pub async fn comment(
     responses(
         (status = 201, description = "The decision, kept", body = ReviewDecision),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
-        (status = 422, description = "An empty or oversized name, or an unknown decision", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name, a name on more than one line or with text-direction controls, or an unknown decision", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]
@@ -255,7 +276,7 @@ pub async fn decide(
     let share = opened(&state, &token).await?;
     let decision = ReviewDecision {
         id: reviews::note_id(),
-        name: text_field("name", &body.name, NAME_MAX)?,
+        name: name_field(&body.name)?,
         video: shared(&share, &body.video)?,
         decision: body.decision,
         created_at: reviews::timestamp(),
