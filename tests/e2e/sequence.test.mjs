@@ -304,3 +304,112 @@ test("a sequence made in another browser joins the list to open from", async () 
   await open.selectOption({ label: "Sequence 2" });
   await panel.getByRole("heading", { name: "Sequence: Sequence 2" }).waitFor();
 });
+
+test("a refused save waits for the next edit, and a save that did not arrive is sent again after a wait", async () => {
+  const project = "refused-saves";
+  const video = await savedVideo(t.server, project, "a kite over the dunes", 2);
+  const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${t.server.url}/${project}`);
+  const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
+  await card.waitFor();
+  await fromMenu(card, "Add to sequence");
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 2.00 s · Saved");
+
+  // Every PUT is counted; while `refusal` is set, the server's answer is replaced by it.
+  const puts = [];
+  let refusal = { status: 422, message: "Shot 1: out_s 9 is past the end of its take (2.00 s)" };
+  await page.route(`**/api/projects/${project}/sequences/*`, async (route) => {
+    if (route.request().method() !== "PUT") return route.continue();
+    puts.push(route.request().postDataJSON().shots[0].in_s);
+    if (refusal === null) return route.continue();
+    const { status, message, once } = refusal;
+    if (once) refusal = null;
+    await route.fulfill({
+      status,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "invalid", message } }),
+    });
+  });
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  const inPoint = panel.getByLabel("In (s)");
+  const trim = async (value) => {
+    await inPoint.fill(value);
+    await inPoint.blur();
+  };
+
+  // Refused (422): the reason is shown, the edit is kept, and nothing is sent again (the code
+  // before sent the same PUT again at once, hundreds of times a second).
+  await trim("0.5");
+  const alert = panel.getByRole("alert");
+  await alert.getByText("Not saved: Shot 1: out_s 9 is past the end of its take").waitFor();
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.50 s · Not saved");
+  assert.deepEqual(puts, [0.5]);
+
+  // The next edit is sent, once; refused again, it waits again.
+  await trim("0.25");
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.75 s · Not saved");
+  assert.deepEqual(puts, [0.5, 0.25]);
+
+  // Did not arrive (503, once): sent again by itself after a wait, and taken this time.
+  refusal = { status: 503, message: "Service Unavailable", once: true };
+  await trim("0.75");
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.25 s · Saved");
+  assert.deepEqual(puts, [0.5, 0.25, 0.75, 0.75]);
+  assert.equal(await alert.count(), 0, "the failure is no longer shown");
+  await context.close();
+});
+
+test("Alt+Left on the first shot and Alt+Right on the last stay in the strip; Delete hands the focus on", async () => {
+  const project = "strip-keys";
+  const video = await savedVideo(t.server, project, "a lantern in the rain", 1);
+  const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${t.server.url}/${project}`);
+  const projectUrl = page.url();
+  const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
+  await card.waitFor();
+  await fromMenu(card, "Add to sequence");
+  await fromMenu(card, "Add to sequence");
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 2.00 s · Saved");
+  const shot = (label) => panel.locator(".strip button", { hasText: label });
+
+  // Whether each Alt+arrow was kept from the browser (which would go Back or Forward on it;
+  // keys Playwright presses reach the page only, so the page's answer is what is checked).
+  await page.evaluate(() => {
+    window.altArrows = [];
+    window.addEventListener("keydown", (event) => {
+      if (event.altKey && event.key.startsWith("Arrow"))
+        window.altArrows.push(event.defaultPrevented);
+    });
+  });
+  await shot("Shot 1").focus();
+  await page.keyboard.press("Alt+ArrowLeft");
+  await page.keyboard.press("Alt+ArrowRight");
+  await waitUntil(async () => (await labels(panel)).join() === "Shot 2,Shot 1");
+  await page.keyboard.press("Alt+ArrowRight");
+  await page.keyboard.press("Alt+ArrowLeft");
+  await waitUntil(async () => (await labels(panel)).join() === "Shot 1,Shot 2");
+  assert.equal(page.url(), projectUrl);
+  assert.deepEqual(
+    await page.evaluate(() => window.altArrows),
+    [true, true, true, true],
+    "every Alt+arrow is kept from the browser, at the ends of the strip too",
+  );
+
+  // Delete on the last shot hands the focus to the one before it, where Ctrl+Z still works.
+  await shot("Shot 2").focus();
+  await page.keyboard.press("Delete");
+  await waitUntil(async () => (await labels(panel)).join() === "Shot 1");
+  await waitUntil(async () =>
+    page.evaluate(() => document.activeElement?.getAttribute("data-shot") !== null),
+  );
+  await page.keyboard.press("Control+z");
+  await waitUntil(async () => (await labels(panel)).join() === "Shot 1,Shot 2");
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 2.00 s · Saved");
+  await context.close();
+});

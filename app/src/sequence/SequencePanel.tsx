@@ -14,6 +14,9 @@ function seconds(frames: number, fps: number): string {
   return `${(frames / fps).toFixed(2)} s`;
 }
 
+/** Where Alt+Left and Alt+Right move a shot in the strip. */
+const SHOT_STEPS: Partial<Record<string, number>> = { ArrowLeft: -1, ArrowRight: 1 };
+
 export default function SequencePanel({ projectId }: { projectId: string }) {
   const editor = useSequenceEditor(projectId);
   const view = usePanelView(editor);
@@ -73,12 +76,19 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     runNow(() => editor.move(shot.id, to));
     focusShot(shot.id);
   };
+  // Alt+Left on the first shot and Alt+Right on the last are taken too: the browser would go
+  // Back or Forward. Delete hands the focus to the next shot, so Ctrl+Z still reaches the panel.
   const onShotKey = (event: KeyboardEvent, shot: Shot, index: number) => {
-    if (event.altKey && event.key === "ArrowLeft" && index > 0) move(shot, index - 1);
-    else if (event.altKey && event.key === "ArrowRight" && index + 1 < shots.length)
-      move(shot, index + 1);
-    else if (event.key === "Delete") runNow(() => editor.remove(shot.id));
-    else return;
+    const step = event.altKey ? SHOT_STEPS[event.key] : undefined;
+    if (step !== undefined) {
+      const to = index + step;
+      if (to >= 0 && to < shots.length) move(shot, to);
+    } else if (event.key === "Delete") {
+      const next = shots[index + 1] ?? shots[index - 1];
+      runNow(() => editor.remove(shot.id));
+      if (next) focusShot(next.id);
+      else heading.current?.focus();
+    } else return;
     event.preventDefault();
   };
   const onPanelKey = (event: KeyboardEvent) => {

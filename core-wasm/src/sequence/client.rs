@@ -22,6 +22,10 @@ pub enum Saved {
     Taken(Sequence),
     /// Refused, because it changed elsewhere first: the current sequence.
     ChangedElsewhere(Sequence),
+    /// Refused for what it holds or who sent it (a 4xx: an Out past the take's end, a sequence
+    /// removed elsewhere, a token no longer valid): the server's reason. Sending it again as it
+    /// is would be refused again.
+    Refused(String),
 }
 
 /// A sequence in the project's list.
@@ -176,6 +180,7 @@ impl<'a, P: Platform> Client<'a, P> {
             (409, Some(body)) if body.get("current").is_some() => {
                 Ok(Saved::ChangedElsewhere(sequence_of(&body["current"])?))
             }
+            (400..=499, _) => Ok(Saved::Refused(message(&response).0)),
             _ => Err(message(&response)),
         }
     }

@@ -70,6 +70,10 @@ pub struct Editor {
     undone: Vec<Edit>,
     /// The local edits a refused save kept aside.
     aside: Vec<Edit>,
+    /// The last save was refused (a 4xx), or did not arrive and waits to be tried again:
+    /// nothing is sent until the next edit or `resume`, so a save is never sent twice in a
+    /// row without a new edit or a wait.
+    stalled: bool,
 }
 
 impl Editor {
@@ -82,6 +86,7 @@ impl Editor {
             done: Vec::new(),
             undone: Vec::new(),
             aside: Vec::new(),
+            stalled: false,
         }
     }
 
@@ -103,11 +108,18 @@ impl Editor {
     fn record(&mut self, edit: Edit) -> Result<Edit, EditError> {
         let undo = apply(&mut self.current, &edit)?;
         self.unsaved.push(edit);
+        self.stalled = false;
         Ok(undo)
     }
 
-    /// Makes `edit`; a new edit clears what was undone.
+    /// Makes `edit`; a new edit clears what was undone. An edit that changes nothing (Tab
+    /// through In and Out) is no edit: no undo entry, nothing to save.
     pub fn edit(&mut self, edit: Edit) -> Result<(), EditError> {
+        let mut after = self.current.clone();
+        apply(&mut after, &edit)?;
+        if after == self.current {
+            return Ok(());
+        }
         let undo = self.record(edit)?;
         self.done.push(undo);
         if self.done.len() > HISTORY {
@@ -183,7 +195,7 @@ impl Editor {
     /// The PUT body to send now: the whole sequence from the confirmed version, when there
     /// are unsaved edits and no save on its way or refused.
     pub fn to_save(&mut self) -> Option<serde_json::Value> {
-        if self.unsaved.is_empty() || self.sending > 0 || !self.aside.is_empty() {
+        if self.unsaved.is_empty() || self.sending > 0 || !self.aside.is_empty() || self.stalled {
             return None;
         }
         self.sending = self.unsaved.len();
@@ -200,9 +212,17 @@ impl Editor {
         self.rebase(answer);
     }
 
-    /// The save did not arrive (network, server error): the edits stay unsaved for the next.
+    /// The save did not arrive (network, server error) or was refused for what it holds (a
+    /// 4xx: an Out past the take's end): the edits stay unsaved, and nothing is sent again
+    /// until the next edit or `resume`.
     pub fn not_sent(&mut self) {
         self.sending = 0;
+        self.stalled = true;
+    }
+
+    /// The wait after a save that did not arrive is over: the unsaved edits may be sent.
+    pub fn resume(&mut self) {
+        self.stalled = false;
     }
 
     /// The save was refused: the sequence changed elsewhere, to `theirs`. It is shown as it is
@@ -323,6 +343,43 @@ mod tests {
         editor.saved(answered(&body, "seq_1"));
         assert!(!editor.view().unsaved);
         assert_eq!(editor.to_save(), None);
+    }
+
+    /// Fails on sending the same refused save again at once, forever (544 PUTs in 3 s from
+    /// one mistyped Out point).
+    #[test]
+    fn a_save_that_failed_is_not_sent_again_until_an_edit_or_a_wait() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("a", 2, 20)).unwrap();
+        assert!(editor.to_save().is_some());
+        editor.not_sent();
+        assert_eq!(
+            editor.to_save(),
+            None,
+            "not again without an edit or a wait"
+        );
+        assert!(editor.view().unsaved, "the edits stay");
+        editor.edit(trim("a", 2, 18)).unwrap();
+        let body = editor.to_save().expect("a new edit is sent");
+        assert_eq!(body["shots"][0]["out_s"], 0.75);
+        editor.not_sent();
+        assert_eq!(editor.to_save(), None);
+        editor.resume();
+        assert!(editor.to_save().is_some(), "after the wait");
+    }
+
+    #[test]
+    fn an_edit_that_changes_nothing_is_no_edit() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        let (in_frame, out_frame) = {
+            let shot = &editor.current().shots[0];
+            (shot.in_frame, shot.out_frame)
+        };
+        editor.edit(trim("a", in_frame, out_frame)).unwrap();
+        let view = editor.view();
+        assert!(!view.can_undo, "no undo entry");
+        assert!(!view.unsaved);
+        assert_eq!(editor.to_save(), None, "nothing to send");
     }
 
     #[test]

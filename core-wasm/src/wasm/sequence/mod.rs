@@ -60,6 +60,7 @@ impl SequenceEditor {
                 adds: RefCell::default(),
                 adding: Cell::new(false),
                 finding: Cell::new(false),
+                retry_ms: Cell::new(session::RETRY_FIRST_MS),
             }),
             view: RefCell::new(None),
         })

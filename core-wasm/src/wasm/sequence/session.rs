@@ -51,7 +51,14 @@ pub(super) struct Inner {
     pub(super) adding: Cell<bool>,
     /// Whether takes are being looked up.
     pub(super) finding: Cell<bool>,
+    /// How long to wait before a save that did not arrive is sent again, in ms: 1 s, doubled
+    /// after each failure up to 30 s, and 1 s again once one is taken.
+    pub(super) retry_ms: Cell<u32>,
 }
+
+/// The first and the longest wait before a save that did not arrive is sent again, in ms.
+pub(super) const RETRY_FIRST_MS: u32 = 1_000;
+const RETRY_MAX_MS: u32 = 30_000;
 
 impl Inner {
     pub(super) fn client(&self) -> Client<'_, BrowserPlatform> {
@@ -114,6 +121,9 @@ impl Inner {
     }
 
     /// Sends the unsaved edits, unless a save is on its way (its end sends what came after).
+    /// A save the server refuses (4xx) is not sent again until the next edit, and the reason
+    /// is shown; one that does not arrive (offline, 5xx) is sent again after a growing wait.
+    /// Either way the waiters (Open, New sequence, Continue, Close) wake.
     pub(super) fn save(self: &Rc<Self>) {
         let Some((id, body)) = self.change(|s| {
             let editor = s.editor.as_mut()?;
@@ -126,15 +136,15 @@ impl Inner {
         let inner = self.clone();
         spawn_local(async move {
             let answer = inner.client().save(&id, body).await;
-            inner.change(|s| {
+            let retry_in = inner.change(|s| {
                 s.saving = false;
-                let Some(editor) = s.editor.as_mut().filter(|e| e.current().id == id) else {
-                    return;
-                };
+                let editor = s.editor.as_mut().filter(|e| e.current().id == id)?;
                 match answer {
                     Ok(Saved::Taken(sequence)) => {
                         editor.saved(sequence);
                         s.error = None;
+                        inner.retry_ms.set(RETRY_FIRST_MS);
+                        None
                     }
                     Ok(Saved::ChangedElsewhere(theirs)) => {
                         editor.refused(theirs);
@@ -143,13 +153,28 @@ impl Inner {
                              Apply yours again on top of it, or let yours go."
                                 .into(),
                         );
+                        None
+                    }
+                    Ok(Saved::Refused(reason)) => {
+                        editor.not_sent();
+                        s.error = Some(format!("Not saved: {reason}"));
+                        None
                     }
                     Err(e) => {
                         editor.not_sent();
-                        s.error = Some(format!("Not saved: {e}"));
+                        let wait = inner.retry_ms.get();
+                        inner.retry_ms.set((wait * 2).min(RETRY_MAX_MS));
+                        s.error = Some(format!(
+                            "Not saved: {e}. Trying again in {} s.",
+                            wait / 1_000
+                        ));
+                        Some(wait)
                     }
                 }
             });
+            if let Some(wait) = retry_in {
+                spawn_local(inner.clone().retry_after(id, wait));
+            }
             inner.save();
             if !inner.state.borrow().saving {
                 let waiting = std::mem::take(&mut *inner.settled.borrow_mut());
@@ -158,6 +183,20 @@ impl Inner {
                 }
             }
         });
+    }
+
+    /// After `wait` ms, sends again the edits of sequence `id` that did not arrive, if it is
+    /// still open.
+    async fn retry_after(self: Rc<Self>, id: String, wait: u32) {
+        sleep(wait).await;
+        let open = self.change(|s| {
+            let editor = s.editor.as_mut().filter(|e| e.current().id == id)?;
+            editor.resume();
+            Some(())
+        });
+        if open.is_some() {
+            self.save();
+        }
     }
 
     /// Resolves when the edits made so far have been sent (saved, or refused).
@@ -225,13 +264,7 @@ impl Inner {
             if self.opened.get() != opened {
                 return;
             }
-            let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |wake, _| {
-                if let Some(window) = web_sys::window() {
-                    let _ =
-                        window.set_timeout_with_callback_and_timeout_and_arguments_0(&wake, 1_000);
-                }
-            }))
-            .await;
+            sleep(1_000).await;
         }
     }
 
@@ -318,4 +351,17 @@ impl Inner {
         });
         spawn_local(self.clone().follow(id, opened));
     }
+}
+
+/// Resolves after `ms` milliseconds.
+async fn sleep(ms: u32) {
+    let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |wake, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+                &wake,
+                i32::try_from(ms).unwrap_or(i32::MAX),
+            );
+        }
+    }))
+    .await;
 }
