@@ -267,6 +267,47 @@ impl<'a> FrameReader<'a> {
         Ok(self.held.pop_front())
     }
 
+    /// Starts at the sync sample at or before the picture shown `index`th (counted from 0),
+    /// so that no picture before that sample is read or decoded: the index of the picture that
+    /// comes next. Only a reader that has decoded nothing yet moves. A sync sample (an IDR
+    /// picture) starts a closed group, so as many pictures are shown before it as samples come
+    /// before it.
+    pub fn seek_before(&mut self, index: u32) -> u32 {
+        if self.next != 1 {
+            return 0;
+        }
+        let target = index.saturating_add(1).min(self.samples().max(1));
+        let sync = match &self.reader.tracks()[&self.track].trak.mdia.minf.stbl.stss {
+            Some(stss) => stss
+                .entries
+                .iter()
+                .copied()
+                .filter(|&s| s >= 1 && s <= target)
+                .max()
+                .unwrap_or(1),
+            // No table: every sample is a sync sample.
+            None => target,
+        };
+        self.next = sync;
+        sync - 1
+    }
+
+    /// Passes over the next picture in display order without turning it into RGB or planes:
+    /// `false` after the last.
+    pub fn skip_picture(&mut self) -> Result<bool, FrameError> {
+        if !self.held.is_empty() || self.flushed {
+            return Ok(self.next_picture()?.is_some());
+        }
+        while self.next <= self.samples() {
+            let n = self.next;
+            self.next += 1;
+            if self.decode_only(n)? {
+                return Ok(true);
+            }
+        }
+        Ok(self.next_picture()?.is_some())
+    }
+
     /// The picture the first sample holds, reading no other sample (a poster has only its
     /// bytes).
     pub fn first_picture(&mut self) -> Result<Option<RgbImage>, FrameError> {
@@ -279,12 +320,7 @@ impl<'a> FrameReader<'a> {
 
     /// Decodes sample `n` (1-based): the picture it completes, if any yet.
     fn decode(&mut self, n: u32) -> Result<Option<Picture>, FrameError> {
-        let sample = self
-            .reader
-            .read_sample(self.track, n)
-            .map_err(unsupported)?
-            .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?;
-        annex_b(&sample.bytes, self.length_size, &mut self.stream)?;
+        self.read_into_stream(n)?;
         let planes = self.planes;
         let decoded = self
             .decoder
@@ -293,6 +329,29 @@ impl<'a> FrameReader<'a> {
             .map(|f| picture(&f, planes));
         self.stream.clear();
         Ok(decoded)
+    }
+
+    /// Decodes sample `n` (1-based), keeping nothing of the picture it completes: whether it
+    /// completed one.
+    fn decode_only(&mut self, n: u32) -> Result<bool, FrameError> {
+        self.read_into_stream(n)?;
+        let decoded = self
+            .decoder
+            .decode(&self.stream)
+            .map_err(decode_error)?
+            .is_some();
+        self.stream.clear();
+        Ok(decoded)
+    }
+
+    /// Sample `n` (1-based) as Annex B after the parameter sets not sent yet.
+    fn read_into_stream(&mut self, n: u32) -> Result<(), FrameError> {
+        let sample = self
+            .reader
+            .read_sample(self.track, n)
+            .map_err(unsupported)?
+            .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?;
+        annex_b(&sample.bytes, self.length_size, &mut self.stream)
     }
 }
 
@@ -376,6 +435,62 @@ mod tests {
         assert_eq!(out, [0, 0, 0, 1, 0x65, 0xaa, 0, 0, 0, 1, 0x06]);
         assert!(annex_b(&[0, 0, 0, 9, 0x65], 4, &mut Vec::new()).is_err());
         assert!(annex_b(&[0, 0], 4, &mut Vec::new()).is_err());
+    }
+
+    /// The pictures from the start of a reader that first seeks before `index` and passes
+    /// over what comes before it, and from one that decodes everything, agree.
+    #[test]
+    fn a_reader_started_at_the_sync_sample_before_a_picture_shows_the_same_picture() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gop.mp4");
+        // A take as hosted providers make them: High profile, B-frames, a sync sample every
+        // half second.
+        let made = std::process::Command::new("ffmpeg")
+            .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi"])
+            .args(["-i", "testsrc2=size=160x96:rate=24:duration=3"])
+            .args([
+                "-c:v",
+                "libx264",
+                "-profile:v",
+                "high",
+                "-bf",
+                "2",
+                "-g",
+                "12",
+            ])
+            .args([
+                "-keyint_min",
+                "12",
+                "-sc_threshold",
+                "0",
+                "-pix_fmt",
+                "yuv420p",
+            ])
+            .arg(&path)
+            .status();
+        let Ok(status) = made else {
+            return; // No ffmpeg here (scripts/setup-test.sh installs it).
+        };
+        assert!(status.success());
+        let bytes = std::fs::read(&path).unwrap();
+        let size = bytes.len() as u64;
+        let reader = || FrameReader::new(std::io::Cursor::new(bytes.clone()), size).unwrap();
+        for index in [0u32, 5, 12, 30, 71] {
+            let mut whole = reader();
+            let mut expected = None;
+            for _ in 0..=index {
+                expected = whole.next_picture().unwrap().map(Picture::into_rgb);
+            }
+            let mut seeking = reader();
+            let mut position = seeking.seek_before(index);
+            assert_eq!(position, index / 12 * 12, "the sync sample before {index}");
+            while position < index {
+                assert!(seeking.skip_picture().unwrap());
+                position += 1;
+            }
+            let found = seeking.next_picture().unwrap().map(Picture::into_rgb);
+            assert!(found == expected, "picture {index}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The pictures of a cut, frame by frame of the sequence's rate: each shot's take decoded from
-//! its start in display order, the picture shown at each frame's time taken, fitted to the
-//! sequence's size and turned to I420 once however many frames show it (a take of the
-//! sequence's size goes as the decoder's planes, untouched). One take is held at a time.
+//! The pictures of a cut, frame by frame of the sequence's rate: each shot's take decoded in
+//! display order from the sync sample before its in point (nothing earlier is read), the
+//! picture nearest each frame's time taken, fitted to the sequence's size and turned to I420
+//! once however many frames show it (a take of the sequence's size goes as the decoder's
+//! planes, untouched); pictures passed over are decoded only. One take is held at a time.
 
 use std::io::{Seek, SeekFrom};
 
@@ -17,6 +18,8 @@ struct Take {
     seconds: f64,
     /// The last picture decoded, and its index.
     decoded: Option<(u32, Picture)>,
+    /// The index of the next picture the reader gives.
+    position: u32,
     /// The take has no more pictures.
     ended: bool,
     /// The picture last drawn, by index, fitted to the output as I420.
@@ -89,11 +92,19 @@ where
             if reader.size() == self.size {
                 reader = reader.with_planes();
             }
+            let (pictures, seconds) = (reader.samples(), reader.seconds());
+            let first = nearest_picture(
+                shot.in_frame as f64 / f64::from(self.fps),
+                seconds,
+                pictures,
+            );
+            let position = reader.seek_before(first);
             self.take = Some(Take {
-                pictures: reader.samples(),
-                seconds: reader.seconds(),
+                pictures,
+                seconds,
                 reader,
                 decoded: None,
+                position,
                 ended: false,
                 fitted: None,
             });
@@ -101,13 +112,20 @@ where
         let take = self.take.as_mut().expect("opened above");
         let at = (shot.in_frame + self.frame) as f64 / f64::from(self.fps);
         let wanted = nearest_picture(at, take.seconds, take.pictures);
-        // Pictures before the wanted one are decoded and passed over; past the take's last
-        // picture, the last one stays.
+        // Pictures before the one before the wanted one are only decoded; that one is kept,
+        // so that past the take's last picture (a damaged tail), the last one stays.
+        while !take.ended && take.position + 1 < wanted {
+            if take.reader.skip_picture().map_err(failed)? {
+                take.position += 1;
+            } else {
+                take.ended = true;
+            }
+        }
         while !take.ended && take.decoded.as_ref().is_none_or(|(i, _)| *i < wanted) {
             match take.reader.next_picture().map_err(failed)? {
                 Some(picture) => {
-                    let index = take.decoded.as_ref().map_or(0, |(i, _)| i + 1);
-                    take.decoded = Some((index, picture));
+                    take.decoded = Some((take.position, picture));
+                    take.position += 1;
                 }
                 None => take.ended = true,
             }
