@@ -863,6 +863,71 @@ async fn a_links_sixty_notes_a_minute_hold_across_replicas() {
     );
 }
 
+/// Fails on storage work done inside a database transaction: a sequence change whose storage
+/// took longer than the lease had its idle transaction ended by PostgreSQL, the sequence's lock
+/// dropped midway, and the client got 500 for a change that was stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sequence_change_slower_than_the_lease_keeps_its_lock_and_is_answered() {
+    let pg = Postgres::start().await;
+    let moto = Moto::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let replica = Replica::start(&pg, media.path(), &s3_flags(&moto));
+    let made = replica
+        .call(
+            reqwest::Method::POST,
+            "/projects/slow/sequences",
+            Some(json!({"name": "Slow"})),
+        )
+        .await;
+    let path = format!("/projects/slow/sequences/{}", made["id"].as_str().unwrap());
+    let mut change = made.clone();
+    change["name"] = json!("Slower");
+    // The bucket stops answering mid-change, for longer than the lease (2 s).
+    let stop = |signal: &str| {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(moto.pid().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    };
+    stop("STOP");
+    let put = {
+        let request = replica
+            .http
+            .put(format!("{}/api{path}", replica.url))
+            .bearer_auth(TOKEN)
+            .json(&change);
+        tokio::spawn(request.send())
+    };
+    let db = PgPool::connect(&pg.url()).await.unwrap();
+    until("the change's lock to be held past the lease", || async {
+        let held: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
+             WHERE l.locktype = 'advisory' AND l.granted \
+             AND now() - a.state_change > interval '3 seconds'",
+        )
+        .fetch_one(&db)
+        .await
+        .unwrap();
+        (held > 0).then_some(())
+    })
+    .await;
+    stop("CONT");
+    let answer = put.await.unwrap().unwrap();
+    assert_eq!(
+        answer.status().as_u16(),
+        200,
+        "{}",
+        answer.text().await.unwrap()
+    );
+    let stored = replica.call(reqwest::Method::GET, &path, None).await;
+    assert_eq!(
+        (stored["name"].as_str(), stored["version"].as_u64()),
+        (Some("Slower"), Some(2))
+    );
+}
+
 /// Sends `signal` (`STOP`, `CONT`) to a replica's process.
 fn signal(replica: &Replica, signal: &str) {
     let sent = Command::new("kill")

@@ -15,6 +15,15 @@ pub struct Moto {
 }
 
 impl Moto {
+    /// The server's process id (to stop and continue it: storage that does not answer).
+    #[allow(
+        dead_code,
+        reason = "replicas.rs stops the bucket; s3.rs, which shares this file, does not"
+    )]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub async fn start() -> Moto {
         let binary = std::env::var("MOTO_SERVER").unwrap_or_else(|_| {
             concat!(env!("CARGO_MANIFEST_DIR"), "/../target/py/bin/moto_server").to_owned()

@@ -115,6 +115,8 @@ pub struct Versioned {
 
 /// Connections for requests, admissions, claims and writes.
 const WORK_CONNECTIONS: u32 = 8;
+/// Advisory locks a replica holds or waits for at once, each on a connection of its own.
+const LOCK_CONNECTIONS: usize = 16;
 
 #[derive(Clone)]
 pub struct Database {
@@ -126,6 +128,9 @@ pub struct Database {
     /// Lease renewals, apart from the work pool: however many creates wait for a connection
     /// there, a replica that works keeps its leases.
     leasing: PgPool,
+    /// What a lock's own connection is opened with (`locks.rs`), and how many may be open.
+    lock_options: PgConnectOptions,
+    locking: std::sync::Arc<tokio::sync::Semaphore>,
     /// This replica's name in leases.
     owner: String,
     lease: Duration,
@@ -172,6 +177,8 @@ impl Database {
             pool,
             listening: pool_of(2),
             leasing: pool_of(2),
+            lock_options: options,
+            locking: std::sync::Arc::new(tokio::sync::Semaphore::new(LOCK_CONNECTIONS)),
             owner,
             lease,
         })
