@@ -26,6 +26,8 @@ const RELISTEN_AFTER: Duration = Duration::from_secs(1);
 
 /// The SSE event of a library change.
 const LIBRARY: &str = "library";
+/// The SSE event of a sequence made, changed or removed.
+const SEQUENCE: &str = "sequence";
 
 /// What changed.
 #[derive(Debug, Clone, Serialize)]
@@ -59,7 +61,7 @@ impl Change {
             Change::Library { .. } => LIBRARY,
             Change::Pick { .. } => "pick",
             Change::Review { .. } => "review",
-            Change::Sequence { .. } => "sequence",
+            Change::Sequence { .. } => SEQUENCE,
         }
     }
 }
@@ -155,9 +157,14 @@ impl ProjectEvents {
                 match serde_json::from_str::<Announced>(notification.payload()) {
                     Ok(announced) if announced.origin != self.origin => {
                         let change = announced.change;
+                        // What another server changed is listed afresh here.
+                        let folder = project_folder(&change.project);
                         if change.event == LIBRARY {
-                            let folder = format!("projects/{}/", project_folder(&change.project));
-                            self.storage.changed_elsewhere(&folder);
+                            self.storage
+                                .changed_elsewhere(&format!("projects/{folder}/"));
+                        } else if change.event == SEQUENCE {
+                            self.storage
+                                .changed_elsewhere(&crate::sequences::listing(&folder));
                         }
                         let _ = self.sender.send(Arc::new(change));
                     }

@@ -928,6 +928,67 @@ async fn a_sequence_change_slower_than_the_lease_keeps_its_lock_and_is_answered(
     );
 }
 
+/// How many sequences `path` lists at `replica`.
+async fn listed(replica: &Replica, path: &str) -> usize {
+    let list = replica.call(reqwest::Method::GET, path, None).await;
+    list["sequences"].as_array().unwrap().len()
+}
+
+/// Fails on a first sequence read from a server's kept listing: two browsers on two servers
+/// over one bucket, opening an empty project, made two "first" sequences, and a sequence made
+/// at one server was missing from the other's list for as long as its listing was kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_sequence_is_made_once_across_servers_and_listed_at_each() {
+    let pg = Postgres::start().await;
+    let moto = Moto::start().await;
+    let media = tempfile::tempdir().unwrap();
+    let flags = s3_flags(&moto);
+    let a = Replica::start(&pg, media.path(), &flags);
+    let b = Replica::start(&pg, media.path(), &flags);
+    let path = "/projects/opening/sequences";
+    // B lists the empty project (and keeps that listing); A makes its first sequence.
+    assert_eq!(listed(&b, path).await, 0);
+    let first = json!({"name": "Sequence 1", "first": true});
+    let made = a
+        .http
+        .post(format!("{}/api{path}", a.url))
+        .bearer_auth(TOKEN)
+        .json(&first)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status().as_u16(), 201);
+    let made: Value = made.json().await.unwrap();
+    // B, asked for the project's first sequence, answers with A's.
+    let answered = b
+        .http
+        .post(format!("{}/api{path}", b.url))
+        .bearer_auth(TOKEN)
+        .json(&first)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        answered.status().as_u16(),
+        200,
+        "one first sequence across servers"
+    );
+    let answered: Value = answered.json().await.unwrap();
+    assert_eq!(answered["id"], made["id"]);
+    // A second sequence made at A reaches B's list once A's event has.
+    let events = b.events("opening", None).await;
+    let second = a
+        .call(
+            reqwest::Method::POST,
+            path,
+            Some(json!({"name": "Sequence 2"})),
+        )
+        .await;
+    let id = second["id"].as_str().unwrap();
+    until_said(events, &format!("\"id\":\"{id}\"")).await;
+    assert_eq!(listed(&b, path).await, 2);
+}
+
 /// Sends `signal` (`STOP`, `CONT`) to a replica's process.
 fn signal(replica: &Replica, signal: &str) {
     let sent = Command::new("kill")

@@ -186,9 +186,14 @@ pub async fn put(
 }
 
 /// The project's sequences, most recently changed first.
+/// The folder of a project's sequences, as storage lists it.
+pub fn listing(folder: &str) -> String {
+    format!("sequences/{folder}/")
+}
+
 pub async fn all(storage: &dyn Storage, folder: &str) -> Result<Vec<Sequence>, SequenceError> {
     let mut sequences = Vec::new();
-    for object in storage.list(&format!("sequences/{folder}/")).await?.iter() {
+    for object in storage.list(&listing(folder)).await?.iter() {
         let Some(id) = crate::storage::file_name(&object.key).strip_suffix(".json") else {
             continue;
         };

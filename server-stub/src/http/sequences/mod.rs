@@ -161,10 +161,12 @@ pub async fn create(
         Ok(None)
     };
     // A first sequence is made under the project's own lock, so that of two made at once
-    // one is made and the other is answered with it.
+    // one is made and the other is answered with it, on any servers: the listing is read
+    // afresh under the lock, never from what this server kept of it.
     let existing = if first {
         let database = state.jobs.database();
         locked::changing(database.as_ref(), &project, "", async {
+            storage.changed_elsewhere(&sequences::listing(&folder));
             match sequences::all(storage.as_ref(), &folder)
                 .await?
                 .into_iter()
