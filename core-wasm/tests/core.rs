@@ -2532,8 +2532,19 @@ fn a_sequence_save_refused_for_a_change_elsewhere_brings_the_current_sequence() 
             .to_string(),
     }));
     assert_eq!(
-        block_on(client.save("seq_1", sequence(5))).unwrap_err().0,
-        "Shot 1 (Wide): in_s must be before out_s",
-        "the server's message names the shot"
+        block_on(client.save("seq_1", sequence(5))),
+        Ok(Saved::Refused(
+            "Shot 1 (Wide): in_s must be before out_s".into()
+        )),
+        "refused for what it holds: the server's message names the shot"
+    );
+    fake.answers.borrow_mut().push_back(Ok(HttpResponse {
+        status: 503,
+        status_text: "Service Unavailable".into(),
+        body: String::new(),
+    }));
+    assert!(
+        block_on(client.save("seq_1", sequence(5))).is_err(),
+        "a 5xx did not arrive: it is tried again later"
     );
 }
