@@ -208,6 +208,22 @@ async fn bad_changes_are_refused_with_the_shot_named() {
         message.contains(&format!("out_s is past the end of {take}")),
         "{message}"
     );
+    // Its metadata says nothing of its length (a provider's copy, a hand-made file): the
+    // take's own header still does (1 s), and a shot past it is refused, never padded.
+    let metadata = h.dir.path().join(format!(
+        "data/media/projects/cut/{}",
+        take.replace(".mp4", ".json")
+    ));
+    let mut fields: Value = serde_json::from_slice(&std::fs::read(&metadata).unwrap()).unwrap();
+    for field in ["seconds", "duration"] {
+        fields.as_object_mut().unwrap().remove(field);
+    }
+    std::fs::write(&metadata, fields.to_string()).unwrap();
+    let message = refused(json!([{"label": "Long", "take": take, "in_s": 0, "out_s": 3}])).await;
+    assert_eq!(
+        message,
+        format!("Shot 1 (\"Long\"): out_s is past the end of {take} (1 s)")
+    );
     let message = refused(json!([{"label": "x".repeat(201), "in_s": 0, "out_s": 1}])).await;
     assert!(
         message.ends_with("the label is over 200 characters"),

@@ -16,12 +16,11 @@ use super::archive::zip_response;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::ApiPath;
-use super::sequences::{length_of, library, no_such};
+use super::sequences::{library, no_such};
 use super::{valid_project, AppState};
 use crate::jobs::record::project_folder;
-use crate::sequences::timeline::{self, Cut, Rate, SourceFile};
-use crate::sequences::Sequence;
-use crate::storage::Storage;
+use crate::sequences::timeline::{self, Cut};
+use crate::sequences::{probe, Sequence};
 use crate::zip::{Entry, Source};
 
 /// The three ways a timeline is written.
@@ -82,7 +81,9 @@ pub(super) async fn sequence_cut(
     let mut sources = HashMap::new();
     for take in sequence.shots.iter().filter_map(|s| s.take.as_ref()) {
         if saved.contains(take) && !sources.contains_key(take) {
-            if let Some(source) = source_file(storage.as_ref(), &folder, take, sequence.fps).await {
+            if let Some(source) =
+                probe::take_file(storage.as_ref(), &folder, take, sequence.fps).await
+            {
                 sources.insert(take.clone(), source);
             }
         }
@@ -90,42 +91,6 @@ pub(super) async fn sequence_cut(
     let cut = Cut::new(&sequence, &|take| saved.contains(take), &sources)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     Ok((sequence, cut))
-}
-
-/// What the header of the take `name` says of its rate and length (read by range: its boxes,
-/// not its pictures); when it cannot be read, the sequence's rate `fps` and the length its
-/// metadata gives, if any.
-async fn source_file(
-    storage: &dyn Storage,
-    folder: &str,
-    name: &str,
-    fps: u32,
-) -> Option<SourceFile> {
-    let key = format!("projects/{folder}/{name}");
-    let header = async {
-        let size = storage.head(&key).await.ok()??.size_bytes;
-        let video = crate::poster::Sparse::boxes(storage, &key, size)
-            .await
-            .ok()?;
-        let info = tokio::task::spawn_blocking(move || crate::frames::track_info(video, size))
-            .await
-            .ok()?
-            .ok()?;
-        Some(SourceFile {
-            rate: Rate::of_track(info.timescale, info.frame_ticks)?,
-            frames: Some(u64::from(info.frames)),
-        })
-    };
-    match header.await {
-        Some(source) => Some(source),
-        None => {
-            let seconds = length_of(storage, folder, name).await?;
-            Some(SourceFile {
-                rate: Rate::whole(fps),
-                frames: crate::sequences::frames::of_seconds(seconds, fps),
-            })
-        }
-    }
 }
 
 /// A file name for the download: the sequence's name with only letters, digits, spaces, `-`

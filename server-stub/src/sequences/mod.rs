@@ -12,6 +12,7 @@
 pub mod export;
 pub use studio_core::sequence::frames;
 pub mod locked;
+pub mod probe;
 pub mod timeline;
 
 use rand::RngCore;

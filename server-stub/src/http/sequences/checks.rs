@@ -1,14 +1,15 @@
 //! What a sequence's create and change must hold: a name, a rate and size offered, and shots
-//! whose takes are in the library and whose points are in order and inside their takes. Each
-//! refusal names what it refuses (422).
+//! whose takes are in the library and whose points are in order and inside their takes (as
+//! long as each take's own header says). Each refusal names what it refuses (422).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::ShotChange;
 use crate::http::assets::valid_file_name;
 use crate::http::error::ApiError;
 use crate::sequences::{
-    frames, new_id, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS, MAX_SHOT_TAKES,
+    frames, new_id, probe, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS,
+    MAX_SHOT_TAKES,
 };
 use crate::storage::{Storage, StorageError};
 
@@ -51,21 +52,6 @@ pub(super) fn check_format(fps: f64, size: &str) -> Result<u32, ApiError> {
     Ok(fps)
 }
 
-/// How long the library video `name` is, in seconds, when its metadata says.
-pub(in crate::http) async fn length_of(
-    storage: &dyn Storage,
-    folder: &str,
-    name: &str,
-) -> Option<f64> {
-    let stem = name.strip_suffix(".mp4")?;
-    let bytes = storage
-        .read(&format!("projects/{folder}/{stem}.json"), 64 * 1024)
-        .await
-        .ok()?;
-    let metadata: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    metadata.get("seconds")?.as_f64()
-}
-
 /// The shots of a change, checked: each refusal names the shot. Takes and ends already in
 /// `current` are not checked again (a take deleted since stays, and says it is missing).
 pub(super) async fn checked_shots(
@@ -84,6 +70,8 @@ pub(super) async fn checked_shots(
     }
     let mut ids = HashSet::new();
     let mut checked = Vec::with_capacity(shots.len());
+    // Each take's length, as its header says, read once for all its shots.
+    let mut lengths: HashMap<String, Option<f64>> = HashMap::new();
     for (at, shot) in shots.into_iter().enumerate() {
         let named = format!("Shot {} (\"{}\")", at + 1, shot.label);
         let refuse = |why: String| Err(ApiError::Unprocessable(format!("{named}: {why}")));
@@ -131,8 +119,13 @@ pub(super) async fn checked_shots(
         }
         let unchanged = before.is_some_and(|b| b.take == shot.take && b.out_frame == out_frame);
         if let (Some(take), false) = (&shot.take, unchanged) {
-            if let Some(length) = length_of(storage, folder, take).await {
+            if !lengths.contains_key(take) {
+                let file = probe::take_file(storage, folder, take, fps).await;
+                lengths.insert(take.clone(), file.and_then(|f| f.seconds()));
+            }
+            if let Some(length) = lengths[take] {
                 if frames::seconds(out_frame, fps) > length + 0.5 / f64::from(fps) {
+                    let length = (length * 1000.0).round() / 1000.0;
                     return refuse(format!("out_s is past the end of {take} ({length} s)"));
                 }
             }

@@ -16,8 +16,8 @@ use axum::Json;
 use self::bodies::{
     NewSequence, SequenceChange, SequenceSummary, SequenceView, Sequences, ShotChange, ShotView,
 };
+pub(super) use self::checks::library;
 use self::checks::{check_format, check_name, checked_shots};
-pub(super) use self::checks::{length_of, library};
 use super::auth::Authorized;
 use super::error::{ApiError, ConflictBody, ErrorBody};
 use super::extract::{ApiPath, JsonBody};

@@ -110,6 +110,13 @@ pub struct SourceFile {
     pub frames: Option<u64>,
 }
 
+impl SourceFile {
+    /// Its length in seconds, when known.
+    pub fn seconds(&self) -> Option<f64> {
+        self.frames.map(|frames| frames as f64 / self.rate.fps())
+    }
+}
+
 /// A sequence ready to be written as a timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cut {
