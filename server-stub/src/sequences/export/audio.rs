@@ -2,7 +2,10 @@
 //! between each shot's in and out points, and silent frames where a take has no sound. Frames
 //! are 1024 samples (21 ms at 48 kHz, half a frame of video at 24 fps); each shot gets as many
 //! as keep the track's running length within half an audio frame of the video's, so 500 shots
-//! drift no more than one.
+//! drift no more than one. A shot's first frame is the take's frame nearest its in point once
+//! the take's priming (the samples its edit list skips) is counted: its sound starts within
+//! half an AAC frame of its picture (10.7 ms at 48 kHz). Trimming to the sample, and joins
+//! without a click, need the sound decoded and encoded again as one stream: not done yet.
 //!
 //! When every take with sound has the same rate and channels, the track has them and frames
 //! are copied, never decoded. When they differ, the track is stereo at the first such take's
@@ -85,6 +88,27 @@ pub fn track_shape(shapes: &[Option<Shape>]) -> Option<Shape> {
     })
 }
 
+/// The samples at the start of `track` that its edit list says are not played (the encoder's
+/// priming), at `rate`; none without an edit list.
+fn priming(reader: &Mp4Reader<Video<'_>>, track: u32, rate: u64) -> u64 {
+    let Some(trak) = reader.tracks().get(&track).map(|t| &t.trak) else {
+        return 0;
+    };
+    let timescale = u64::from(trak.mdia.mdhd.timescale.max(1));
+    trak.edts
+        .as_ref()
+        .and_then(|edts| edts.elst.as_ref())
+        .and_then(|elst| {
+            // An empty edit (-1) only delays the start; the first edit with media says where
+            // the played media begins.
+            elst.entries
+                .iter()
+                .map(|e| e.media_time)
+                .find(|&t| t < u64::from(u32::MAX))
+        })
+        .map_or(0, |media_time| media_time * rate / timescale)
+}
+
 /// The shape of a take's sound, if it has sound that can be copied.
 pub fn shape_of(take: &mut TakeReader) -> Option<Shape> {
     take.seek(SeekFrom::Start(0)).ok()?;
@@ -119,9 +143,14 @@ pub fn write_track(
                 .map_err(|e| EngineError::Inputs(format!("{}: {e}", shot.file_name)))?;
             if let Some((track, _)) = track_of(&reader) {
                 let take_rate = take_shape.rate();
-                // The take's frame that starts nearest the shot's in point.
-                let first = (shot.in_frame * take_rate + u64::from(fps) * FRAME / 2)
-                    / (u64::from(fps) * FRAME);
+                // The take's frame that starts nearest the shot's in point, past the
+                // encoder's priming (the samples its edit list skips: 1024 from ffmpeg, 2048
+                // or more from others), which is never played.
+                let priming = priming(&reader, track, take_rate);
+                let first = (shot.in_frame * take_rate * 2
+                    + u64::from(fps) * priming * 2
+                    + u64::from(fps) * FRAME)
+                    / (u64::from(fps) * FRAME * 2);
                 let samples = u64::from(reader.sample_count(track).unwrap_or(0));
                 let mut read = |frames: std::ops::Range<u64>| {
                     let mut out = Vec::new();
