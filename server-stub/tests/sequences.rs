@@ -716,8 +716,13 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
     .await;
     let exports = format!("{}/exports", uri(&sequence));
 
+    // A valid request, for a sequence in a state that cannot be exported yet.
     let empty = api(&h.app, "POST", &exports, Some(json!({"format": "mp4"}))).await;
-    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(empty.status, StatusCode::CONFLICT);
+    assert_eq!(
+        empty.json()["error"]["message"],
+        "The sequence has no shots to export"
+    );
     let shots = json!([
         {"label": "Shot 1: wide", "take": first, "in_s": 0.2, "out_s": 0.8},
         {"label": "Shot 2: reeds", "take": second, "in_s": 0.4, "out_s": 1},

@@ -45,10 +45,10 @@ pub struct ExportRequest {
         (status = 202, description = "The export's job (`model: \"sequence\"`), queued; its video is saved to the library when done", body = JobView),
         (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
-        (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
+        (status = 409, description = "The sequence has no shots yet, or a shot has no take chosen or its take is no longer in the library: the message names the shot", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 422, description = "A format not offered, or a sequence with no shots", body = ErrorBody),
+        (status = 422, description = "A format not offered", body = ErrorBody),
         (status = 429, description = "Too many active jobs (see Retry-After)", body = ErrorBody),
     ),
 )]
@@ -61,8 +61,10 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     let ExportFormat::Mp4 = body.format;
     let (sequence, cut) = sequence_cut(&state, &project, &id).await?;
+    // A valid request for a sequence in the wrong state (no shots yet): 409, as a shot with
+    // no take is.
     if cut.clips.is_empty() {
-        return Err(ApiError::Unprocessable(
+        return Err(ApiError::Conflict(
             "The sequence has no shots to export".into(),
         ));
     }

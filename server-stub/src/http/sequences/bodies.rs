@@ -10,8 +10,14 @@ use crate::engine::Fit;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewSequence {
-    /// 1 to 200 characters, not only white space (kept trimmed).
-    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    /// 1 to 200 characters, not only white space (kept trimmed). The pattern spells out the
+    /// characters Rust's `trim` takes off (Unicode's White_Space) rather than `\S`, which
+    /// JavaScript's and Python's regex engines read differently (U+0085, U+001C to U+001F).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"[^\t\n\x0B\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+    )]
     pub(super) name: String,
     /// 24, 25 or 30; 24 when left out (JSON's 25.0 is 25).
     #[schema(value_type = Option<i64>)]
@@ -31,7 +37,11 @@ pub struct NewSequence {
 /// back as they were read; they are ignored.
 #[derive(Deserialize, ToSchema)]
 pub struct SequenceChange {
-    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"[^\t\n\x0B\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+    )]
     pub(super) name: String,
     /// 24, 25 or 30 (JSON's 25.0 is 25).
     #[schema(value_type = i64)]
