@@ -9,8 +9,8 @@ mod audio;
 mod faststart;
 mod mp4_out;
 mod pictures;
+mod sound;
 pub mod take_reader;
-mod transcode;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -129,7 +129,7 @@ pub fn export(
     // Sound when any take has it.
     if let Some(shape) = audio::track_shape(&sounds) {
         mp4.add_audio(shape.config())?;
-        audio::write_track(
+        sound::write_track(
             &export.shots,
             export.fps,
             shape,

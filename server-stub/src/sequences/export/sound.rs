@@ -1,0 +1,474 @@
+//! The cut's sound, made again as one stream: each shot's sound decoded from its take, trimmed
+//! to the sample (past the take's priming, the samples its edit list says are not played),
+//! made stereo and resampled to the track's rate where it differs, faded over 3 ms at each cut
+//! so that no join clicks, and encoded as AAC-LC stereo. Silence where a take has none.
+//!
+//! Memory does not grow with a shot's or a cut's length: a take is decoded one AAC frame at a
+//! time, resampled a frame at a time, and the track is encoded in segments of `SEGMENT` frames
+//! (rusty_aac's encoder keeps all it is given until it finishes), each segment's encoder first
+//! given the frame before it, so that the frames on both sides of a segment's start were made
+//! from the same samples and decode across it as one stream.
+
+use bytes::Bytes;
+use mp4::{ChannelConfig, Mp4Reader};
+use rubato::{
+    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
+};
+use rusty_aac::{AacDecoder, AacEncoder, AacEncoderConfig, AudioSpecificConfig, Error};
+
+use super::audio::{priming, track_of, Shape, FRAME};
+use super::take_reader::TakeReader;
+use super::ExportShot;
+use crate::engine::EngineError;
+use crate::frames::Video;
+
+const FRAME_LEN: usize = FRAME as usize;
+/// Frames encoded by one encoder (about 5.5 s at 48 kHz, 2 MB of samples).
+const SEGMENT: usize = 256;
+/// The fade at each cut, in seconds.
+const FADE_S: f64 = 0.003;
+/// AAC-LC's object type in an `AudioSpecificConfig`.
+const AAC_LC: u8 = 2;
+
+fn failed(what: &str, e: impl std::fmt::Display) -> EngineError {
+    EngineError::Encode(format!("the sound could not be {what}: {e}"))
+}
+
+/// The track's samples as they are made, encoded a segment at a time.
+struct Encoder<W> {
+    rate: u32,
+    /// Frames a segment has (`SEGMENT`).
+    segment: usize,
+    /// Samples not encoded yet, by channel: the segment being filled.
+    pending: [Vec<f32>; 2],
+    /// Frames written.
+    written: u64,
+    write: W,
+}
+
+impl<W: FnMut(u64, Bytes) -> Result<(), EngineError>> Encoder<W> {
+    fn new(rate: u32, segment: usize, write: W) -> Self {
+        Encoder {
+            rate,
+            segment,
+            pending: [Vec::new(), Vec::new()],
+            written: 0,
+            write,
+        }
+    }
+
+    fn push(&mut self, left: f32, right: f32) -> Result<(), EngineError> {
+        self.pending[0].push(left);
+        self.pending[1].push(right);
+        // A segment is encoded once the frame after it is there too.
+        if self.pending[0].len() == (self.segment + 1) * FRAME_LEN {
+            self.encode(self.segment)?;
+        }
+        Ok(())
+    }
+
+    /// Encodes the first `frames` frames pending, given the frame after them too (silence at
+    /// the end): an AAC frame's packet is made from it and the frame after it, so the last
+    /// packet of a segment and the first of the next are made from the same samples where
+    /// they overlap, and decode as one stream.
+    fn encode(&mut self, frames: usize) -> Result<(), EngineError> {
+        if frames == 0 {
+            return Ok(());
+        }
+        let mut encoder = AacEncoder::new(AacEncoderConfig {
+            bitrate_bps: 128_000,
+            ..AacEncoderConfig::default()
+        });
+        let given = ((frames + 1) * FRAME_LEN).min(self.pending[0].len());
+        let planes: Vec<&[f32]> = self.pending.iter().map(|p| &p[..given]).collect();
+        encoder
+            .push_pcm_planar(&planes, self.rate)
+            .map_err(|e| failed("encoded", e))?;
+        encoder.finish();
+        // The encoder's first packet is its priming; packet n + 1 is made from frames n and
+        // n + 1.
+        let mut packet = 0usize;
+        loop {
+            match encoder.next_packet() {
+                Ok(encoded) if (1..=frames).contains(&packet) => {
+                    (self.write)(self.written * FRAME, Bytes::from(encoded.data))?;
+                    self.written += 1;
+                }
+                Ok(_) => {}
+                Err(Error::Eof) => break,
+                Err(e) => return Err(failed("encoded", e)),
+            }
+            packet += 1;
+        }
+        for channel in &mut self.pending {
+            channel.drain(..frames * FRAME_LEN);
+        }
+        Ok(())
+    }
+
+    /// Encodes what is left, its last frame made whole with silence.
+    fn finish(mut self) -> Result<(), EngineError> {
+        let short = self.pending[0].len() % FRAME_LEN;
+        if short > 0 {
+            for channel in &mut self.pending {
+                channel.resize(channel.len() + FRAME_LEN - short, 0.0);
+            }
+        }
+        let frames = self.pending[0].len() / FRAME_LEN;
+        self.encode(frames)
+    }
+}
+
+/// A take's sound from one sample on, two channels at the take's own rate, a frame at a time.
+struct TakeSound {
+    reader: Mp4Reader<Video<'static>>,
+    track: u32,
+    next_packet: u32,
+    packets: u32,
+    decoder: AacDecoder,
+    /// Samples of the next decoded frame still to pass over.
+    skip: usize,
+}
+
+impl TakeSound {
+    /// The sound of `take` (of `shape`) from the sample shown at `in_frame` of a cut at `fps`.
+    fn open(take: TakeReader, shape: Shape, in_frame: u64, fps: u32) -> Option<TakeSound> {
+        let size = take.size();
+        let reader = Mp4Reader::read_header(Box::new(take) as Video, size).ok()?;
+        let (track, _) = track_of(&reader)?;
+        let rate = shape.rate();
+        let start = priming(&reader, track, rate)
+            + (in_frame * rate * 2 + u64::from(fps)) / (u64::from(fps) * 2);
+        // One frame before the start primes the decoder (its output is the overlap of two).
+        let first = (start / FRAME).saturating_sub(1);
+        let packets = reader.sample_count(track).ok()?;
+        let decoder = AacDecoder::with_config(AudioSpecificConfig {
+            object_type: AAC_LC,
+            sample_rate: rate as u32,
+            channels: match shape.channels {
+                ChannelConfig::Mono => 1,
+                _ => 2,
+            },
+        });
+        Some(TakeSound {
+            reader,
+            track,
+            next_packet: first as u32 + 1,
+            packets,
+            decoder,
+            skip: (start - first * FRAME) as usize,
+        })
+    }
+
+    /// The next decoded samples, two channels (mono heard on both); `None` after the last.
+    fn next(&mut self) -> Option<[Vec<f32>; 2]> {
+        loop {
+            if self.next_packet > self.packets {
+                return None;
+            }
+            let sample = self
+                .reader
+                .read_sample(self.track, self.next_packet)
+                .ok()??;
+            self.next_packet += 1;
+            let decoded = self.decoder.decode(&sample.bytes, None).ok();
+            let (samples, channels) = decoded.as_ref().map_or((&[][..], 1), |d| {
+                (&d.samples[..], usize::from(d.channels.max(1)))
+            });
+            let frames = if samples.is_empty() {
+                FRAME_LEN
+            } else {
+                samples.len() / channels
+            };
+            let channel = |c: usize| -> Vec<f32> {
+                (0..frames)
+                    .map(|i| samples.get(i * channels + c.min(channels - 1)).copied())
+                    .map(|s| s.unwrap_or(0.0))
+                    .collect()
+            };
+            let mut out = [channel(0), channel(1)];
+            let skip = self.skip.min(frames);
+            self.skip -= skip;
+            for channel in &mut out {
+                channel.drain(..skip);
+            }
+            if !out[0].is_empty() {
+                return Some(out);
+            }
+        }
+    }
+}
+
+/// A take's sound at another rate, a block at a time (the resampler's delay taken off).
+struct Resampled {
+    source: TakeSound,
+    resampler: SincFixedIn<f32>,
+    /// Input waiting for a whole block.
+    input: [Vec<f32>; 2],
+    /// Output samples still to drop (the resampler's delay).
+    delay: usize,
+    ended: bool,
+}
+
+impl Resampled {
+    fn new(source: TakeSound, from: u64, to: u64) -> Result<Resampled, EngineError> {
+        // Windowed sinc with rubato's suggested parameters: not its FFT resampler, which
+        // brings rustfft, a long build, into every first start.
+        let parameters = SincInterpolationParameters {
+            sinc_len: 256,
+            f_cutoff: 0.95,
+            oversampling_factor: 128,
+            interpolation: SincInterpolationType::Linear,
+            window: WindowFunction::BlackmanHarris2,
+        };
+        let resampler =
+            SincFixedIn::<f32>::new(to as f64 / from as f64, 1.0, parameters, FRAME_LEN, 2)
+                .map_err(|e| failed("resampled", e))?;
+        Ok(Resampled {
+            delay: resampler.output_delay(),
+            source,
+            resampler,
+            input: [Vec::new(), Vec::new()],
+            ended: false,
+        })
+    }
+
+    fn next(&mut self) -> Result<Option<[Vec<f32>; 2]>, EngineError> {
+        loop {
+            let wanted = self.resampler.input_frames_next();
+            while !self.ended && self.input[0].len() < wanted {
+                match self.source.next() {
+                    Some([left, right]) => {
+                        self.input[0].extend(left);
+                        self.input[1].extend(right);
+                    }
+                    None => self.ended = true,
+                }
+            }
+            if self.input[0].is_empty() {
+                return Ok(None);
+            }
+            let block: Vec<Vec<f32>> = self
+                .input
+                .iter_mut()
+                .map(|channel| {
+                    let take = wanted.min(channel.len());
+                    let mut part: Vec<f32> = channel.drain(..take).collect();
+                    part.resize(wanted, 0.0);
+                    part
+                })
+                .collect();
+            let mut out = self
+                .resampler
+                .process(&block, None)
+                .map_err(|e| failed("resampled", e))?;
+            let drop = self.delay.min(out[0].len());
+            self.delay -= drop;
+            for channel in &mut out {
+                channel.drain(..drop);
+            }
+            if !out[0].is_empty() {
+                let right = out.pop().unwrap_or_default();
+                let left = out.pop().unwrap_or_default();
+                return Ok(Some([left, right]));
+            }
+        }
+    }
+}
+
+/// Where a shot's sound comes from: the next block of two channels at the track's rate, until
+/// `None`.
+type Source = Box<dyn FnMut() -> Result<Option<[Vec<f32>; 2]>, EngineError>>;
+
+/// The gain at sample `i` of a shot of `length` samples: a fade of `fade` samples in at its
+/// start (unless it opens the cut) and out at its end (unless it closes it).
+fn gain(i: usize, length: usize, fade: usize, (fade_in, fade_out): (bool, bool)) -> f32 {
+    let ramp = |n: usize| {
+        let x = (n as f32 + 0.5) / fade as f32;
+        (std::f32::consts::FRAC_PI_2 * x.min(1.0)).sin().powi(2)
+    };
+    let start = if fade_in && i < fade { ramp(i) } else { 1.0 };
+    let from_end = length - 1 - i;
+    let end = if fade_out && from_end < fade {
+        ramp(from_end)
+    } else {
+        1.0
+    };
+    start * end
+}
+
+/// Writes the cut's sound, AAC-LC stereo at `shape`'s rate, as `write(start sample, frame)`
+/// calls: each shot's sound (`shapes`: its take's, `None` for silence) read again with `open`,
+/// trimmed to the sample, at the track's rate, and its length that of its pictures.
+pub fn write_track(
+    shots: &[ExportShot],
+    fps: u32,
+    shape: Shape,
+    shapes: &[Option<Shape>],
+    mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
+    write: impl FnMut(u64, Bytes) -> Result<(), EngineError>,
+) -> Result<(), EngineError> {
+    let rate = shape.rate();
+    let mut encoder = Encoder::new(rate as u32, SEGMENT, write);
+    let fade = ((rate as f64 * FADE_S) as usize).max(1);
+    let (mut video_frames, mut samples_made) = (0u64, 0u64);
+    for (n, (shot, take_shape)) in shots.iter().zip(shapes).enumerate() {
+        video_frames += shot.out_frame - shot.in_frame;
+        let end = (video_frames * rate * 2 + u64::from(fps)) / (u64::from(fps) * 2);
+        let length = (end - samples_made) as usize;
+        samples_made = end;
+        let fades = (n > 0, n + 1 < shots.len());
+        let mut source: Option<Source> = match take_shape {
+            Some(take_shape) => {
+                let take = open(shot)?;
+                match TakeSound::open(take, *take_shape, shot.in_frame, fps) {
+                    Some(sound) if take_shape.rate() == rate => {
+                        let mut sound = sound;
+                        Some(Box::new(move || Ok(sound.next())))
+                    }
+                    Some(sound) => {
+                        let mut resampled = Resampled::new(sound, take_shape.rate(), rate)?;
+                        Some(Box::new(move || resampled.next()))
+                    }
+                    None => None,
+                }
+            }
+            None => None,
+        };
+        let mut made = 0usize;
+        while made < length {
+            let block = match source.as_mut() {
+                Some(next) => next()?,
+                None => None,
+            };
+            let Some([left, right]) = block else {
+                // Silence: no sound, or the take's ended before the shot's out point.
+                while made < length {
+                    encoder.push(0.0, 0.0)?;
+                    made += 1;
+                }
+                break;
+            };
+            for (l, r) in left.into_iter().zip(right) {
+                if made == length {
+                    break;
+                }
+                let g = gain(made, length, fade, fades);
+                encoder.push(l * g, r * g)?;
+                made += 1;
+            }
+        }
+    }
+    encoder.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mp4::SampleFreqIndex;
+
+    fn shot(in_frame: u64, out_frame: u64) -> ExportShot {
+        ExportShot {
+            label: "s".into(),
+            file_name: "t.mp4".into(),
+            key: "t.mp4".into(),
+            in_frame,
+            out_frame,
+        }
+    }
+
+    #[test]
+    fn silent_shots_make_a_track_the_length_of_the_pictures() {
+        let shape = Shape {
+            freq_index: SampleFreqIndex::Freq48000,
+            channels: ChannelConfig::Stereo,
+        };
+        // 500 shots of 7 frames at 24 fps: 145.83 s of video.
+        let shots: Vec<ExportShot> = (0..500).map(|_| shot(0, 7)).collect();
+        let shapes = vec![None; 500];
+        let mut starts = Vec::new();
+        write_track(
+            &shots,
+            24,
+            shape,
+            &shapes,
+            |_| panic!("no take is read for silence"),
+            |start, _| {
+                starts.push(start);
+                Ok(())
+            },
+        )
+        .unwrap();
+        let video = 500.0 * 7.0 / 24.0;
+        let audio = starts.len() as f64 * 1024.0 / 48_000.0;
+        assert!(
+            (audio - video).abs() < 1024.0 / 48_000.0,
+            "{audio} vs {video}"
+        );
+        assert!(starts.windows(2).all(|w| w[1] == w[0] + 1024));
+        assert_eq!(starts[0], 0);
+    }
+
+    /// Fails on segments encoded apart with nothing after them: each segment's last packet was
+    /// made against silence, and the stream jumped where the next began.
+    #[test]
+    fn segments_decode_as_one_stream() {
+        let rate = 48_000u32;
+        let frames = 20;
+        let tone: Vec<f32> = (0..frames * FRAME_LEN)
+            .map(|i| 0.5 * (std::f32::consts::TAU * 440.0 * i as f32 / rate as f32).sin())
+            .collect();
+        let mut packets = Vec::new();
+        let mut encoder = Encoder::new(rate, 4, |_, packet| {
+            packets.push(packet);
+            Ok(())
+        });
+        for &sample in &tone {
+            encoder.push(sample, sample).unwrap();
+        }
+        encoder.finish().unwrap();
+        assert_eq!(packets.len(), frames);
+        let mut decoder = AacDecoder::with_config(AudioSpecificConfig {
+            object_type: AAC_LC,
+            sample_rate: rate,
+            channels: 2,
+        });
+        let mut decoded = Vec::new();
+        for packet in &packets {
+            let out = decoder.decode(packet, None).unwrap();
+            decoded.extend(out.samples.iter().step_by(2).copied());
+        }
+        // Past the first frame (decoded with nothing before it) and before the last: as near
+        // the tone where one segment ends and the next begins as within a segment.
+        let join = |i: usize| {
+            let at = i % (4 * FRAME_LEN);
+            !(64..4 * FRAME_LEN - 64).contains(&at)
+        };
+        let (mut at_joins, mut within) = (0.0f32, 0.0f32);
+        for i in FRAME_LEN..(frames - 1) * FRAME_LEN {
+            let off = (decoded[i] - tone[i]).abs();
+            if join(i) {
+                at_joins = at_joins.max(off);
+            } else {
+                within = within.max(off);
+            }
+        }
+        assert!(within < 0.1, "the tone is off by {within} within segments");
+        assert!(
+            at_joins <= within * 1.5,
+            "the tone is off by {at_joins} at the joins, {within} within segments"
+        );
+    }
+
+    #[test]
+    fn fades_reach_silence_at_a_cut_and_leave_the_rest() {
+        assert!(gain(0, 1000, 144, (true, true)) < 0.001);
+        assert!(gain(999, 1000, 144, (true, true)) < 0.001);
+        assert_eq!(gain(500, 1000, 144, (true, true)), 1.0);
+        assert_eq!(
+            gain(0, 1000, 144, (false, true)),
+            1.0,
+            "the cut's first sample"
+        );
+    }
+}
