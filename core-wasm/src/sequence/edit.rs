@@ -36,6 +36,20 @@ pub enum Edit {
     },
 }
 
+impl Edit {
+    /// The shot the edit changes.
+    pub fn shot_id(&self) -> &str {
+        match self {
+            Edit::Insert { shot, .. } => &shot.id,
+            Edit::Remove { id }
+            | Edit::Move { id, .. }
+            | Edit::Trim { id, .. }
+            | Edit::Choose { id, .. }
+            | Edit::Label { id, .. } => id,
+        }
+    }
+}
+
 /// Why an edit does not apply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {

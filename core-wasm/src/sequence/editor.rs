@@ -64,16 +64,55 @@ pub struct Editor {
     unsaved: Vec<Edit>,
     /// How many of `unsaved` the save on its way holds.
     sending: usize,
-    /// Each edit done, as the edit that undoes it.
-    done: Vec<Edit>,
-    /// Each edit undone, as the edit that makes it again.
-    undone: Vec<Edit>,
+    /// Each edit done, as the edit that undoes it (and what the edit left).
+    done: Vec<Step>,
+    /// Each edit undone, as the edit that makes it again (and what the undo left).
+    undone: Vec<Step>,
+    /// What the last undo or redo did not do, because someone changed what it would change.
+    dropped: Option<String>,
     /// The local edits a refused save kept aside.
     aside: Vec<Edit>,
     /// The last save was refused (a 4xx), or did not arrive and waits to be tried again:
     /// nothing is sent until the next edit or `resume`, so a save is never sent twice in a
     /// row without a new edit or a wait.
     stalled: bool,
+}
+
+/// An entry of the undo (or redo) history: the edit to make, and what the edit it reverses
+/// left of its shot (the shot, where it stood, or that it was gone), which must still hold
+/// for the entry to apply: an undo never overwrites a change someone else made since.
+#[derive(Debug, Clone)]
+struct Step {
+    edit: Edit,
+    target: String,
+    left: Option<(usize, Shot)>,
+    /// The shot's label, to name it.
+    label: String,
+}
+
+impl Step {
+    fn new(edit: Edit, sequence: &Sequence, target: String) -> Step {
+        let left = trace(sequence, &target);
+        let label = left
+            .as_ref()
+            .map_or_else(|| target.clone(), |(_, shot)| shot.label.clone());
+        Step {
+            edit,
+            target,
+            left,
+            label,
+        }
+    }
+
+    fn holds(&self, sequence: &Sequence) -> bool {
+        trace(sequence, &self.target) == self.left
+    }
+}
+
+/// Shot `id` of `sequence` and where it stands, or `None` when it is not there.
+fn trace(sequence: &Sequence, id: &str) -> Option<(usize, Shot)> {
+    let at = sequence.position(id)?;
+    Some((at, sequence.shots[at].clone()))
 }
 
 impl Editor {
@@ -85,6 +124,7 @@ impl Editor {
             sending: 0,
             done: Vec::new(),
             undone: Vec::new(),
+            dropped: None,
             aside: Vec::new(),
             stalled: false,
         }
@@ -120,8 +160,9 @@ impl Editor {
         if after == self.current {
             return Ok(());
         }
+        let target = edit.shot_id().to_owned();
         let undo = self.record(edit)?;
-        self.done.push(undo);
+        self.done.push(Step::new(undo, &self.current, target));
         if self.done.len() > HISTORY {
             self.done.remove(0);
         }
@@ -163,33 +204,53 @@ impl Editor {
         Ok(Continued { from, prompt })
     }
 
-    /// Undoes the last edit (an edit of its own, saved like any); `false` when there is none
-    /// or it no longer applies (its shot was removed elsewhere).
+    /// Undoes the last edit (an edit of its own, saved like any); `false` when there is none,
+    /// when it no longer applies (its shot was removed elsewhere), or when someone else changed
+    /// what it would change back since (their change is kept; `take_dropped` says which).
     pub fn undo(&mut self) -> bool {
-        let Some(undo) = self.done.pop() else {
+        let Some(step) = self.done.pop() else {
             return false;
         };
-        match self.record(undo) {
-            Ok(redo) => {
+        match self.step(step) {
+            Some(redo) => {
                 self.undone.push(redo);
                 true
             }
-            Err(_) => false,
+            None => false,
         }
     }
 
-    /// Makes again the last edit undone.
+    /// Makes again the last edit undone, on the same terms as `undo`.
     pub fn redo(&mut self) -> bool {
-        let Some(redo) = self.undone.pop() else {
+        let Some(step) = self.undone.pop() else {
             return false;
         };
-        match self.record(redo) {
-            Ok(undo) => {
+        match self.step(step) {
+            Some(undo) => {
                 self.done.push(undo);
                 true
             }
-            Err(_) => false,
+            None => false,
         }
+    }
+
+    /// Applies `step`'s edit while what its edit left still holds: the step that reverses it.
+    fn step(&mut self, step: Step) -> Option<Step> {
+        if !step.holds(&self.current) {
+            self.dropped = Some(format!(
+                "{} was changed elsewhere since: that step was not undone or redone, and their change stays.",
+                step.label
+            ));
+            return None;
+        }
+        let target = step.target.clone();
+        let reverse = self.record(step.edit).ok()?;
+        Some(Step::new(reverse, &self.current, target))
+    }
+
+    /// What the last undo or redo did not do, once.
+    pub fn take_dropped(&mut self) -> Option<String> {
+        self.dropped.take()
     }
 
     /// The PUT body to send now: the whole sequence from the confirmed version, when there
@@ -343,6 +404,33 @@ mod tests {
         editor.saved(answered(&body, "seq_1"));
         assert!(!editor.view().unsaved);
         assert_eq!(editor.to_save(), None);
+    }
+
+    /// Fails on an undo that overwrote a collaborator's change: after their trim of the same
+    /// shot arrived, Ctrl+Z put back the points from before both.
+    #[test]
+    fn an_undo_never_overwrites_a_change_made_elsewhere_since() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("a", 2, 20)).unwrap();
+        editor.edit(trim("b", 4, 12)).unwrap();
+        let body = editor.to_save().unwrap();
+        editor.saved(answered(&body, "seq_1"));
+        // Elsewhere, shot b is trimmed again, at version 3.
+        let mut theirs = editor.current().clone();
+        theirs.version = 3;
+        theirs.shots[1].in_frame = 6;
+        editor.changed_elsewhere(theirs);
+        assert!(!editor.undo(), "b's undo would overwrite their trim");
+        let dropped = editor.take_dropped().unwrap();
+        assert!(
+            dropped.starts_with("Shot b was changed elsewhere"),
+            "{dropped}"
+        );
+        assert_eq!(editor.current().shots[1].in_frame, 6, "their change stays");
+        // a's undo still holds: what it changed is as the edit left it.
+        assert!(editor.undo());
+        assert_eq!(editor.current().shots[0].in_frame, 0);
+        assert_eq!(editor.take_dropped(), None);
     }
 
     /// Fails on sending the same refused save again at once, forever (544 PUTs in 3 s from

@@ -226,10 +226,19 @@ impl SequenceEditor {
         self.step(Editor::redo)
     }
 
+    /// An undo or a redo; one that someone else's change since would overwrite is not made,
+    /// and the notice says so.
     fn step(&self, step: fn(&mut Editor) -> bool) -> bool {
-        let stepped = self.inner.change(|s| s.editor.as_mut().is_some_and(step));
+        let stepped = self.inner.change(|s| {
+            let editor = s.editor.as_mut()?;
+            let stepped = step(editor);
+            if let Some(dropped) = editor.take_dropped() {
+                s.notice = Some(dropped);
+            }
+            Some(stepped)
+        });
         self.inner.save();
-        stepped
+        stepped.unwrap_or(false)
     }
 
     /// After a save refused because the sequence changed elsewhere: applies the local edits
