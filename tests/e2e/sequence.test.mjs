@@ -413,3 +413,60 @@ test("Alt+Left on the first shot and Alt+Right on the last stay in the strip; De
   await waitUntil(async () => (await status.textContent()) === "2 shots, 2.00 s · Saved");
   await context.close();
 });
+
+test("edits kept aside after a conflict stay reachable until applied or let go, and are not dropped unasked", async () => {
+  const project = "kept-aside";
+  const video = await savedVideo(t.server, project, "a ferry at dawn", 1);
+  const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${t.server.url}/${project}`);
+  const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
+  await card.waitFor();
+  await fromMenu(card, "Add to sequence");
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.00 s · Saved");
+
+  // The next save is refused as if someone else had changed the sequence first: the answer
+  // names the server's version as current, with the shot as it was.
+  let refused = false;
+  await page.route(`**/api/projects/${project}/sequences/*`, async (route) => {
+    if (route.request().method() !== "PUT" || refused) return route.continue();
+    refused = true;
+    const sent = route.request().postDataJSON();
+    const id = new URL(route.request().url()).pathname.split("/").pop();
+    const current = { ...sent, id, shots: sent.shots.map((s) => ({ ...s, in_s: 0 })) };
+    await route.fulfill({
+      status: 409,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: { code: "conflict", message: "changed elsewhere" },
+        current: { ...current, duration_s: 1 },
+      }),
+    });
+  });
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  const inPoint = panel.getByLabel("In (s)");
+  await inPoint.fill("0.5");
+  await inPoint.blur();
+  const keptAside = panel.getByRole("group", { name: "Edits kept aside" });
+  await keptAside.waitFor();
+  await waitUntil(async () => (await status.textContent()).endsWith("· 1 edit kept aside"));
+
+  // Closing asks first; dismissed, nothing is dropped.
+  const asked = [];
+  page.once("dialog", (dialog) => {
+    asked.push(dialog.message());
+    return dialog.dismiss();
+  });
+  await panel.getByRole("button", { name: "Close" }).click();
+  await waitUntil(() => asked.length === 1);
+  assert.match(asked[0], /^1 edit is kept aside and not saved/);
+  await keptAside.getByRole("button", { name: "Apply my edits again" }).waitFor();
+
+  // Applied again: saved on top of the other change.
+  await keptAside.getByRole("button", { name: "Apply my edits again" }).click();
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 0.50 s · Saved");
+  assert.equal(await keptAside.count(), 0);
+  await context.close();
+});

@@ -41,7 +41,23 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   useEffect(() => {
     if (shown && byButton.current) heading.current?.focus();
   }, [shown]);
+  // Edits kept aside after a refused save (409) are not saved anywhere: opening another
+  // sequence, making one, closing the panel or leaving the page asks before they are dropped.
+  const keptAside = opened?.keptAside ?? 0;
+  const unsaved = keptAside > 0 || opened?.unsaved === true;
+  useEffect(() => {
+    if (!unsaved) return;
+    const ask = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", ask);
+    return () => window.removeEventListener("beforeunload", ask);
+  }, [unsaved]);
+  const dropsKept = () =>
+    keptAside === 0 ||
+    window.confirm(
+      `${keptAside} ${keptAside === 1 ? "edit is" : "edits are"} kept aside and not saved. Drop ${keptAside === 1 ? "it" : "them"}?`,
+    );
   const close = () => {
+    if (!dropsKept()) return;
     setSequence(false);
     document.querySelector<HTMLElement>(".sequence-toggle")?.focus();
   };
@@ -125,7 +141,10 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         {sequence && (
           <label>
             Open
-            <select value={sequence.id} onChange={(event) => run(editor.open(event.target.value))}>
+            <select
+              value={sequence.id}
+              onChange={(event) => dropsKept() && run(editor.open(event.target.value))}
+            >
               {view.sequences.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.name}
@@ -134,7 +153,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
             </select>
           </label>
         )}
-        <button type="button" onClick={() => run(editor.newSequence())}>
+        <button type="button" onClick={() => dropsKept() && run(editor.newSequence())}>
           New sequence
         </button>
         <button type="button" disabled={!opened?.canUndo} onClick={() => editor.undo()}>
@@ -153,28 +172,34 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           {opened
             ? `${shots.length} ${shots.length === 1 ? "shot" : "shots"}, ${seconds(opened.frames, fps)}`
             : ""}
-          {view.saving
-            ? " · Saving..."
-            : opened?.unsaved
-              ? " · Not saved"
-              : opened
-                ? " · Saved"
-                : ""}
+          {keptAside > 0
+            ? ` · ${keptAside} ${keptAside === 1 ? "edit" : "edits"} kept aside`
+            : view.saving
+              ? " · Saving..."
+              : opened?.unsaved
+                ? " · Not saved"
+                : opened
+                  ? " · Saved"
+                  : ""}
         </span>
       </div>
       {view.error !== null && (
         <div className="sequence-error" role="alert">
           <p>{view.error}</p>
-          {(opened?.keptAside ?? 0) > 0 && (
-            <>
-              <button type="button" onClick={() => editor.applyAgain()}>
-                Apply my edits again
-              </button>
-              <button type="button" onClick={() => editor.letGo()}>
-                Let my edits go
-              </button>
-            </>
-          )}
+        </div>
+      )}
+      {keptAside > 0 && (
+        <div className="sequence-error" role="group" aria-label="Edits kept aside">
+          <p>
+            {keptAside} {keptAside === 1 ? "edit is" : "edits are"} kept aside: the sequence was
+            changed elsewhere first.
+          </p>
+          <button type="button" onClick={() => editor.applyAgain()}>
+            Apply my edits again
+          </button>
+          <button type="button" onClick={() => editor.letGo()}>
+            Let my edits go
+          </button>
         </div>
       )}
       {view.notice !== null && (
