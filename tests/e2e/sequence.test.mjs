@@ -470,3 +470,52 @@ test("edits kept aside after a conflict stay reachable until applied or let go, 
   assert.equal(await keptAside.count(), 0);
   await context.close();
 });
+
+test("of two sequences asked to open, the one asked last stays open whichever answers last", async () => {
+  const project = "crossed-opens";
+  const base = `${t.server.url}/api/projects/${project}/sequences`;
+  const make = async (name) => {
+    const made = await fetch(base, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    assert.equal(made.status, 201);
+    return (await made.json()).id;
+  };
+  const first = await make("First");
+  await make("Second");
+  await make("Third");
+
+  const context = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${t.server.url}/${project}`);
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  await panel.getByRole("heading", { name: "Sequence: Third" }).waitFor();
+  const open = panel.getByLabel("Open");
+  await waitUntil(async () => (await open.locator("option").count()) === 3);
+
+  // "First" is asked for, and its answer held; then "Second", which answers at once.
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(`**/api/projects/${project}/sequences/${first}`, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await open.selectOption({ label: "First" });
+  await open.selectOption({ label: "Second" });
+  await panel.getByRole("heading", { name: "Sequence: Second" }).waitFor();
+  const answered = page.waitForResponse((r) => r.url().endsWith(`/sequences/${first}`));
+  release();
+  await answered;
+  await page.evaluate(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+  );
+  assert.equal(
+    await panel.getByRole("heading", { level: 2 }).textContent(),
+    "Sequence: Second",
+    "the older answer did not open its sequence",
+  );
+  await context.close();
+});

@@ -61,6 +61,8 @@ impl SequenceEditor {
                 adding: Cell::new(false),
                 finding: Cell::new(false),
                 retry_ms: Cell::new(session::RETRY_FIRST_MS),
+                opening: Cell::new(0),
+                listing: Cell::new(0),
             }),
             view: RefCell::new(None),
         })
@@ -106,6 +108,8 @@ impl SequenceEditor {
     pub fn start(&self) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let asked = session::ticket(&inner.opening);
+            let listing = session::ticket(&inner.listing);
             let listed = inner.client().list().await;
             let sequences = match listed {
                 Ok(list) => list,
@@ -115,12 +119,18 @@ impl SequenceEditor {
                 }
             };
             let first = sequences.first().map(|s| s.id.clone());
-            inner.change(|s| s.sequences = sequences);
+            if inner.listing.get() == listing {
+                inner.change(|s| s.sequences = sequences);
+            }
             let opened = match &first {
                 Some(id) => inner.client().get(id).await,
                 // Two browsers opening an empty project at once open the same first one.
                 None => inner.client().create("Sequence 1", true).await,
             };
+            // Another sequence asked for meanwhile is the one to open.
+            if inner.opening.get() != asked {
+                return Ok(JsValue::UNDEFINED);
+            }
             match opened {
                 Ok(sequence) => inner.open_editor(Editor::new(sequence)),
                 Err(e) => inner.failed(e),
@@ -137,8 +147,13 @@ impl SequenceEditor {
     pub fn open(&self, id: String) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let asked = session::ticket(&inner.opening);
             inner.sent().await;
             let sequence = inner.client().get(&id).await;
+            // Of two openings in flight, the newer one's answer wins.
+            if inner.opening.get() != asked {
+                return Ok(JsValue::UNDEFINED);
+            }
             inner.opened_or_failed(sequence)
         })
     }
@@ -149,9 +164,14 @@ impl SequenceEditor {
     pub fn new_sequence(&self) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let asked = session::ticket(&inner.opening);
             inner.sent().await;
             let name = format!("Sequence {}", inner.state.borrow().sequences.len() + 1);
             let sequence = inner.client().create(&name, false).await;
+            if inner.opening.get() != asked {
+                inner.relist().await;
+                return Ok(JsValue::UNDEFINED);
+            }
             let opened = inner.opened_or_failed(sequence);
             inner.relist().await;
             opened

@@ -54,6 +54,16 @@ pub(super) struct Inner {
     /// How long to wait before a save that did not arrive is sent again, in ms: 1 s, doubled
     /// after each failure up to 30 s, and 1 s again once one is taken.
     pub(super) retry_ms: Cell<u32>,
+    /// Raised by each opening asked for (open, new sequence, start) and each listing: of two
+    /// in flight, only the newer one's answer is taken.
+    pub(super) opening: Cell<u64>,
+    pub(super) listing: Cell<u64>,
+}
+
+/// The ticket of a request raised on `counter`: the newest while `counter` has not moved.
+pub(super) fn ticket(counter: &Cell<u64>) -> u64 {
+    counter.set(counter.get() + 1);
+    counter.get()
 }
 
 /// The first and the longest wait before a save that did not arrive is sent again, in ms.
@@ -249,8 +259,14 @@ impl Inner {
                         if !ours {
                             others = true;
                         } else if let Ok(sequence) = self.client().get(&id).await {
+                            // Only while this opening of this sequence is still the open one.
+                            if self.opened.get() != opened {
+                                return;
+                            }
                             self.change(|s| {
-                                if let Some(editor) = s.editor.as_mut() {
+                                if let Some(editor) =
+                                    s.editor.as_mut().filter(|e| e.current().id == id)
+                                {
                                     editor.changed_elsewhere(sequence);
                                 }
                             });
@@ -334,10 +350,14 @@ impl Inner {
         }
     }
 
-    /// Reads the project's sequences again, for the list the panel offers.
+    /// Reads the project's sequences again, for the list the panel offers (an older listing
+    /// answering after a newer one is dropped).
     pub(super) async fn relist(self: &Rc<Self>) {
+        let asked = ticket(&self.listing);
         if let Ok(sequences) = self.client().list().await {
-            self.change(|s| s.sequences = sequences);
+            if self.listing.get() == asked {
+                self.change(|s| s.sequences = sequences);
+            }
         }
     }
 
