@@ -519,3 +519,46 @@ test("of two sequences asked to open, the one asked last stays open whichever an
   );
   await context.close();
 });
+
+test("a panel closed while its sequence is still opening follows no event stream", async () => {
+  const project = "closed-while-opening";
+  const made = await fetch(`${t.server.url}/api/projects/${project}/sequences`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Only", first: true }),
+  });
+  assert.equal(made.status, 201);
+  const { id } = await made.json();
+
+  const context = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const streams = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === `/api/projects/${project}/events`) {
+      streams.push(request.url());
+    }
+  });
+  await page.goto(`${t.server.url}/${project}`);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  let asked = false;
+  await page.route(`**/api/projects/${project}/sequences/${id}`, async (route) => {
+    asked = true;
+    await held;
+    await route.continue();
+  });
+  const toggle = page.getByRole("button", { name: "Sequence", exact: true });
+  await toggle.click();
+  await waitUntil(() => asked);
+  const before = streams.length;
+  await toggle.click();
+  await page.getByRole("region", { name: /^Sequence/ }).waitFor({ state: "detached" });
+  const answered = page.waitForResponse((r) => r.url().endsWith(`/sequences/${id}`));
+  release();
+  await answered;
+  await page.evaluate(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+  );
+  assert.equal(streams.length, before, "no stream opened for a closed panel");
+  await context.close();
+});

@@ -178,9 +178,10 @@ impl SequenceEditor {
         })
     }
 
-    /// Stops following the project's events.
+    /// Stops following the project's events; an opening still in flight opens nothing.
     pub fn close(&self) {
         self.inner.opened.set(self.inner.opened.get() + 1);
+        session::ticket(&self.inner.opening);
         self.inner.platform.abort_stream();
     }
 
