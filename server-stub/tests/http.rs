@@ -1237,8 +1237,10 @@ async fn old_finished_jobs_and_their_previews_expire_but_saved_and_paid_for_vide
             ..Limits::default()
         },
     );
+    // A job's record goes first, then its preview: wait for both.
+    let old_preview = data.join(format!("media/previews/{old}.mp4"));
     for _ in 0..200 {
-        if h.jobs.get(old).is_none() && h.jobs.get(paid_saved).is_none() {
+        if h.jobs.get(old).is_none() && h.jobs.get(paid_saved).is_none() && !old_preview.exists() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
