@@ -186,6 +186,10 @@ impl<P: Platform> ReviewSession<P> {
         .await
     }
 
+    /// Sends a note once: `sending` stays on until the post and the page's reload have both
+    /// settled, so a second click cannot post it again. A post that was kept is `Ok` even when
+    /// the reload then fails (the page says "Posted; could not refresh"), so the text it sent
+    /// is not offered for sending again.
     async fn send_note(
         &self,
         name: &str,
@@ -199,13 +203,23 @@ impl<P: Platform> ReviewSession<P> {
             r.error = None;
             r.name = name.trim().to_owned();
         });
-        let outcome = sent.await;
+        if let Err(e) = sent.await {
+            self.write(|r| {
+                r.sending = false;
+                r.error = Some(e.to_string());
+            });
+            return Err(e.into());
+        }
+        let reloaded = match self.token() {
+            Ok(token) => self.open(&token).await.map(drop),
+            Err(e) => Err(e),
+        };
         self.write(|r| {
             r.sending = false;
-            r.error = outcome.as_ref().err().map(ToString::to_string);
+            if reloaded.is_err() && !r.gone {
+                r.error = Some("Posted; could not refresh".into());
+            }
         });
-        outcome?;
-        let token = self.token()?;
-        self.open(&token).await.map(|_| ())
+        Ok(())
     }
 }

@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { playInSync, screenshot, serverAndPage, waitUntil, fromMenu } from "./harness.mjs";
+import {
+  playInSync,
+  savedVideo,
+  screenshot,
+  serverAndPage,
+  TOKEN,
+  waitUntil,
+  fromMenu,
+} from "./harness.mjs";
 
 const t = serverAndPage({ width: 1440, height: 900 });
 
@@ -155,5 +163,53 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   await reviewer.getByText("This review link is no longer valid.").waitFor();
   assert.deepEqual(bearers, [], "the review page never sent a bearer token");
   assert.deepEqual(dialogs, [], "nothing ran from the comment");
+  await context.close();
+});
+
+test("a comment is posted once, and a reload that fails after it says so", async () => {
+  const project = "post-once";
+  const video = await savedVideo(t.server, project, "a lighthouse at dusk", 1);
+  const made = await fetch(`${t.server.url}/api/projects/${project}/shares`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ videos: [`${video}.mp4`], expires_in_hours: 1 }),
+  });
+  assert.equal(made.status, 201);
+  const { url } = await made.json();
+  const token = new URL(url).pathname.split("/").pop();
+
+  const context = await t.browser.newContext();
+  const reviewer = await context.newPage();
+  await reviewer.goto(url);
+  const item = reviewer.locator(".review-item");
+  await item.waitFor();
+  await reviewer.getByLabel("Name").fill("Ana");
+  await item.getByLabel("Comment").fill("warmer here");
+  // The page's reload after the post is held, then fails.
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  let reloads = 0;
+  await reviewer.route(`**/api/review/${token}`, async (route) => {
+    if (route.request().method() !== "GET") return route.continue();
+    reloads += 1;
+    await held;
+    await route.fulfill({ status: 503, body: "" });
+  });
+  const send = item.getByRole("button", { name: "Comment at current time" });
+  await send.click();
+  await waitUntil(() => reloads === 1);
+  assert.equal(await send.isDisabled(), true, "not sent twice while the reload is on its way");
+  release();
+  await reviewer.getByText("Posted; could not refresh").waitFor();
+  assert.equal(await item.getByLabel("Comment").inputValue(), "", "the text it sent is gone");
+  const listed = await (
+    await fetch(`${t.server.url}/api/projects/${project}/shares`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })
+  ).json();
+  assert.deepEqual(
+    listed.shares[0].comments.map((c) => c.text),
+    ["warmer here"],
+  );
   await context.close();
 });

@@ -94,10 +94,12 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
   const seek = (seconds: number) => {
     if (player.current) player.current.currentTime = seconds;
   };
+  // The text is cleared once the comment is kept, unless it was changed meanwhile.
   const comment = () => {
     const at = player.current?.currentTime ?? 0;
-    link.postComment(video.fileName, at, name, text).then(
-      () => setText(""),
+    const sent = text;
+    link.postComment(video.fileName, at, name, sent).then(
+      () => setText((now) => (now === sent ? "" : now)),
       (error: unknown) => console.debug("[studio]", error),
     );
   };
