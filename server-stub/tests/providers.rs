@@ -573,6 +573,36 @@ fn on_disk(setup: &Setup, id: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// Another server started on a data folder that holds only job `id`'s `record`, as a crash
+/// left it on disk: the server, and its folder (removed when dropped).
+fn restarted_with(
+    setup: &Setup,
+    id: &str,
+    record: &serde_json::Value,
+) -> (JobService, tempfile::TempDir) {
+    let crashed = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(crashed.path().join("jobs")).unwrap();
+    std::fs::write(
+        crashed.path().join(format!("jobs/{id}.json")),
+        record.to_string(),
+    )
+    .unwrap();
+    let config = setup.config();
+    let storage = server_stub::storage::LocalStorage::new(
+        crashed.path().join("media"),
+        crashed.path().join("tmp"),
+    )
+    .unwrap();
+    let restarted = JobService::start(
+        crashed.path().to_owned(),
+        std::sync::Arc::new(storage),
+        config.catalog().unwrap(),
+        config.limits().unwrap(),
+    )
+    .unwrap();
+    (restarted, crashed)
+}
+
 #[tokio::test]
 async fn a_crash_while_submitting_never_submits_twice() {
     let setup = Setup::new(Settings {
@@ -601,27 +631,7 @@ async fn a_crash_while_submitting_never_submits_twice() {
         let record = on_disk(&setup, &id);
         assert!(record["submit_started_at"].is_string(), "{record}");
         assert!(record["provider_job_id"].is_null(), "{record}");
-        let crashed = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(crashed.path().join("jobs")).unwrap();
-        std::fs::write(
-            crashed.path().join(format!("jobs/{id}.json")),
-            record.to_string(),
-        )
-        .unwrap();
-        let config = setup.config();
-        let restarted = JobService::start(
-            crashed.path().to_owned(),
-            std::sync::Arc::new(
-                server_stub::storage::LocalStorage::new(
-                    crashed.path().join("media"),
-                    crashed.path().join("tmp"),
-                )
-                .unwrap(),
-            ),
-            config.catalog().unwrap(),
-            config.limits().unwrap(),
-        )
-        .unwrap();
+        let (restarted, _crashed) = restarted_with(&setup, &id, &record);
         let record = finished(&restarted, &id).await;
         if found {
             assert_eq!(record.status, Status::Done, "{model}: {:?}", record.error);
@@ -1337,28 +1347,8 @@ async fn a_cancel_while_a_cut_off_submission_is_looked_for_wins() {
     // What a crash now leaves on disk, started again by another server.
     let record = on_disk(&setup, &id);
     assert!(record["provider_job_id"].is_null(), "{record}");
-    let crashed = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(crashed.path().join("jobs")).unwrap();
-    std::fs::write(
-        crashed.path().join(format!("jobs/{id}.json")),
-        record.to_string(),
-    )
-    .unwrap();
     setup.fakes.hold(Gate::Find);
-    let config = setup.config();
-    let restarted = JobService::start(
-        crashed.path().to_owned(),
-        std::sync::Arc::new(
-            server_stub::storage::LocalStorage::new(
-                crashed.path().join("media"),
-                crashed.path().join("tmp"),
-            )
-            .unwrap(),
-        ),
-        config.catalog().unwrap(),
-        config.limits().unwrap(),
-    )
-    .unwrap();
+    let (restarted, _crashed) = restarted_with(&setup, &id, &record);
     until("the restarted server asks the provider", || {
         setup.fakes.count("Find.held") == 1
     })

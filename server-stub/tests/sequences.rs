@@ -871,6 +871,32 @@ fn pitch(video: &std::path::Path, from: f64, to: f64) -> f64 {
     crossings as f64 / 2.0 / (samples.len() as f64 / 48_000.0)
 }
 
+/// Exports a new sequence of `shots` (as a PUT sends them) as an MP4: where the export is.
+async fn exported(h: &Harness, shots: Value) -> std::path::PathBuf {
+    let sequence = made_sequence(h).await;
+    let reply = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, shots)),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("{}/exports", uri(&sequence)),
+        Some(json!({"format": "mp4"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    h.dir
+        .path()
+        .join(format!("data/media/projects/cut/{id}.mp4"))
+}
+
 /// Writes a 2 s take made by ffmpeg with a sine of `hz` at `rate` Hz on `channels` channels
 /// into the library of project `cut` as `name`; false when there is no ffmpeg.
 async fn take_with_sound(h: &Harness, name: &str, hz: u32, rate: u32, channels: u32) -> bool {
@@ -919,35 +945,16 @@ async fn an_export_carries_the_takes_sound_cut_at_the_same_frames_and_silence_wh
         return;
     }
 
-    let sequence = made_sequence(&h).await;
-    let shots = json!([
-        {"label": "Tone", "take": "with-sound.mp4", "in_s": 0.5, "out_s": 1.5},
-        {"label": "Heron", "take": silent, "in_s": 0, "out_s": 1},
-        {"label": "Tone again", "take": "with-sound.mp4", "in_s": 0, "out_s": 0.5},
-        {"label": "Other tone", "take": "other-sound.mp4", "in_s": 0.5, "out_s": 1.5},
-    ]);
-    let reply = api(
-        &h.app,
-        "PUT",
-        &uri(&sequence),
-        Some(with_shots(&sequence, shots)),
+    let video = exported(
+        &h,
+        json!([
+            {"label": "Tone", "take": "with-sound.mp4", "in_s": 0.5, "out_s": 1.5},
+            {"label": "Heron", "take": silent, "in_s": 0, "out_s": 1},
+            {"label": "Tone again", "take": "with-sound.mp4", "in_s": 0, "out_s": 0.5},
+            {"label": "Other tone", "take": "other-sound.mp4", "in_s": 0.5, "out_s": 1.5},
+        ]),
     )
     .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("{}/exports", uri(&sequence)),
-        Some(json!({"format": "mp4"})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
-    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let video = h
-        .dir
-        .path()
-        .join(format!("data/media/projects/cut/{id}.mp4"));
     let bytes = std::fs::read(&video).unwrap();
     let info = track_info(std::io::Cursor::new(&bytes), bytes.len() as u64).unwrap();
     assert_eq!(info.frames, 84, "3.5 s at 24 fps");
@@ -1031,30 +1038,11 @@ async fn a_shots_sound_starts_with_its_picture_past_the_takes_priming() {
         .put_bytes("projects/cut/click.json", meta)
         .await
         .unwrap();
-    let sequence = made_sequence(&h).await;
-    let shots = json!([{"label": "Click", "take": "click.mp4", "in_s": 0.5, "out_s": 1.5}]);
-    let reply = api(
-        &h.app,
-        "PUT",
-        &uri(&sequence),
-        Some(with_shots(&sequence, shots)),
+    let video = exported(
+        &h,
+        json!([{"label": "Click", "take": "click.mp4", "in_s": 0.5, "out_s": 1.5}]),
     )
     .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("{}/exports", uri(&sequence)),
-        Some(json!({"format": "mp4"})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
-    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let video = h
-        .dir
-        .path()
-        .join(format!("data/media/projects/cut/{id}.mp4"));
     let bytes = std::fs::read(&video).unwrap();
 
     // The white picture: the brightest of the cut's first 24 frames.
@@ -1096,34 +1084,15 @@ async fn a_cut_between_two_shots_of_sound_does_not_click() {
     if !take_with_sound(&h, "tone.mp4", 440, 48_000, 2).await {
         return;
     }
-    let sequence = made_sequence(&h).await;
     // The same tone twice, cut out of phase: 0.5 s to 1 s, then 0.125 s to 0.625 s.
-    let shots = json!([
-        {"label": "A", "take": "tone.mp4", "in_s": 0.5, "out_s": 1.0},
-        {"label": "B", "take": "tone.mp4", "in_s": 0.125, "out_s": 0.625},
-    ]);
-    let reply = api(
-        &h.app,
-        "PUT",
-        &uri(&sequence),
-        Some(with_shots(&sequence, shots)),
+    let video = exported(
+        &h,
+        json!([
+            {"label": "A", "take": "tone.mp4", "in_s": 0.5, "out_s": 1.0},
+            {"label": "B", "take": "tone.mp4", "in_s": 0.125, "out_s": 0.625},
+        ]),
     )
     .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
-    let reply = api(
-        &h.app,
-        "POST",
-        &format!("{}/exports", uri(&sequence)),
-        Some(json!({"format": "mp4"})),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
-    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
-    wait_for(&h.jobs, &id, Status::Done).await;
-    let video = h
-        .dir
-        .path()
-        .join(format!("data/media/projects/cut/{id}.mp4"));
     let raw = ["-ac", "1", "-ar", "48000", "-f", "s16le", "-"];
     let out = ffmpeg_span(&video, 0.0, 1.0, &raw);
     let samples: Vec<f64> = out

@@ -305,18 +305,26 @@ test("a sequence made in another browser joins the list to open from", async () 
   await panel.getByRole("heading", { name: "Sequence: Sequence 2" }).waitFor();
 });
 
-test("a refused save waits for the next edit, and a save that did not arrive is sent again after a wait", async () => {
-  const project = "refused-saves";
-  const video = await savedVideo(t.server, project, "a kite over the dunes", 2);
+/** A browser of its own on `project`, whose sequence is `count` shots of one saved video of
+ * `seconds` made from `prompt`, saved: its context, page, Sequence panel and status line. */
+async function withShots(project, prompt, seconds, count) {
+  const video = await savedVideo(t.server, project, prompt, seconds);
   const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${t.server.url}/${project}`);
   const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
   await card.waitFor();
-  await fromMenu(card, "Add to sequence");
+  for (let i = 0; i < count; i++) await fromMenu(card, "Add to sequence");
   const panel = page.getByRole("region", { name: /^Sequence/ });
   const status = panel.getByTestId("sequence-status");
-  await waitUntil(async () => (await status.textContent()) === "1 shot, 2.00 s · Saved");
+  const length = `${count} ${count === 1 ? "shot" : "shots"}, ${(count * seconds).toFixed(2)} s`;
+  await waitUntil(async () => (await status.textContent()) === `${length} · Saved`);
+  return { context, page, panel, status };
+}
+
+test("a refused save waits for the next edit, and a save that did not arrive is sent again after a wait", async () => {
+  const project = "refused-saves";
+  const { context, page, panel, status } = await withShots(project, "a kite over the dunes", 2, 1);
 
   // Every PUT is counted; while `refusal` is set, the server's answer is replaced by it.
   const puts = [];
@@ -364,18 +372,8 @@ test("a refused save waits for the next edit, and a save that did not arrive is 
 
 test("Alt+Left on the first shot and Alt+Right on the last stay in the strip; Delete hands the focus on", async () => {
   const project = "strip-keys";
-  const video = await savedVideo(t.server, project, "a lantern in the rain", 1);
-  const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${t.server.url}/${project}`);
+  const { context, page, panel, status } = await withShots(project, "a lantern in the rain", 1, 2);
   const projectUrl = page.url();
-  const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
-  await card.waitFor();
-  await fromMenu(card, "Add to sequence");
-  await fromMenu(card, "Add to sequence");
-  const panel = page.getByRole("region", { name: /^Sequence/ });
-  const status = panel.getByTestId("sequence-status");
-  await waitUntil(async () => (await status.textContent()) === "2 shots, 2.00 s · Saved");
   const shot = (label) => panel.locator(".strip button", { hasText: label });
 
   // Whether each Alt+arrow was kept from the browser (which would go Back or Forward on it;
@@ -416,16 +414,7 @@ test("Alt+Left on the first shot and Alt+Right on the last stay in the strip; De
 
 test("edits kept aside after a conflict stay reachable until applied or let go, and are not dropped unasked", async () => {
   const project = "kept-aside";
-  const video = await savedVideo(t.server, project, "a ferry at dawn", 1);
-  const context = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${t.server.url}/${project}`);
-  const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
-  await card.waitFor();
-  await fromMenu(card, "Add to sequence");
-  const panel = page.getByRole("region", { name: /^Sequence/ });
-  const status = panel.getByTestId("sequence-status");
-  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.00 s · Saved");
+  const { context, page, panel, status } = await withShots(project, "a ferry at dawn", 1, 1);
 
   // The next save is refused as if someone else had changed the sequence first: the answer
   // names the server's version as current, with the shot as it was.
