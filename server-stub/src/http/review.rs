@@ -144,6 +144,7 @@ async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiErro
                 retry_after,
             })
         }
+        Err(NoteError::Full) => return Err(ApiError::Conflict(NoteError::Full.to_string())),
         Err(NoteError::Storage(e)) => return Err(e.into()),
     }
     state.project_events().publish(
@@ -220,6 +221,7 @@ pub async fn show(
         (status = 403, description = "This link takes no comments", body = ErrorBody),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
         (status = 422, description = "An empty or oversized name or text, a name on more than one line or with text-direction controls, or a bad time", body = ErrorBody),
+        (status = 409, description = "The link has taken its 2,000 comments and decisions", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]
@@ -265,6 +267,7 @@ pub async fn comment(
         (status = 201, description = "The decision, kept", body = ReviewDecision),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
         (status = 422, description = "An empty or oversized name, a name on more than one line or with text-direction controls, or an unknown decision", body = ErrorBody),
+        (status = 409, description = "The link has taken its 2,000 comments and decisions", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]

@@ -24,6 +24,9 @@ use crate::storage::{Storage, StorageError};
 
 /// The most comments and decisions one link takes in a minute.
 pub const NOTES_PER_MINUTE: usize = 60;
+/// The most comments and decisions one link takes in all: a page view reads every one, so a
+/// link left open to the world cannot be filled without end.
+pub const NOTES_PER_LINK: usize = 2_000;
 /// A share.json or note is at most this large.
 const RECORD_MAX: u64 = 64 * 1024;
 /// Notes read at once when a share is shown.
@@ -93,6 +96,8 @@ pub enum Note {
 pub enum NoteError {
     #[error("at most {NOTES_PER_MINUTE} comments and decisions a minute on one link")]
     TooMany { retry_after: u64 },
+    #[error("This review link has taken its {NOTES_PER_LINK} comments and decisions; ask the studio for a new one")]
+    Full,
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -281,6 +286,11 @@ pub async fn add(
     let _turn = POSTING.lock(&share.id).await;
     let folder = notes_folder(&share.id);
     let keep = async {
+        // Under the link's lock, on every server: the notes kept so far, read afresh.
+        storage.changed_elsewhere(&folder);
+        if storage.list(&folder).await?.len() >= NOTES_PER_LINK {
+            return Err(NoteError::Full);
+        }
         let id = match note {
             Note::Comment(c) => &c.id,
             Note::Decision(d) => &d.id,
@@ -289,8 +299,8 @@ pub async fn add(
             serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
         storage
             .put_bytes(&format!("{folder}{id}.json"), bytes)
-            .await
-            .map(drop)
+            .await?;
+        Ok(())
     };
     if let Some(database) = database {
         return match database
@@ -300,7 +310,7 @@ pub async fn add(
         {
             Posted::Kept => Ok(()),
             Posted::TooMany { retry_after } => Err(NoteError::TooMany { retry_after }),
-            Posted::Failed(e) => Err(e.into()),
+            Posted::Failed(e) => Err(e),
         };
     }
     let since = unix_millis().saturating_sub(60_000);
@@ -319,7 +329,7 @@ pub async fn add(
             retry_after: u64::try_from(wait).unwrap_or(60).max(1),
         });
     }
-    Ok(keep.await?)
+    keep.await
 }
 
 #[cfg(test)]
@@ -383,6 +393,29 @@ mod tests {
         match add(&storage, None, &share, &comment("a.mp4")).await {
             Err(NoteError::TooMany { retry_after }) => assert!((1..=60).contains(&retry_after)),
             other => panic!("expected TooMany, got {other:?}"),
+        }
+    }
+
+    /// Fails on a link with no total: 60 a minute, for as long as it lived.
+    #[tokio::test]
+    async fn a_link_takes_its_total_and_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        // The notes of days past, all but the last place taken.
+        let folder = notes_folder(&share.id);
+        for n in 0..NOTES_PER_LINK - 1 {
+            let key = format!("{folder}{:013}-{n:08x}.json", n + 1);
+            storage.put_bytes(&key, b"{}".to_vec()).await.unwrap();
+        }
+        add(&storage, None, &share, &comment("a.mp4"))
+            .await
+            .unwrap();
+        match add(&storage, None, &share, &comment("a.mp4")).await {
+            Err(NoteError::Full) => {}
+            other => panic!("expected Full, got {other:?}"),
         }
     }
 
