@@ -70,6 +70,9 @@ pub struct Editor {
     undone: Vec<Step>,
     /// What the last undo or redo did not do, because someone changed what it would change.
     dropped: Option<String>,
+    /// Another editor's change that arrived while a save was on its way: taken once it has
+    /// settled, unless the save's answer is newer.
+    waiting: Option<Sequence>,
     /// The local edits a refused save kept aside.
     aside: Vec<Edit>,
     /// The last save was refused (a 4xx), or did not arrive and waits to be tried again:
@@ -125,6 +128,7 @@ impl Editor {
             done: Vec::new(),
             undone: Vec::new(),
             dropped: None,
+            waiting: None,
             aside: Vec::new(),
             stalled: false,
         }
@@ -271,6 +275,7 @@ impl Editor {
         self.unsaved.drain(..self.sending.min(self.unsaved.len()));
         self.sending = 0;
         self.rebase(answer);
+        self.take_waiting();
     }
 
     /// The save did not arrive (network, server error) or was refused for what it holds (a
@@ -279,6 +284,7 @@ impl Editor {
     pub fn not_sent(&mut self) {
         self.sending = 0;
         self.stalled = true;
+        self.take_waiting();
     }
 
     /// The wait after a save that did not arrive is over: the unsaved edits may be sent.
@@ -293,6 +299,7 @@ impl Editor {
         self.sending = 0;
         self.saved = theirs.clone();
         self.current = theirs;
+        self.take_waiting();
     }
 
     /// Applies the edits kept aside on top of the other change, each that still applies (a
@@ -314,11 +321,29 @@ impl Editor {
 
     /// Another editor's change arrived (`sequence` at a newer version): taken, with the
     /// unsaved local edits applied again on top (none that no longer applies).
+    /// While a save is on its way, the change waits for it to settle (the newest kept).
     pub fn changed_elsewhere(&mut self, sequence: Sequence) {
-        if sequence.version <= self.saved.version || self.sending > 0 {
+        if sequence.version <= self.saved.version {
+            return;
+        }
+        if self.sending > 0 {
+            if self
+                .waiting
+                .as_ref()
+                .is_none_or(|w| w.version < sequence.version)
+            {
+                self.waiting = Some(sequence);
+            }
             return;
         }
         self.rebase(sequence);
+    }
+
+    /// Takes the change that waited for a save to settle, when it is newer than what is known.
+    fn take_waiting(&mut self) {
+        if let Some(theirs) = self.waiting.take() {
+            self.changed_elsewhere(theirs);
+        }
     }
 
     fn rebase(&mut self, saved: Sequence) {
@@ -431,6 +456,27 @@ mod tests {
         assert!(editor.undo());
         assert_eq!(editor.current().shots[0].in_frame, 0);
         assert_eq!(editor.take_dropped(), None);
+    }
+
+    /// Fails on dropping another editor's change that arrived while a save was on its way:
+    /// the sequence stayed at the save's version until the next change came.
+    #[test]
+    fn a_change_announced_during_a_save_is_taken_once_it_settles() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.edit(trim("a", 2, 20)).unwrap();
+        let body = editor.to_save().unwrap();
+        // Taken as version 2, then relabelled elsewhere as version 3, announced before our
+        // save's answer arrives.
+        let mine = answered(&body, "seq_1");
+        let mut theirs = mine.clone();
+        theirs.version = 3;
+        theirs.shots[1].label = "Theirs".into();
+        editor.changed_elsewhere(theirs);
+        assert_eq!(editor.current().version, 1, "it waits for the save");
+        editor.saved(mine);
+        assert_eq!(editor.current().version, 3);
+        assert_eq!(editor.current().shots[1].label, "Theirs");
+        assert_eq!(editor.current().shots[0].in_frame, 2, "ours stays");
     }
 
     /// Fails on sending the same refused save again at once, forever (544 PUTs in 3 s from
