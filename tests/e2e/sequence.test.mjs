@@ -551,3 +551,27 @@ test("a panel closed while its sequence is still opening follows no event stream
   assert.equal(streams.length, before, "no stream opened for a closed panel");
   await context.close();
 });
+
+test("a take deleted elsewhere shows as missing on its shot at once", async () => {
+  const project = "take-deleted";
+  const { context, page, panel } = await withShots(project, "a gull on a post", 1, 1);
+  const take = await panel.locator(".strip button").first();
+  const { sequences } = await (
+    await fetch(`${t.server.url}/api/projects/${project}/sequences`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })
+  ).json();
+  const sequence = await (
+    await fetch(`${t.server.url}/api/projects/${project}/sequences/${sequences[0].id}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })
+  ).json();
+  const deleted = await fetch(
+    `${t.server.url}/api/projects/${project}/assets/${encodeURIComponent(sequence.shots[0].take)}`,
+    { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } },
+  );
+  assert.equal(deleted.status, 204);
+  await waitUntil(async () => (await take.textContent()).includes("Take missing"));
+  assert.equal(page.url(), `${t.server.url}/${project}`, "without a reload");
+  await context.close();
+});

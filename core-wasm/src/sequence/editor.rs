@@ -339,6 +339,18 @@ impl Editor {
         self.rebase(sequence);
     }
 
+    /// The library video `file_name` was saved (`true`) or deleted (`false`) elsewhere: the
+    /// shots whose take it is say whether it is missing, at once.
+    pub fn library_changed(&mut self, file_name: &str, saved: bool) {
+        for sequence in [&mut self.saved, &mut self.current] {
+            for shot in &mut sequence.shots {
+                if shot.take.as_deref() == Some(file_name) {
+                    shot.take_missing = !saved;
+                }
+            }
+        }
+    }
+
     /// Takes the change that waited for a save to settle, when it is newer than what is known.
     fn take_waiting(&mut self) {
         if let Some(theirs) = self.waiting.take() {
@@ -477,6 +489,18 @@ mod tests {
         assert_eq!(editor.current().version, 3);
         assert_eq!(editor.current().shots[1].label, "Theirs");
         assert_eq!(editor.current().shots[0].in_frame, 2, "ours stays");
+    }
+
+    /// Fails on a take deleted elsewhere showing as there until the sequence was read again.
+    #[test]
+    fn a_take_deleted_elsewhere_is_missing_on_its_shots_at_once() {
+        let mut editor = Editor::new(sequence(&["a", "b"]));
+        editor.library_changed("a.mp4", false);
+        let shots = &editor.view().sequence.shots;
+        assert!(shots[0].take_missing && !shots[1].take_missing);
+        assert!(!editor.view().unsaved, "nothing to save");
+        editor.library_changed("a.mp4", true);
+        assert!(!editor.view().sequence.shots[0].take_missing);
     }
 
     /// Fails on sending the same refused save again at once, forever (544 PUTs in 3 s from

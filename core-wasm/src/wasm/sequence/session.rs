@@ -251,6 +251,21 @@ impl Inner {
                     let mut others = false;
                     for event in reader.push(&piece) {
                         last_id = event.id.clone().or(last_id);
+                        // A take saved or deleted elsewhere: its shots say so at once.
+                        if event.name == "library" {
+                            if let Some(data) = crate::json::parse(&event.data) {
+                                if let (Some(file_name), Some(saved)) =
+                                    (data["file_name"].as_str(), data["saved"].as_bool())
+                                {
+                                    self.change(|s| {
+                                        if let Some(editor) = s.editor.as_mut() {
+                                            editor.library_changed(file_name, saved);
+                                        }
+                                    });
+                                }
+                            }
+                            continue;
+                        }
                         if event.name != "sequence" {
                             continue;
                         }
