@@ -160,12 +160,14 @@ impl Editor {
     /// through In and Out) is no edit: no undo entry, nothing to save.
     pub fn edit(&mut self, edit: Edit) -> Result<(), EditError> {
         let mut after = self.current.clone();
-        apply(&mut after, &edit)?;
+        let undo = apply(&mut after, &edit)?;
         if after == self.current {
             return Ok(());
         }
         let target = edit.shot_id().to_owned();
-        let undo = self.record(edit)?;
+        self.current = after;
+        self.unsaved.push(edit);
+        self.stalled = false;
         self.done.push(Step::new(undo, &self.current, target));
         if self.done.len() > HISTORY {
             self.done.remove(0);

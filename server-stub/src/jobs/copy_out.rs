@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use futures_util::{StreamExt, TryStreamExt};
 
 use super::cancel::Switch;
-use super::record::CopyPending;
+use super::record::{CopyPending, JobRecord};
 use super::{now, preview_key, JobError, JobService};
 use crate::providers::fetch::MAX_VIDEO_BYTES;
 use crate::providers::{Finished, Provider, ProviderError};
@@ -113,20 +113,17 @@ impl JobService {
         .await
     }
 
-    /// Asks the server to try a pending copy of job `id` again now. `NotFound` for no such job,
-    /// `NoCopyPending` when it has none.
-    pub async fn copy_again(&self, id: &str) -> Result<(), JobError> {
-        let pending = self.read(id, |r| r.status.is_active() && r.copy_pending.is_some());
-        match pending {
-            None => Err(JobError::NotFound),
-            Some(false) => Err(JobError::NoCopyPending),
-            Some(true) => {
-                if !self.inner.switches.nudge(id) {
-                    tracing::info!(job = %id, "a copy asked for again is worked by another server, on its own schedule");
-                }
-                Ok(())
-            }
+    /// Asks the server to try a pending copy of job `id` again now: the job as it stands.
+    /// `NotFound` for no such job, `NoCopyPending` when it has none.
+    pub async fn copy_again(&self, id: &str) -> Result<JobRecord, JobError> {
+        let record = self.get(id).ok_or(JobError::NotFound)?;
+        if !(record.status.is_active() && record.copy_pending.is_some()) {
+            return Err(JobError::NoCopyPending);
         }
+        if !self.inner.switches.nudge(id) {
+            tracing::info!(job = %id, "a copy asked for again is worked by another server, on its own schedule");
+        }
+        Ok(record)
     }
 
     /// Keeps `pending` on the job while it is still wanted; `false` when it no longer is (or

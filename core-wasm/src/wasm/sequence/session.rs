@@ -251,19 +251,8 @@ impl Inner {
                     let mut others = false;
                     for event in reader.push(&piece) {
                         last_id = event.id.clone().or(last_id);
-                        // A take saved or deleted elsewhere: its shots say so at once.
                         if event.name == "library" {
-                            if let Some(data) = crate::json::parse(&event.data) {
-                                if let (Some(file_name), Some(saved)) =
-                                    (data["file_name"].as_str(), data["saved"].as_bool())
-                                {
-                                    self.change(|s| {
-                                        if let Some(editor) = s.editor.as_mut() {
-                                            editor.library_changed(file_name, saved);
-                                        }
-                                    });
-                                }
-                            }
+                            self.library_changed(&event.data);
                             continue;
                         }
                         if event.name != "sequence" {
@@ -297,6 +286,23 @@ impl Inner {
             }
             sleep(1_000).await;
         }
+    }
+
+    /// A take saved or deleted elsewhere (a `library` event's `{file_name, saved}`): its shots
+    /// say so at once.
+    fn library_changed(self: &Rc<Self>, data: &str) {
+        let Some(data) = crate::json::parse(data) else {
+            return;
+        };
+        let (Some(file_name), Some(saved)) = (data["file_name"].as_str(), data["saved"].as_bool())
+        else {
+            return;
+        };
+        self.change(|s| {
+            if let Some(editor) = s.editor.as_mut() {
+                editor.library_changed(file_name, saved);
+            }
+        });
     }
 
     /// Adds the videos asked for, in order; each failure is the error shown.

@@ -279,8 +279,7 @@ pub async fn copy_again(
     ApiPath(id): ApiPath<String>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     job_id(&id)?;
-    state.jobs.copy_again(&id).await?;
-    let record = state.jobs.get(&id).ok_or(crate::jobs::JobError::NotFound)?;
+    let record = state.jobs.copy_again(&id).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(JobView::new(&state, &base, &record)),
