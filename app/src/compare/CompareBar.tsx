@@ -1,8 +1,12 @@
-import { lazy, Suspense } from "react";
+import { lazyPanel } from "../LazyPanel";
 import { useStudio, useView } from "../core/useStudio";
 
 /** The side-by-side player, loaded the first time Compare opens. */
-const ComparePlayer = lazy(() => import("./ComparePlayer"));
+const ComparePlayer = lazyPanel(
+  () => import("./ComparePlayer"),
+  "Compare player",
+  <div className="overlay" aria-busy="true" />,
+);
 
 /** The videos chosen for Compare, with Compare and Clear; and the player once opened. */
 export function CompareBar() {
@@ -27,11 +31,7 @@ export function CompareBar() {
           Clear
         </button>
       </div>
-      {open && (
-        <Suspense fallback={<div className="overlay" aria-busy="true" />}>
-          <ComparePlayer items={chosen} />
-        </Suspense>
-      )}
+      {open && <ComparePlayer items={chosen} />}
     </>
   );
 }

@@ -1,9 +1,9 @@
 // The Sequence button, and the Sequence panel loaded (with its own wasm) the first time it
 // is opened.
-import { lazy, Suspense } from "react";
+import { lazyPanel } from "../LazyPanel";
 import { setSequence, useSequence } from "./opener";
 
-const SequencePanel = lazy(() => import("./SequencePanel"));
+const SequencePanel = lazyPanel(() => import("./SequencePanel"), "Sequence panel");
 
 export function SequenceButton() {
   const { open } = useSequence();
@@ -21,9 +21,5 @@ export function SequenceButton() {
 
 export function Sequences({ projectId }: { projectId: string }) {
   if (!useSequence().open) return null;
-  return (
-    <Suspense fallback={null}>
-      <SequencePanel projectId={projectId} />
-    </Suspense>
-  );
+  return <SequencePanel projectId={projectId} />;
 }

@@ -1,5 +1,6 @@
 // The sequence editor of the open project: its wasm loaded once (the first time the panel
-// opens), one editor per panel, and its view through useSyncExternalStore.
+// opens), one editor per panel, and its view through useSyncExternalStore. A wasm that does not
+// load is thrown to the panel's boundary (see LazyPanel), whose Retry loads it again.
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import init, { SequenceEditor } from "../../../pkg/studio_sequence.js";
 import { run, useStudio } from "../core/useStudio";
@@ -10,16 +11,23 @@ let loaded: Promise<unknown> | undefined;
 export function useSequenceEditor(projectId: string): SequenceEditor | null {
   const studio = useStudio();
   const [editor, setEditor] = useState<SequenceEditor | null>(null);
+  const [failure, setFailure] = useState<{ error: unknown } | null>(null);
   useEffect(() => {
     let made: SequenceEditor | null = null;
     let gone = false;
-    run(
-      (loaded ??= init()).then(() => {
+    // A wasm that failed to load is loaded afresh by the panel's Retry.
+    loaded ??= init().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    loaded.then(
+      () => {
         if (gone) return;
         made = new SequenceEditor(studio.config(), projectId);
         setEditor(made);
-        return made.start();
-      }),
+        run(made.start());
+      },
+      (error: unknown) => gone || setFailure({ error }),
     );
     return () => {
       gone = true;
@@ -30,6 +38,8 @@ export function useSequenceEditor(projectId: string): SequenceEditor | null {
       setEditor(null);
     };
   }, [studio, projectId]);
+  // Thrown to the panel's boundary, which offers Retry.
+  if (failure) throw failure.error;
   return editor;
 }
 

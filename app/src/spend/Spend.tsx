@@ -1,8 +1,8 @@
 // The Spend button, and the Spend panel loaded the first time it is opened.
-import { lazy, Suspense } from "react";
+import { lazyPanel } from "../LazyPanel";
 import { run, useStudio, useView } from "../core/useStudio";
 
-const SpendPanel = lazy(() => import("./SpendPanel"));
+const SpendPanel = lazyPanel(() => import("./SpendPanel"), "Spend panel");
 
 export function SpendButton() {
   const studio = useStudio();
@@ -22,9 +22,5 @@ export function SpendButton() {
 export function Spend() {
   const { open } = useView("spend");
   if (!open) return null;
-  return (
-    <Suspense fallback={null}>
-      <SpendPanel />
-    </Suspense>
-  );
+  return <SpendPanel />;
 }
