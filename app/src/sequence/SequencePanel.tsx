@@ -22,6 +22,11 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const view = usePanelView(editor);
   const { adds } = useSequence();
   const [chosen, setChosen] = useState<string | null>(null);
+  const [refusal, setRefusal] = useState<{
+    shot: string;
+    which: "in" | "out";
+    message: string;
+  } | null>(null);
   const strip = useRef<HTMLOListElement>(null);
   const opened = view?.editor ?? null;
 
@@ -68,20 +73,14 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const fps = sequence?.fps ?? 24;
   const asset = (fileName: string | null) =>
     fileName === null ? undefined : view.videos[fileName];
-  const clips: Clip[] = shots.flatMap((shot) => {
-    const url = asset(shot.take)?.url;
-    return url
-      ? [
-          {
-            id: shot.id,
-            label: shot.label,
-            url,
-            inS: shot.inFrame / fps,
-            outS: shot.outFrame / fps,
-          },
-        ]
-      : [];
-  });
+  const clips: Clip[] = shots.map((shot) => ({
+    id: shot.id,
+    label: shot.label,
+    url: shot.takeMissing ? null : (asset(shot.take)?.url ?? null),
+    slate: shot.take === null ? "No take yet" : "Take missing",
+    inS: shot.inFrame / fps,
+    outS: shot.outFrame / fps,
+  }));
   const selected = shots.find((s) => s.id === chosen) ?? null;
 
   const focusShot = (id: string) =>
@@ -119,14 +118,25 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     const shot = shots.find((s) => s.id === id);
     if (shot) move(shot, index);
   };
-  const trim = (shot: Shot, inS: number, outS: number) =>
-    runNow(() => editor.trim(shot.id, inS, outS));
+  // A point the editor refuses (an Out past the take's end, In at or after Out) is said on
+  // its field, and nothing is sent.
+  const trim = (shot: Shot, which: "in" | "out", inS: number, outS: number) => {
+    try {
+      editor.trim(shot.id, inS, outS);
+      setRefusal(null);
+    } catch (error) {
+      setRefusal({ shot: shot.id, which, message: (error as Error).message });
+    }
+  };
   const point = (id: string, which: "in" | "out", at: number) => {
     const shot = shots.find((s) => s.id === id);
     if (!shot) return;
-    if (which === "in") trim(shot, at, shot.outFrame / fps);
-    else trim(shot, shot.inFrame / fps, at);
+    if (which === "in") trim(shot, "in", at, shot.outFrame / fps);
+    else trim(shot, "out", shot.inFrame / fps, at);
   };
+  const refused = (shot: Shot, which: "in" | "out") =>
+    refusal?.shot === shot.id && refusal.which === which ? refusal.message : null;
+  const takeLength = (shot: Shot) => asset(shot.take)?.durationS ?? undefined;
 
   return (
     <section
@@ -138,13 +148,18 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         Sequence{sequence ? `: ${sequence.name}` : ""}
       </h2>
       <div className="sequence-actions">
-        {sequence && (
+        {view.sequences.length > 0 && (
           <label>
             Open
             <select
-              value={sequence.id}
+              value={sequence?.id ?? ""}
               onChange={(event) => dropsKept() && run(editor.open(event.target.value))}
             >
+              {!sequence && (
+                <option value="" disabled>
+                  Choose a sequence
+                </option>
+              )}
               {view.sequences.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.name}
@@ -168,7 +183,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         <button type="button" onClick={close}>
           Close
         </button>
-        <span className="muted" data-testid="sequence-status" aria-live="polite">
+        <span className="muted" data-testid="sequence-status">
           {opened
             ? `${shots.length} ${shots.length === 1 ? "shot" : "shots"}, ${seconds(opened.frames, fps)}`
             : ""}
@@ -202,6 +217,20 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           </button>
         </div>
       )}
+      {view.removed !== null && (
+        <div className="sequence-error" role="group" aria-label="Sequence removed elsewhere">
+          <p>“{view.removed}” was removed elsewhere. Your edits are still here.</p>
+          <button type="button" onClick={() => run(editor.keepRemoved())}>
+            Keep my edits as a new sequence
+          </button>
+          <button type="button" onClick={() => editor.dismissRemoved()}>
+            Let them go
+          </button>
+        </div>
+      )}
+      <p className="visually-hidden" aria-live="polite" data-testid="sequence-announcement">
+        {view.announcement}
+      </p>
       {view.notice !== null && (
         <p className="muted" role="status">
           {view.notice}
@@ -267,30 +296,24 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
               ))}
             </select>
           </label>
-          <label>
-            In (s)
-            <input
-              type="number"
-              min={0}
-              step={1 / fps}
-              key={`in-${selected.id}-${selected.inFrame}`}
-              defaultValue={(selected.inFrame / fps).toFixed(3)}
-              onBlur={(event) =>
-                trim(selected, Number(event.target.value), selected.outFrame / fps)
-              }
-            />
-          </label>
-          <label>
-            Out (s)
-            <input
-              type="number"
-              min={0}
-              step={1 / fps}
-              key={`out-${selected.id}-${selected.outFrame}`}
-              defaultValue={(selected.outFrame / fps).toFixed(3)}
-              onBlur={(event) => trim(selected, selected.inFrame / fps, Number(event.target.value))}
-            />
-          </label>
+          <PointField
+            label="In (s)"
+            fps={fps}
+            frame={selected.inFrame}
+            max={selected.outFrame / fps}
+            refusal={refused(selected, "in")}
+            shotId={selected.id}
+            onSet={(at) => trim(selected, "in", at, selected.outFrame / fps)}
+          />
+          <PointField
+            label="Out (s)"
+            fps={fps}
+            frame={selected.outFrame}
+            max={takeLength(selected)}
+            refusal={refused(selected, "out")}
+            shotId={selected.id}
+            onSet={(at) => trim(selected, "out", selected.inFrame / fps, at)}
+          />
           <button
             type="button"
             disabled={selected.take === null}
@@ -306,5 +329,42 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
       )}
       <SequencePlayer clips={clips} fps={fps} onPoint={point} />
     </section>
+  );
+}
+
+type PointProps = {
+  label: string;
+  fps: number;
+  frame: number;
+  max: number | undefined;
+  refusal: string | null;
+  shotId: string;
+  onSet: (seconds: number) => void;
+};
+
+/** An in or out point in seconds: any time the frame rate makes is accepted (kept as the
+ * nearest frame); one the editor refuses is said under the field. */
+function PointField({ label, fps, frame, max, refusal, shotId, onSet }: PointProps) {
+  const id = `${shotId}-${label.startsWith("In") ? "in" : "out"}`;
+  return (
+    <label>
+      {label}
+      <input
+        type="number"
+        min={0}
+        max={max}
+        step="any"
+        key={`${id}-${frame}`}
+        defaultValue={(frame / fps).toFixed(3)}
+        aria-invalid={refusal !== null}
+        aria-describedby={refusal ? `${id}-refusal` : undefined}
+        onBlur={(event) => onSet(Number(event.target.value))}
+      />
+      {refusal && (
+        <span id={`${id}-refusal`} className="field-refusal" role="alert">
+          {refusal}
+        </span>
+      )}
+    </label>
   );
 }

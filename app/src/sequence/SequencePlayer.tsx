@@ -1,10 +1,25 @@
 // Plays a sequence through on two video elements: while one shows a shot, the other holds the
 // next one loaded and paused at its in point, and takes over when the shot's last frame has
 // been shown for its frame's time (watched with requestVideoFrameCallback), so no cut waits
-// for a load. I and O set the showing shot's in and out points at the player's time.
+// for a load. A shot without a take to play (missing from the library, or not made yet) shows
+// a slate for its length, and the run goes on.
+//
+// Each run of Play has a token every callback checks: Stop cancels the frame callback and the
+// cut timer and pauses in place, so Stop then Play never runs two chains. The player follows
+// shots by id, so edits made while it plays (a move, a removal) never make it skip or freeze.
+// Stopped, the arrow keys step a frame, and I and O set the showing shot's in and out points
+// at the player's time.
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
-export type Clip = { id: string; label: string; url: string; inS: number; outS: number };
+export type Clip = {
+  id: string;
+  label: string;
+  /** `null`: no take to play; `slate` says why. */
+  url: string | null;
+  slate: string;
+  inS: number;
+  outS: number;
+};
 
 type Props = {
   clips: Clip[];
@@ -13,7 +28,8 @@ type Props = {
 };
 
 /** Loads `clip` into `video`, paused at its in point. */
-function cue(video: HTMLVideoElement, clip: Clip) {
+function cue(video: HTMLVideoElement, clip: Clip | undefined) {
+  if (!clip?.url) return;
   if (video.dataset.url !== clip.url) {
     video.dataset.url = clip.url;
     video.src = clip.url;
@@ -21,95 +37,177 @@ function cue(video: HTMLVideoElement, clip: Clip) {
   video.currentTime = clip.inS;
 }
 
+/** Where the arrow keys step the stopped player, in frames. */
+const FRAME_STEPS: Partial<Record<string, number>> = { ArrowLeft: -1, ArrowRight: 1 };
+
+/** What a run of Play holds: its token, and the frame callback and timer to cancel. */
+type Run = {
+  token: number;
+  frame: { video: HTMLVideoElement; handle: number } | null;
+  timer: number;
+};
+
 export function SequencePlayer({ clips, fps, onPoint }: Props) {
   const first = useRef<HTMLVideoElement>(null);
   const second = useRef<HTMLVideoElement>(null);
   const element = (n: number) => (n === 0 ? first : second).current;
-  const [showing, setShowing] = useState(0);
+  // The shot showing, by id, and where it stood when chosen (for when it is removed).
+  const [showing, setShowing] = useState<{ id: string | null; at: number }>({ id: null, at: 0 });
   const [front, setFront] = useState(0);
   const [playing, setPlaying] = useState(false);
-  const state = useRef({ showing: 0, front: 0, clips });
+  const latest = useRef({ clips, front: 0 });
+  const run = useRef<Run>({ token: 0, frame: null, timer: 0 });
   useEffect(() => {
-    state.current.clips = clips;
+    latest.current.clips = clips;
   }, [clips]);
 
-  // Stopped, the player shows the chosen shot's in point and holds the next one ready.
+  // The shot showing, by id; when it is gone, the one now where it stood.
+  const found = clips.findIndex((clip) => clip.id === showing.id);
+  const index = found >= 0 ? found : Math.min(showing.at, clips.length - 1);
+  const clip = index >= 0 ? clips[index] : undefined;
+  const showAt = (at: number) => setShowing({ id: latest.current.clips[at]?.id ?? null, at });
+
+  // Stopped, the player shows the chosen shot's in point and holds the next one ready. Each is
+  // cued again only when what it shows changed (a point set, a move), so Stop leaves the
+  // player where it was.
+  const key = (c: Clip | undefined) => (c ? `${c.id} ${c.url} ${c.inS}` : "");
+  const shownKey = key(clip);
+  const nextKey = key(clips[index + 1]);
   useEffect(() => {
-    if (playing) return;
-    const clip = clips[showing];
-    const [shown, other] = [element(front), element(1 - front)];
-    if (!clip || !shown || !other) return;
-    cue(shown, clip);
-    const next = clips[showing + 1];
-    if (next) cue(other, next);
-  }, [clips, showing, front, playing]);
+    const shown = element(front);
+    if (!playing && clip && shown) cue(shown, clip);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [shownKey, front]);
+  useEffect(() => {
+    const other = element(1 - front);
+    if (!playing && other) cue(other, clips[index + 1]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [nextKey, front]);
+
+  const ended = (token: number) => token !== run.current.token;
 
   const play = () => {
-    const start = state.current;
-    start.showing = showing;
-    start.front = front;
-    const watch = () => {
-      const now = state.current;
-      const video = element(now.front);
-      const clip = now.clips[now.showing];
-      if (!video || !clip) return;
-      video.requestVideoFrameCallback((_, frame) => {
-        if (frame.mediaTime < clip.outS - 1.5 / fps) return watch();
+    const token = run.current.token + 1;
+    run.current = { token, frame: null, timer: 0 };
+    latest.current.front = front;
+    const show = (at: number) => {
+      const { clips: now } = latest.current;
+      const next = now[at];
+      if (!next) return finish();
+      showAt(at);
+      const [shown, back] = [element(latest.current.front), element(1 - latest.current.front)];
+      if (!shown || !back) return finish();
+      if (!next.url) {
+        shown.pause();
+        cue(back, now[at + 1]);
+        run.current.timer = window.setTimeout(
+          () => ended(token) || show(at + 1),
+          (next.outS - next.inS) * 1000,
+        );
+        return;
+      }
+      let video = shown;
+      if (video.dataset.url !== next.url && back.dataset.url === next.url) {
+        // Cued on the other element while the shot before played or a slate showed.
+        [video.className, back.className] = ["back", "front"];
+        video.pause();
+        latest.current.front = 1 - latest.current.front;
+        setFront(latest.current.front);
+        video = back;
+      } else if (video.dataset.url !== next.url) {
+        cue(video, next);
+      }
+      void video.play();
+      watch(at, video);
+    };
+    const watch = (at: number, video: HTMLVideoElement) => {
+      const current = latest.current.clips[at];
+      if (!current) return finish();
+      const handle = video.requestVideoFrameCallback((_, frame) => {
+        if (ended(token)) return;
+        if (frame.mediaTime < current.outS - 1.5 / fps) return watch(at, video);
         // The shot's last frame is showing: the next shot takes over when its time is up.
         const left = frame.expectedDisplayTime + 1000 / fps - performance.now();
-        setTimeout(() => cut(video), Math.max(0, left - 4));
+        run.current.timer = window.setTimeout(() => cut(at, video), Math.max(0, left - 4));
       });
+      run.current.frame = { video, handle };
     };
-    const cut = (video: HTMLVideoElement) => {
-      const now = state.current;
-      const next = now.clips[now.showing + 1];
-      const other = element(1 - now.front);
-      if (!next || !other) {
+    const cut = (at: number, video: HTMLVideoElement) => {
+      if (ended(token)) return;
+      const now = latest.current.clips;
+      const next = now[at + 1];
+      const other = element(1 - latest.current.front);
+      if (!next) return finish();
+      if (!next.url || !other || other.dataset.url !== next.url) {
         video.pause();
-        setPlaying(false);
-        return;
+        return show(at + 1);
       }
       // Shown now, not at React's next render.
       other.className = "front";
       video.className = "back";
       void other.play();
       video.pause();
-      now.front = 1 - now.front;
-      now.showing += 1;
-      setFront(now.front);
-      setShowing(now.showing);
-      const after = now.clips[now.showing + 1];
-      if (after) cue(video, after);
-      watch();
+      latest.current.front = 1 - latest.current.front;
+      setFront(latest.current.front);
+      showAt(at + 1);
+      cue(video, now[at + 2]);
+      watch(at + 1, other);
+    };
+    const finish = () => {
+      if (ended(token)) return;
+      stop();
     };
     setPlaying(true);
-    void element(front)?.play();
-    watch();
+    show(Math.max(index, 0));
   };
 
   const stop = () => {
+    const { frame, timer } = run.current;
+    run.current = { token: run.current.token + 1, frame: null, timer: 0 };
+    frame?.video.cancelVideoFrameCallback(frame.handle);
+    window.clearTimeout(timer);
     for (const n of [0, 1]) element(n)?.pause();
     setPlaying(false);
   };
 
+  // Nothing of a run outlives the player.
+  useEffect(
+    () => () => {
+      const { frame, timer } = run.current;
+      run.current.token += 1;
+      frame?.video.cancelVideoFrameCallback(frame.handle);
+      window.clearTimeout(timer);
+    },
+    [],
+  );
+
   const onKeyDown = (event: KeyboardEvent) => {
-    const clip = clips[showing];
     const video = element(front);
     if (!clip || !video || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (event.key === "i") onPoint(clip.id, "in", video.currentTime);
-    else if (event.key === "o") onPoint(clip.id, "out", video.currentTime);
-    else return;
+    const step = FRAME_STEPS[event.key];
+    if (event.key === "i" && clip.url) onPoint(clip.id, "in", video.currentTime);
+    else if (event.key === "o" && clip.url) onPoint(clip.id, "out", video.currentTime);
+    else if (step !== undefined && !playing && clip.url) {
+      const at = video.currentTime + step / fps;
+      video.currentTime = Math.min(Math.max(at, clip.inS), clip.outS);
+    } else return;
     event.preventDefault();
   };
 
-  const clip = clips[showing];
   return (
     <div
       className="sequence-player"
+      role="group"
       tabIndex={0}
       onKeyDown={onKeyDown}
       aria-label="Sequence player"
+      aria-keyshortcuts="I O ArrowLeft ArrowRight"
+      aria-describedby="sequence-player-keys"
     >
+      <p id="sequence-player-keys" className="visually-hidden">
+        I sets the in point and O the out point at the player&apos;s time; stopped, the arrow keys
+        step a frame.
+      </p>
       <div className="sequence-screen">
         {[0, 1].map((n) => (
           <video
@@ -123,25 +221,25 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
             aria-hidden={n !== front}
           />
         ))}
+        {clip && !clip.url && (
+          <div className="sequence-slate" data-testid="sequence-slate">
+            <strong>{clip.label}</strong>
+            <span>{clip.slate}</span>
+          </div>
+        )}
       </div>
       <div className="sequence-controls">
         <button type="button" disabled={clips.length === 0} onClick={playing ? stop : play}>
           {playing ? "Stop" : "Play sequence"}
         </button>
-        <span aria-live="polite">
-          {clip ? `${clip.label} (${showing + 1} of ${clips.length})` : "No shots"}
-        </span>
-        <button
-          type="button"
-          disabled={playing || showing === 0}
-          onClick={() => setShowing(showing - 1)}
-        >
+        <span>{clip ? `${clip.label} (${index + 1} of ${clips.length})` : "No shots"}</span>
+        <button type="button" disabled={playing || index <= 0} onClick={() => showAt(index - 1)}>
           Previous shot
         </button>
         <button
           type="button"
-          disabled={playing || showing + 1 >= clips.length}
-          onClick={() => setShowing(showing + 1)}
+          disabled={playing || index + 1 >= clips.length}
+          onClick={() => showAt(index + 1)}
         >
           Next shot
         </button>

@@ -25,7 +25,11 @@ keptAside: number, };
 
 export type Summary = { id: string, name: string, shotCount: number, durationS: number, };
 
-export type Video = { url: string, posterUrl: string | null, title: string, };
+export type Video = { url: string, posterUrl: string | null, title: string, 
+/**
+ * Its length in seconds, from its metadata (when that says).
+ */
+durationS: number | null, };
 
 export type PanelView = { sequences: Array<Summary>, editor: EditorView | null, saving: boolean, error: string | null, 
 /**
@@ -35,4 +39,13 @@ notice: string | null,
 /**
  * The shots' takes found in the library so far, by file name.
  */
-videos: { [key in string]?: Video }, };
+videos: { [key in string]?: Video }, 
+/**
+ * The name of the sequence open here that was removed elsewhere: its edits may be kept as
+ * a new sequence.
+ */
+removed: string | null, 
+/**
+ * The last move, removal, undo or redo, in words (one polite live region says it).
+ */
+announcement: string | null, };

@@ -22,10 +22,11 @@ pub enum Saved {
     Taken(Sequence),
     /// Refused, because it changed elsewhere first: the current sequence.
     ChangedElsewhere(Sequence),
-    /// Refused for what it holds or who sent it (a 4xx: an Out past the take's end, a sequence
-    /// removed elsewhere, a token no longer valid): the server's reason. Sending it again as it
-    /// is would be refused again.
+    /// Refused for what it holds or who sent it (a 4xx: an Out past the take's end, a token no
+    /// longer valid): the server's reason. Sending it again as it is would be refused again.
     Refused(String),
+    /// The sequence is not there any more: removed elsewhere.
+    Gone,
 }
 
 /// A sequence in the project's list.
@@ -47,6 +48,8 @@ pub struct Video {
     pub url: String,
     pub poster_url: Option<String>,
     pub title: String,
+    /// Its length in seconds, from its metadata (when that says).
+    pub duration_s: Option<f64>,
 }
 
 /// A sequence in the list as the API answers it.
@@ -171,6 +174,15 @@ impl<'a, P: Platform> Client<'a, P> {
         sequence_of(&self.json("GET", &[id], None).await?)
     }
 
+    /// Sequence `id`, or `None` when it is not there any more (removed elsewhere).
+    pub async fn read(&self, id: &str) -> Result<Option<Sequence>, CallError> {
+        let response = self.send("GET", &[id], None).await?;
+        if response.status == 404 {
+            return Ok(None);
+        }
+        sequence_of(&parsed(response)?).map(Some)
+    }
+
     /// Saves `change` (a whole sequence from the version it names).
     pub async fn save(&self, id: &str, change: Value) -> Result<Saved, CallError> {
         let response = self.send("PUT", &[id], Some(change)).await?;
@@ -180,6 +192,7 @@ impl<'a, P: Platform> Client<'a, P> {
             (409, Some(body)) if body.get("current").is_some() => {
                 Ok(Saved::ChangedElsewhere(sequence_of(&body["current"])?))
             }
+            (404, _) => Ok(Saved::Gone),
             (400..=499, _) => Ok(Saved::Refused(message(&response).0)),
             _ => Err(message(&response)),
         }
@@ -242,6 +255,7 @@ impl<'a, P: Platform> Client<'a, P> {
             url: url.to_owned(),
             poster_url: answer["poster_url"].as_str().map(str::to_owned),
             title: crate::asset::title(file_name),
+            duration_s: None,
         })
     }
 

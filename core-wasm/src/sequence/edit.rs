@@ -65,6 +65,28 @@ pub enum EditError {
     LongLabel,
     #[error("{0} has no take to continue from")]
     NoTake(String),
+    #[error("{label}: the out point is past the end of its take ({} s)", *.length_ms as f64 / 1000.0)]
+    PastTake { label: String, length_ms: u64 },
+}
+
+/// Whether trimming shot `id` of `sequence` out at `out_frame` stays within its take, `length`
+/// seconds long (when known): the server refuses an out point past it.
+pub fn within_take(
+    sequence: &Sequence,
+    id: &str,
+    out_frame: u64,
+    length: Option<f64>,
+) -> Result<(), EditError> {
+    let shot = &sequence.shots[find(sequence, id)?];
+    match length {
+        Some(length) if out_frame > super::frames::last_out(length, sequence.fps) => {
+            Err(EditError::PastTake {
+                label: shot.label.clone(),
+                length_ms: (length * 1000.0).round() as u64,
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 fn find(sequence: &Sequence, id: &str) -> Result<usize, EditError> {
@@ -278,6 +300,27 @@ mod tests {
             shot: start.shots[0].clone(),
         };
         assert_eq!(apply(&mut full, &one_more), Err(EditError::Full));
+    }
+
+    /// Fails on sending an out point past the take's end, which the server refuses.
+    #[test]
+    fn an_out_point_past_the_take_is_refused_before_it_is_sent() {
+        let s = sequence(&["a"]);
+        assert_eq!(within_take(&s, "a", 96, Some(4.0)), Ok(()));
+        let past = within_take(&s, "a", 97, Some(4.0)).unwrap_err();
+        assert_eq!(
+            past.to_string(),
+            "Shot a: the out point is past the end of its take (4 s)"
+        );
+        assert_eq!(
+            within_take(&s, "a", 5_000, None),
+            Ok(()),
+            "a length not known"
+        );
+        assert_eq!(
+            within_take(&s, "z", 1, Some(4.0)),
+            Err(EditError::NoShot("z".into()))
+        );
     }
 
     #[test]

@@ -46,6 +46,11 @@ pub struct PanelView {
     pub notice: Option<String>,
     /// The shots' takes found in the library so far, by file name.
     pub videos: std::collections::BTreeMap<String, super::client::Video>,
+    /// The name of the sequence open here that was removed elsewhere: its edits may be kept as
+    /// a new sequence.
+    pub removed: Option<String>,
+    /// The last move, removal, undo or redo, in words (one polite live region says it).
+    pub announcement: Option<String>,
 }
 
 /// What a continued shot's take is made from.
@@ -210,34 +215,25 @@ impl Editor {
         Ok(Continued { from, prompt })
     }
 
-    /// Undoes the last edit (an edit of its own, saved like any); `false` when there is none,
-    /// when it no longer applies (its shot was removed elsewhere), or when someone else changed
-    /// what it would change back since (their change is kept; `take_dropped` says which).
-    pub fn undo(&mut self) -> bool {
-        let Some(step) = self.done.pop() else {
-            return false;
-        };
-        match self.step(step) {
-            Some(redo) => {
-                self.undone.push(redo);
-                true
-            }
-            None => false,
-        }
+    /// Undoes the last edit (an edit of its own, saved like any): the label of the shot it
+    /// changed; `None` when there is none, when it no longer applies (its shot was removed
+    /// elsewhere), or when someone else changed what it would change back since (their change
+    /// is kept; `take_dropped` says which).
+    pub fn undo(&mut self) -> Option<String> {
+        let step = self.done.pop()?;
+        let redo = self.step(step)?;
+        let label = redo.label.clone();
+        self.undone.push(redo);
+        Some(label)
     }
 
     /// Makes again the last edit undone, on the same terms as `undo`.
-    pub fn redo(&mut self) -> bool {
-        let Some(step) = self.undone.pop() else {
-            return false;
-        };
-        match self.step(step) {
-            Some(undo) => {
-                self.done.push(undo);
-                true
-            }
-            None => false,
-        }
+    pub fn redo(&mut self) -> Option<String> {
+        let step = self.undone.pop()?;
+        let undo = self.step(step)?;
+        let label = undo.label.clone();
+        self.done.push(undo);
+        Some(label)
     }
 
     /// Applies `step`'s edit while what its edit left still holds: the step that reverses it.
@@ -249,9 +245,13 @@ impl Editor {
             ));
             return None;
         }
-        let target = step.target.clone();
         let reverse = self.record(step.edit).ok()?;
-        Some(Step::new(reverse, &self.current, target))
+        let mut reverse = Step::new(reverse, &self.current, step.target);
+        // A shot the step removed is named as it was.
+        if reverse.left.is_none() {
+            reverse.label = step.label;
+        }
+        Some(reverse)
     }
 
     /// What the last undo or redo did not do, once.
@@ -411,16 +411,16 @@ mod tests {
             .unwrap();
         editor.edit(trim("b", 4, 20)).unwrap();
         assert_eq!(ids(&editor), ["b", "c", "a"]);
-        assert!(editor.undo());
+        assert!(editor.undo().is_some());
         assert_eq!(editor.current().shots[0].frames(), 24);
-        assert!(editor.undo());
+        assert!(editor.undo().is_some());
         assert_eq!(ids(&editor), ["a", "b", "c"]);
-        assert!(!editor.undo(), "nothing left to undo");
-        assert!(editor.redo());
+        assert!(editor.undo().is_none(), "nothing left to undo");
+        assert!(editor.redo().is_some());
         assert_eq!(ids(&editor), ["b", "c", "a"]);
         editor.edit(Edit::Remove { id: "c".into() }).unwrap();
         assert!(!editor.view().can_redo, "a new edit clears what was undone");
-        assert!(!editor.redo());
+        assert!(editor.redo().is_none());
         assert_eq!(ids(&editor), ["b", "a"]);
     }
 
@@ -459,7 +459,10 @@ mod tests {
         theirs.version = 3;
         theirs.shots[1].in_frame = 6;
         editor.changed_elsewhere(theirs);
-        assert!(!editor.undo(), "b's undo would overwrite their trim");
+        assert!(
+            editor.undo().is_none(),
+            "b's undo would overwrite their trim"
+        );
         let dropped = editor.take_dropped().unwrap();
         assert!(
             dropped.starts_with("Shot b was changed elsewhere"),
@@ -467,7 +470,7 @@ mod tests {
         );
         assert_eq!(editor.current().shots[1].in_frame, 6, "their change stays");
         // a's undo still holds: what it changed is as the edit left it.
-        assert!(editor.undo());
+        assert!(editor.undo().is_some());
         assert_eq!(editor.current().shots[0].in_frame, 0);
         assert_eq!(editor.take_dropped(), None);
     }
@@ -598,7 +601,7 @@ mod tests {
             editor.continue_after("n", "m".into()).is_err(),
             "no take yet"
         );
-        assert!(editor.undo());
+        assert_eq!(editor.undo().as_deref(), Some("Shot 3"), "named as it was");
         assert_eq!(ids(&editor), ["a", "b"]);
     }
 

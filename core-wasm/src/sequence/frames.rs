@@ -14,6 +14,12 @@ pub fn seconds(frames: u64, fps: u32) -> f64 {
     frames as f64 / f64::from(fps)
 }
 
+/// The last out point a take `length` seconds long allows at `fps`: a frame that starts within
+/// half a frame of its end, as the server rules.
+pub fn last_out(length: f64, fps: u32) -> u64 {
+    (length * f64::from(fps) + 0.5).floor().max(0.0) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,6 +33,18 @@ mod tests {
         assert_eq!(of_seconds(f64::NAN, 24), None);
         assert_eq!(of_seconds(f64::INFINITY, 25), None);
         assert_eq!(seconds(36, 24), 1.5);
+    }
+
+    #[test]
+    fn the_last_out_point_is_within_half_a_frame_of_the_end() {
+        assert_eq!(last_out(4.0, 24), 96);
+        assert_eq!(
+            last_out(4.02, 24),
+            96,
+            "96.48 frames: the 97th starts past the end"
+        );
+        assert_eq!(last_out(4.021, 24), 97);
+        assert_eq!(last_out(0.0, 24), 0);
     }
 
     #[test]

@@ -15,7 +15,8 @@ use self::session::Inner;
 use super::browser::BrowserPlatform;
 use crate::api::ApiConfig;
 use crate::json::browser as json;
-use crate::sequence::edit::Edit;
+use crate::sequence::client::Saved;
+use crate::sequence::edit::{within_take, Edit};
 use crate::sequence::editor::{Editor, PanelView};
 use crate::sequence::frames;
 
@@ -63,6 +64,7 @@ impl SequenceEditor {
                 retry_ms: Cell::new(session::RETRY_FIRST_MS),
                 opening: Cell::new(0),
                 listing: Cell::new(0),
+                closed: Cell::new(false),
             }),
             view: RefCell::new(None),
         })
@@ -98,6 +100,8 @@ impl SequenceEditor {
             error: state.error.clone(),
             notice: state.notice.clone(),
             videos: state.videos.clone(),
+            removed: state.removed.as_ref().map(|r| r.name.clone()),
+            announcement: state.announcement.clone(),
         });
         drop(state);
         *self.view.borrow_mut() = Some((version, view.clone()));
@@ -178,8 +182,10 @@ impl SequenceEditor {
         })
     }
 
-    /// Stops following the project's events; an opening still in flight opens nothing.
+    /// Stops following the project's events; an opening still in flight opens nothing, and no
+    /// lookup, retried save or queued add starts again.
     pub fn close(&self) {
+        self.inner.closed.set(true);
         self.inner.opened.set(self.inner.opened.get() + 1);
         session::ticket(&self.inner.opening);
         self.inner.platform.abort_stream();
@@ -197,17 +203,28 @@ impl SequenceEditor {
         }
     }
 
-    /// Sets shot `id`'s in and out points, in seconds (each kept as the nearest frame).
+    /// Sets shot `id`'s in and out points, in seconds (each kept as the nearest frame); an out
+    /// point past the end of the shot's take is refused before anything is sent.
     pub fn trim(&self, id: String, in_s: f64, out_s: f64) -> Result<(), JsValue> {
-        let fps = self
-            .inner
-            .state
-            .borrow()
-            .editor
-            .as_ref()
-            .map_or(24, |e| e.current().fps);
-        let frame = |s: f64| frames::of_seconds(s, fps).ok_or_else(|| plain_error("Not a time"));
-        let (in_frame, out_frame) = (frame(in_s)?, frame(out_s)?);
+        let checked = {
+            let state = self.inner.state.borrow();
+            let sequence = state.editor.as_ref().map(Editor::current);
+            let fps = sequence.map_or(24, |s| s.fps);
+            let frame = |s: f64| frames::of_seconds(s, fps).ok_or("Not a time".to_owned());
+            frame(in_s).and_then(|in_frame| {
+                let out_frame = frame(out_s)?;
+                let Some(sequence) = sequence else {
+                    return Ok((in_frame, out_frame));
+                };
+                let length = sequence
+                    .position(&id)
+                    .and_then(|at| sequence.shots[at].take.as_ref())
+                    .and_then(|take| state.videos.get(take)?.duration_s);
+                within_take(sequence, &id, out_frame, length).map_err(|e| e.to_string())?;
+                Ok((in_frame, out_frame))
+            })
+        };
+        let (in_frame, out_frame) = checked.map_err(|e| plain_error(&e))?;
         self.inner.edit(Edit::Trim {
             id,
             in_frame,
@@ -218,11 +235,21 @@ impl SequenceEditor {
     /// Moves shot `id` to position `to` (from 0).
     #[wasm_bindgen(js_name = "move")]
     pub fn move_to(&self, id: String, to: usize) -> Result<(), JsValue> {
-        self.inner.edit(Edit::Move { id, to })
+        let label = self.label_of(&id);
+        self.inner.edit(Edit::Move { id, to })?;
+        let total = self.shot_count();
+        self.announce(format!(
+            "{label} moved to position {} of {total}",
+            to.min(total.saturating_sub(1)) + 1
+        ));
+        Ok(())
     }
 
     pub fn remove(&self, id: String) -> Result<(), JsValue> {
-        self.inner.edit(Edit::Remove { id })
+        let label = self.label_of(&id);
+        self.inner.edit(Edit::Remove { id })?;
+        self.announce(format!("{label} removed"));
+        Ok(())
     }
 
     /// Chooses `take` (one of the shot's candidates) for shot `id`.
@@ -239,24 +266,28 @@ impl SequenceEditor {
 
     /// Undoes the last edit; `false` when there is nothing to undo.
     pub fn undo(&self) -> bool {
-        self.step(Editor::undo)
+        self.step(Editor::undo, "Undone")
     }
 
     /// Makes again the last edit undone; `false` when there is none.
     pub fn redo(&self) -> bool {
-        self.step(Editor::redo)
+        self.step(Editor::redo, "Redone")
     }
 
     /// An undo or a redo; one that someone else's change since would overwrite is not made,
     /// and the notice says so.
-    fn step(&self, step: fn(&mut Editor) -> bool) -> bool {
+    fn step(&self, step: fn(&mut Editor) -> Option<String>, done: &str) -> bool {
         let stepped = self.inner.change(|s| {
             let editor = s.editor.as_mut()?;
             let stepped = step(editor);
             if let Some(dropped) = editor.take_dropped() {
+                s.announcement = Some(dropped.clone());
                 s.notice = Some(dropped);
             }
-            Some(stepped)
+            if let Some(label) = &stepped {
+                s.announcement = Some(format!("{done}: {label}"));
+            }
+            Some(stepped.is_some())
         });
         self.inner.save();
         stepped.unwrap_or(false)
@@ -268,10 +299,18 @@ impl SequenceEditor {
     pub fn apply_again(&self) -> usize {
         let applied = self.inner.change(|s| {
             s.error = None;
-            s.editor.as_mut().map_or(0, Editor::apply_again)
+            let editor = s.editor.as_mut()?;
+            let kept = editor.view().kept_aside;
+            let applied = editor.apply_again();
+            if applied < kept {
+                let words = format!("{} of {kept} edits could not be applied", kept - applied);
+                s.announcement = Some(words.clone());
+                s.notice = Some(format!("{words}: what they changed was changed elsewhere."));
+            }
+            Some(applied)
         });
         self.inner.save();
-        applied
+        applied.unwrap_or(0)
     }
 
     #[wasm_bindgen(js_name = letGo)]
@@ -282,6 +321,72 @@ impl SequenceEditor {
                 editor.let_go();
             }
         });
+    }
+
+    /// After the open sequence was removed elsewhere: makes a new sequence of it as this browser
+    /// had it (its name, shots and points) and opens that.
+    #[wasm_bindgen(js_name = keepRemoved)]
+    pub fn keep_removed(&self) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let Some(kept) = inner.state.borrow().removed.clone() else {
+                return Ok(JsValue::UNDEFINED);
+            };
+            let asked = session::ticket(&inner.opening);
+            let made = match inner.client().create(&kept.name, false).await {
+                Ok(made) => made,
+                Err(e) => {
+                    inner.failed(e.clone());
+                    return Err(plain_error(&e.0));
+                }
+            };
+            let mut change = kept;
+            change.version = made.version;
+            let saved = inner.client().save(&made.id, change.to_change()).await;
+            inner.relist().await;
+            let reason = match saved {
+                Ok(Saved::Taken(sequence)) => {
+                    inner.change(|s| s.removed = None);
+                    if inner.opening.get() == asked {
+                        inner.open_editor(Editor::new(sequence));
+                    }
+                    return Ok(JsValue::UNDEFINED);
+                }
+                Ok(Saved::Refused(reason)) => reason,
+                Ok(Saved::ChangedElsewhere(_) | Saved::Gone) => "it changed meanwhile".into(),
+                Err(e) => e.0,
+            };
+            let message = format!("Could not keep the edits as a new sequence: {reason}");
+            inner.change(|s| s.error = Some(message.clone()));
+            Err(plain_error(&message))
+        })
+    }
+
+    /// Lets the edits of a sequence removed elsewhere go.
+    #[wasm_bindgen(js_name = dismissRemoved)]
+    pub fn dismiss_removed(&self) {
+        self.inner.change(|s| {
+            s.removed = None;
+            s.error = None;
+        });
+    }
+
+    fn label_of(&self, id: &str) -> String {
+        let state = self.inner.state.borrow();
+        let sequence = state.editor.as_ref().map(Editor::current);
+        sequence
+            .and_then(|s| Some(s.shots[s.position(id)?].label.clone()))
+            .unwrap_or_else(|| "The shot".into())
+    }
+
+    fn shot_count(&self) -> usize {
+        let state = self.inner.state.borrow();
+        state.editor.as_ref().map_or(0, |e| e.current().shots.len())
+    }
+
+    /// Says `words` in the panel's live region.
+    fn announce(&self, words: String) {
+        self.inner.change(|s| s.announcement = Some(words));
     }
 
     /// "Continue" on shot `id`: a new shot right after it, whose take is a job that extends

@@ -31,6 +31,10 @@ pub(super) struct State {
     /// The takes looked up in the library, and those it does not have.
     pub(super) videos: BTreeMap<String, Video>,
     pub(super) unknown: BTreeSet<String>,
+    /// The sequence as this browser had it when it was removed elsewhere, to keep as a new one.
+    pub(super) removed: Option<Sequence>,
+    /// The last move, removal, undo or redo, in words, for the panel's one live region.
+    pub(super) announcement: Option<String>,
 }
 
 pub(super) struct Inner {
@@ -58,6 +62,8 @@ pub(super) struct Inner {
     /// in flight, only the newer one's answer is taken.
     pub(super) opening: Cell<u64>,
     pub(super) listing: Cell<u64>,
+    /// The panel closed: no task starts again (no stream, lookup, retry or add).
+    pub(super) closed: Cell<bool>,
 }
 
 /// The ticket of a request raised on `counter`: the newest while `counter` has not moved.
@@ -66,9 +72,19 @@ pub(super) fn ticket(counter: &Cell<u64>) -> u64 {
     counter.get()
 }
 
-/// The first and the longest wait before a save that did not arrive is sent again, in ms.
+/// The first and the longest wait before a save that did not arrive is sent again, or the event
+/// stream is opened again, in ms.
 pub(super) const RETRY_FIRST_MS: u32 = 1_000;
 const RETRY_MAX_MS: u32 = 30_000;
+
+/// What a save's answer leaves to do.
+enum AfterSave {
+    Nothing,
+    /// Send again after this many ms.
+    RetryIn(u32),
+    /// The sequence was removed elsewhere.
+    Gone,
+}
 
 impl Inner {
     pub(super) fn client(&self) -> Client<'_, BrowserPlatform> {
@@ -109,14 +125,14 @@ impl Inner {
     /// Looks up the open sequence's takes in the library, one at a time, so that the strip and
     /// the player have their addresses whatever the library shows.
     fn find_videos(self: &Rc<Self>) {
-        if self.finding.get() || self.unfound().is_none() {
+        if self.closed.get() || self.finding.get() || self.unfound().is_none() {
             return;
         }
         self.finding.set(true);
         let inner = self.clone();
         spawn_local(async move {
-            while let Some(name) = inner.unfound() {
-                let found = inner.client().video(&name).await;
+            while let Some(name) = inner.unfound().filter(|_| !inner.closed.get()) {
+                let found = inner.video(&name).await;
                 inner.change(|s| match found {
                     Ok(video) => drop(s.videos.insert(name, video)),
                     Err(_) => drop(s.unknown.insert(name)),
@@ -146,15 +162,17 @@ impl Inner {
         let inner = self.clone();
         spawn_local(async move {
             let answer = inner.client().save(&id, body).await;
-            let retry_in = inner.change(|s| {
+            let after = inner.change(|s| {
                 s.saving = false;
-                let editor = s.editor.as_mut().filter(|e| e.current().id == id)?;
+                let Some(editor) = s.editor.as_mut().filter(|e| e.current().id == id) else {
+                    return AfterSave::Nothing;
+                };
                 match answer {
                     Ok(Saved::Taken(sequence)) => {
                         editor.saved(sequence);
                         s.error = None;
                         inner.retry_ms.set(RETRY_FIRST_MS);
-                        None
+                        AfterSave::Nothing
                     }
                     Ok(Saved::ChangedElsewhere(theirs)) => {
                         editor.refused(theirs);
@@ -163,13 +181,14 @@ impl Inner {
                              Apply yours again on top of it, or let yours go."
                                 .into(),
                         );
-                        None
+                        AfterSave::Nothing
                     }
                     Ok(Saved::Refused(reason)) => {
                         editor.not_sent();
                         s.error = Some(format!("Not saved: {reason}"));
-                        None
+                        AfterSave::Nothing
                     }
+                    Ok(Saved::Gone) => AfterSave::Gone,
                     Err(e) => {
                         editor.not_sent();
                         let wait = inner.retry_ms.get();
@@ -178,27 +197,37 @@ impl Inner {
                             "Not saved: {e}. Trying again in {} s.",
                             wait / 1_000
                         ));
-                        Some(wait)
+                        AfterSave::RetryIn(wait)
                     }
                 }
             });
-            if let Some(wait) = retry_in {
-                spawn_local(inner.clone().retry_after(id, wait));
+            match after {
+                AfterSave::RetryIn(wait) => spawn_local(inner.clone().retry_after(id, wait)),
+                AfterSave::Gone => inner.gone(&id),
+                AfterSave::Nothing => {}
             }
             inner.save();
             if !inner.state.borrow().saving {
-                let waiting = std::mem::take(&mut *inner.settled.borrow_mut());
-                for wake in waiting {
-                    let _ = wake.call0(&JsValue::NULL);
-                }
+                inner.wake_waiters();
             }
         });
+    }
+
+    /// Wakes what waits for the edits made so far to be sent.
+    fn wake_waiters(&self) {
+        let waiting = std::mem::take(&mut *self.settled.borrow_mut());
+        for wake in waiting {
+            let _ = wake.call0(&JsValue::NULL);
+        }
     }
 
     /// After `wait` ms, sends again the edits of sequence `id` that did not arrive, if it is
     /// still open.
     async fn retry_after(self: Rc<Self>, id: String, wait: u32) {
         sleep(wait).await;
+        if self.closed.get() {
+            return;
+        }
         let open = self.change(|s| {
             let editor = s.editor.as_mut().filter(|e| e.current().id == id)?;
             editor.resume();
@@ -232,59 +261,137 @@ impl Inner {
         Ok(())
     }
 
+    /// Whether the stream followed for opening `opened` is still wanted.
+    fn following(&self, opened: u64) -> bool {
+        self.opened.get() == opened && !self.closed.get()
+    }
+
     /// Follows the project's events while sequence `id` is open, taking each change of it
-    /// made elsewhere and listing the sequences again when another changes; a stream that ends
-    /// is opened again a second later.
+    /// made elsewhere and listing the sequences again when another changes. A stream that ends
+    /// is opened again after the server's `retry` (1 s when it names none); one that cannot be
+    /// opened, after a wait that doubles up to 30 s. Project events are not replayed, so once
+    /// opened again the sequence is read again, in case it changed meanwhile.
     pub(super) async fn follow(self: Rc<Self>, id: String, opened: u64) {
         let api = Api::new(&self.platform, self.config.clone());
         let mut last_id = None;
-        while self.opened.get() == opened {
+        let mut retry = None;
+        let mut wait = RETRY_FIRST_MS;
+        let mut reconnecting = false;
+        while self.following(opened) {
             let request = api.events_request(&self.project, last_id.as_deref());
-            if let Ok((response, mut body)) = self.platform.stream(request).await {
-                let mut reader = Reader::default();
-                while response.ok() && self.opened.get() == opened {
-                    let Some(Ok(piece)) = body.next().await else {
-                        break;
-                    };
-                    // Other sequences made, changed or removed: the list to open from, read
-                    // once for all of them that came together.
-                    let mut others = false;
-                    for event in reader.push(&piece) {
-                        last_id = event.id.clone().or(last_id);
-                        if event.name == "library" {
-                            self.library_changed(&event.data);
-                            continue;
-                        }
-                        if event.name != "sequence" {
-                            continue;
-                        }
-                        let ours =
-                            crate::json::parse(&event.data).is_some_and(|d| d["id"] == id.as_str());
-                        if !ours {
-                            others = true;
-                        } else if let Ok(sequence) = self.client().get(&id).await {
-                            // Only while this opening of this sequence is still the open one.
-                            if self.opened.get() != opened {
-                                return;
-                            }
-                            self.change(|s| {
-                                if let Some(editor) =
-                                    s.editor.as_mut().filter(|e| e.current().id == id)
-                                {
-                                    editor.changed_elsewhere(sequence);
-                                }
-                            });
+            let mut reader = Reader::default();
+            match self.platform.stream(request).await {
+                Ok((response, mut body)) if response.ok() => {
+                    if reconnecting && !self.read_again(&id, opened).await {
+                        return;
+                    }
+                    while self.following(opened) {
+                        let Some(Ok(piece)) = body.next().await else {
+                            break;
+                        };
+                        let events = reader.push(&piece);
+                        retry = reader.retry_ms().or(retry);
+                        if !self.take_events(&id, opened, events, &mut last_id).await {
+                            return;
                         }
                     }
-                    if others {
-                        self.relist().await;
-                    }
+                    wait = retry.unwrap_or(RETRY_FIRST_MS);
                 }
+                _ => wait = (wait.max(retry.unwrap_or(0)) * 2).clamp(RETRY_FIRST_MS, RETRY_MAX_MS),
             }
-            if self.opened.get() != opened {
+            if !self.following(opened) {
                 return;
             }
-            sleep(1_000).await;
+            reconnecting = true;
+            sleep(wait).await;
+        }
+    }
+
+    /// Takes the events that came together: `false` once the open sequence is gone or another
+    /// is open.
+    async fn take_events(
+        self: &Rc<Self>,
+        id: &str,
+        opened: u64,
+        events: Vec<crate::sse::Event>,
+        last_id: &mut Option<String>,
+    ) -> bool {
+        // Other sequences made, changed or removed: the list to open from, read once for all
+        // of them that came together.
+        let mut others = false;
+        for event in events {
+            *last_id = event.id.clone().or(last_id.take());
+            if event.name == "library" {
+                self.library_changed(&event.data);
+                continue;
+            }
+            if event.name != "sequence" {
+                continue;
+            }
+            let Some(data) = crate::json::parse(&event.data) else {
+                continue;
+            };
+            if data["id"] != id {
+                others = true;
+            } else if data["removed"] == true {
+                self.gone(id);
+                return false;
+            } else if data["version"].as_u64() > self.known_version()
+                && !self.read_again(id, opened).await
+            {
+                return false;
+            }
+        }
+        if others {
+            self.relist().await;
+        }
+        true
+    }
+
+    /// The version of the open sequence this browser knows.
+    fn known_version(&self) -> Option<u64> {
+        let state = self.state.borrow();
+        state.editor.as_ref().map(|e| e.current().version)
+    }
+
+    /// Reads sequence `id` again and takes it, while this opening of it is still the open one:
+    /// `false` once it is gone or another is open.
+    async fn read_again(self: &Rc<Self>, id: &str, opened: u64) -> bool {
+        let read = self.client().read(id).await;
+        if !self.following(opened) {
+            return false;
+        }
+        match read {
+            Ok(Some(sequence)) => {
+                self.change(|s| {
+                    if let Some(editor) = s.editor.as_mut().filter(|e| e.current().id == id) {
+                        editor.changed_elsewhere(sequence);
+                    }
+                });
+                true
+            }
+            Ok(None) => {
+                self.gone(id);
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
+    /// Sequence `id` was removed elsewhere: when it is the open one, it closes, kept as this
+    /// browser had it, with the offer to keep it as a new sequence.
+    pub(super) fn gone(self: &Rc<Self>, id: &str) {
+        let closed = self.change(|s| {
+            let editor = s.editor.take_if(|e| e.current().id == id)?;
+            s.removed = Some(editor.current().clone());
+            s.sequences.retain(|listed| listed.id != id);
+            s.error = None;
+            s.saving = false;
+            Some(())
+        });
+        if closed.is_some() {
+            self.opened.set(self.opened.get() + 1);
+            self.wake_waiters();
         }
     }
 
@@ -308,7 +415,11 @@ impl Inner {
     /// Adds the videos asked for, in order; each failure is the error shown.
     pub(super) async fn add_queued(self: Rc<Self>) {
         loop {
-            let next = self.adds.borrow_mut().pop_front();
+            let next = self
+                .adds
+                .borrow_mut()
+                .pop_front()
+                .filter(|_| !self.closed.get());
             let Some(file_name) = next else {
                 self.adding.set(false);
                 return;
@@ -320,14 +431,9 @@ impl Inner {
     }
 
     async fn add_one(self: &Rc<Self>, file_name: String) -> Result<(), String> {
-        let video = self.client().video(&file_name).await.map_err(|e| e.0)?;
-        let api = Api::new(&self.platform, self.config.clone());
-        let metadata = api.get_metadata(&metadata_url(&video.url)).await.ok();
+        let (video, metadata) = self.video_and_metadata(&file_name).await?;
+        let seconds = video.duration_s.unwrap_or(1.0);
         self.change(|s| s.videos.insert(file_name.clone(), video));
-        let seconds = metadata
-            .as_ref()
-            .and_then(|m| m["duration"].as_f64().or_else(|| m["seconds"].as_f64()))
-            .unwrap_or(1.0);
         let (fps, count) = {
             let state = self.state.borrow();
             let editor = state.editor.as_ref().ok_or("Open a sequence first")?;
@@ -352,6 +458,27 @@ impl Inner {
             index: usize::MAX,
             shot,
         })
+    }
+
+    /// The library video `file_name`, its length read from its metadata.
+    async fn video(&self, file_name: &str) -> Result<Video, CallError> {
+        self.video_and_metadata(file_name)
+            .await
+            .map(|(video, _)| video)
+            .map_err(CallError)
+    }
+
+    async fn video_and_metadata(
+        &self,
+        file_name: &str,
+    ) -> Result<(Video, Option<serde_json::Value>), String> {
+        let mut video = self.client().video(file_name).await.map_err(|e| e.0)?;
+        let api = Api::new(&self.platform, self.config.clone());
+        let metadata = api.get_metadata(&metadata_url(&video.url)).await.ok();
+        video.duration_s = metadata
+            .as_ref()
+            .and_then(|m| m["duration"].as_f64().or_else(|| m["seconds"].as_f64()));
+        Ok((video, metadata))
     }
 
     /// Opens `sequence`, or shows why it could not be read.
@@ -383,12 +510,16 @@ impl Inner {
     }
 
     pub(super) fn open_editor(self: &Rc<Self>, editor: Editor) {
+        if self.closed.get() {
+            return;
+        }
         let id = editor.current().id.clone();
         let opened = self.opened.get() + 1;
         self.opened.set(opened);
         self.change(|s| {
             s.editor = Some(editor);
             s.error = None;
+            s.announcement = None;
         });
         spawn_local(self.clone().follow(id, opened));
     }
