@@ -575,3 +575,191 @@ test("a take deleted elsewhere shows as missing on its shot at once", async () =
   assert.equal(page.url(), `${t.server.url}/${project}`, "without a reload");
   await context.close();
 });
+
+/** The project's first sequence, as the server keeps it. */
+async function firstSequence(project) {
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const base = `${t.server.url}/api/projects/${project}/sequences`;
+  const { sequences } = await (await fetch(base, { headers })).json();
+  return (await fetch(`${base}/${sequences[0].id}`, { headers })).json();
+}
+
+test("an Out past the take's end is refused on its field, and nothing is sent", async () => {
+  const project = "out-past-end";
+  const { context, page, panel, status } = await withShots(project, "a tram at night", 2, 1);
+  let puts = 0;
+  await page.route(`**/api/projects/${project}/sequences/*`, (route) => {
+    if (route.request().method() === "PUT") puts += 1;
+    return route.continue();
+  });
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  const out = panel.getByRole("spinbutton", { name: /^Out/ });
+  assert.equal(await out.getAttribute("max"), "2", "the field carries the take's length");
+  assert.equal(await out.getAttribute("step"), "any");
+  await out.fill("9");
+  await out.blur();
+  const refusal = panel.locator(".field-refusal");
+  await refusal.getByText("the out point is past the end of its take (2 s)").waitFor();
+  assert.equal(await out.getAttribute("aria-invalid"), "true");
+  assert.equal(await status.textContent(), "1 shot, 2.00 s · Saved");
+  // In at or after Out is refused the same way.
+  const inPoint = panel.getByRole("spinbutton", { name: /^In/ });
+  await inPoint.fill("2");
+  await inPoint.blur();
+  await panel
+    .locator(".field-refusal")
+    .getByText("the out point must come after the in point")
+    .waitFor();
+  // A time between frames is taken as the nearest frame, and then sent once.
+  await out.fill("1.51");
+  await out.blur();
+  await waitUntil(async () => (await status.textContent()) === "1 shot, 1.50 s · Saved");
+  assert.equal(puts, 1);
+  assert.equal(await panel.locator(".field-refusal").count(), 0);
+  await context.close();
+});
+
+test("a sequence removed elsewhere closes with a notice, and its edits can be kept as a new one", async () => {
+  const project = "removed-elsewhere";
+  const { context, panel, status } = await withShots(project, "a heron in reeds", 1, 2);
+  const before = await firstSequence(project);
+  const gone = await fetch(`${t.server.url}/api/projects/${project}/sequences/${before.id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  assert.equal(gone.status, 204);
+  const notice = panel.getByRole("group", { name: "Sequence removed elsewhere" });
+  await notice.getByText(`“${before.name}” was removed elsewhere`).waitFor();
+  assert.equal(await panel.locator(".strip").count(), 0, "the removed sequence is closed");
+  await notice.getByRole("button", { name: "Keep my edits as a new sequence" }).click();
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 2.00 s · Saved");
+  assert.equal(await notice.count(), 0);
+  const kept = await firstSequence(project);
+  assert.notEqual(kept.id, before.id);
+  assert.deepEqual(
+    kept.shots.map((s) => [s.label, s.take, s.in_s, s.out_s]),
+    before.shots.map((s) => [s.label, s.take, s.in_s, s.out_s]),
+  );
+  await context.close();
+});
+
+test("the stream that cannot open backs off, and once open the sequence is read again", async () => {
+  const project = "stream-reconnect";
+  const { context, page, panel } = await withShots(project, "a ferry leaving", 1, 1);
+  // The panel's stream is cut, and its next openings refused, while the sequence changes.
+  const attempts = [];
+  let refusing = true;
+  await page.route(`**/api/projects/${project}/events*`, (route) => {
+    if (!refusing) return route.continue();
+    attempts.push(Date.now());
+    return route.abort("internetdisconnected");
+  });
+  await page.evaluate(() => window.stop());
+  const sequence = await firstSequence(project);
+  const change = {
+    name: sequence.name,
+    version: sequence.version,
+    fps: sequence.fps,
+    size: sequence.size,
+    fit: sequence.fit,
+    shots: sequence.shots.map((s) => ({ ...s, label: "Renamed elsewhere" })),
+  };
+  const put = await fetch(`${t.server.url}/api/projects/${project}/sequences/${sequence.id}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(change),
+  });
+  assert.equal(put.status, 200, await put.text());
+  await waitUntil(() => attempts.length >= 3, { interval: 100 });
+  const [first, second, third] = attempts;
+  assert.ok(
+    third - second > 1.5 * (second - first),
+    `no back-off: ${attempts.map((a) => a - first)}`,
+  );
+  refusing = false;
+  await panel.locator(".strip .shot-label", { hasText: "Renamed elsewhere" }).waitFor();
+  await context.close();
+});
+
+test("the player stops in place, steps by frame, plays on from there, and shows a slate for a missing take", async () => {
+  const project = "player-runs";
+  const { context, page, panel } = await withShots(project, "a lantern swaying", 2, 2);
+  const player = panel.getByRole("group", { name: "Sequence player" });
+  assert.equal(await player.getAttribute("aria-keyshortcuts"), "I O ArrowLeft ArrowRight");
+  const front = panel.locator(".sequence-screen video.front");
+  const time = () => front.evaluate((v) => v.currentTime);
+  await waitUntil(() => front.evaluate((v) => v.readyState >= 2));
+
+  // Stopped: the arrow keys step one frame, within the shot.
+  await player.focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  await waitUntil(async () => Math.abs((await time()) - 2 / 24) < 0.001);
+  await page.keyboard.press("ArrowLeft");
+  await waitUntil(async () => Math.abs((await time()) - 1 / 24) < 0.001);
+
+  // Stop pauses where it is; Play goes on from there.
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await waitUntil(async () => (await time()) > 0.5);
+  await panel.getByRole("button", { name: "Stop" }).click();
+  const stoppedAt = await time();
+  await page.evaluate(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+  );
+  assert.equal(await time(), stoppedAt, "paused in place");
+  assert.ok(await front.evaluate((v) => v.paused));
+
+  // Stop then Play at once: one run, so the second shot is not skipped.
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await panel.getByRole("button", { name: "Stop" }).click();
+  const shown = [];
+  await page.exposeFunction("shotShown", (text) => shown.push(text));
+  await page.evaluate(() => {
+    const label = document.querySelector(".sequence-controls span");
+    new MutationObserver(() => window.shotShown(label.textContent)).observe(label, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+  });
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await panel.getByRole("button", { name: "Play sequence" }).waitFor({ timeout: 20_000 });
+  assert.deepEqual(shown, ["Shot 2 (2 of 2)"], "each shot once, none skipped");
+
+  // The take (both shots show it) is deleted: a slate shows for each shot's length, and the
+  // run goes through both.
+  const sequence = await firstSequence(project);
+  await fetch(
+    `${t.server.url}/api/projects/${project}/assets/${encodeURIComponent(sequence.shots[0].take)}`,
+    { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } },
+  );
+  await waitUntil(
+    async () => (await panel.locator(".strip").getByText("Take missing").count()) === 2,
+  );
+  await panel.getByRole("button", { name: "Previous shot" }).click();
+  shown.length = 0;
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await panel.getByTestId("sequence-slate").getByText("Take missing").waitFor();
+  await panel.getByRole("button", { name: "Play sequence" }).waitFor({ timeout: 20_000 });
+  assert.deepEqual(shown, ["Shot 2 (2 of 2)"], "the run went on past the slate");
+  await context.close();
+});
+
+test("moves, removals, undo and redo are said in one polite live region", async () => {
+  const project = "announced";
+  const { context, page, panel } = await withShots(project, "a bell tower", 1, 3);
+  const region = panel.getByTestId("sequence-announcement");
+  assert.equal(await region.getAttribute("aria-live"), "polite");
+  assert.equal(await panel.locator('[aria-live="polite"]').count(), 1, "one live region");
+  await panel.locator(".strip button", { hasText: "Shot 1" }).focus();
+  await page.keyboard.press("Alt+ArrowRight");
+  await waitUntil(async () => (await region.textContent()) === "Shot 1 moved to position 2 of 3");
+  await page.keyboard.press("Control+z");
+  await waitUntil(async () => (await region.textContent()) === "Undone: Shot 1");
+  await page.keyboard.press("Control+Shift+z");
+  await waitUntil(async () => (await region.textContent()) === "Redone: Shot 1");
+  await panel.locator(".strip button", { hasText: "Shot 3" }).focus();
+  await page.keyboard.press("Delete");
+  await waitUntil(async () => (await region.textContent()) === "Shot 3 removed");
+  await context.close();
+});
