@@ -114,6 +114,8 @@ pub trait Platform: 'static {
     fn open_download(&self, url: &str, file_name: &str) -> Result<(), String>;
     /// The current time as an ISO-8601 UTC timestamp.
     fn now_iso(&self) -> String;
+    /// 24 random hex digits, for an id no other page makes (a post's client id).
+    fn random_id(&self) -> String;
     /// A moment (Unix milliseconds) as the viewer reads it: their locale, and their time zone
     /// as it was at that moment.
     fn format_time(&self, millis: i64, style: TimeStyle) -> String;

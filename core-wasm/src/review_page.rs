@@ -22,6 +22,10 @@ struct Review {
     name: String,
     sending: bool,
     error: Option<String>,
+    /// The last post not known to be kept: what it said, and the client id it went with. The
+    /// same post sent again (its answer was lost) goes with the same id, so the server keeps
+    /// it once.
+    attempt: Option<(String, String)>,
 }
 
 /// One review page: its link's token, what the server answered, and what is being sent.
@@ -162,12 +166,26 @@ impl<P: Platform> ReviewSession<P> {
         text: &str,
     ) -> Result<(), CoreError> {
         let token = self.token()?;
+        let client = self.client_id(format!("comment\n{video}\n{}\n{text}", name.trim()));
         self.send_note(name, async {
             self.api()
-                .post_comment(&token, video, at_seconds, name.trim(), text)
+                .post_comment(&token, video, at_seconds, name.trim(), text, &client)
                 .await
         })
         .await
+    }
+
+    /// The client id of a post saying `what`: the last one's when it said the same and is not
+    /// known to be kept, else a new one.
+    fn client_id(&self, what: String) -> String {
+        if let Some((said, id)) = self.read(|r| r.attempt.clone()) {
+            if said == what {
+                return id;
+            }
+        }
+        let id = self.platform.random_id();
+        self.write(|r| r.attempt = Some((what, id.clone())));
+        id
     }
 
     /// Approves a shared video or asks for changes, then shows the page again.
@@ -178,9 +196,14 @@ impl<P: Platform> ReviewSession<P> {
         name: &str,
     ) -> Result<(), CoreError> {
         let token = self.token()?;
+        let client = self.client_id(format!(
+            "decision\n{video}\n{}\n{}",
+            name.trim(),
+            verdict.name()
+        ));
         self.send_note(name, async {
             self.api()
-                .post_decision(&token, video, verdict, name.trim())
+                .post_decision(&token, video, verdict, name.trim(), &client)
                 .await
         })
         .await
@@ -204,12 +227,16 @@ impl<P: Platform> ReviewSession<P> {
             r.name = name.trim().to_owned();
         });
         if let Err(e) = sent.await {
+            // A link revoked or expired meanwhile: the page says so, and offers no form.
+            let gone = matches!(e, ApiError::ReviewGone(_));
             self.write(|r| {
                 r.sending = false;
+                r.gone |= gone;
                 r.error = Some(e.to_string());
             });
             return Err(e.into());
         }
+        self.write(|r| r.attempt = None);
         let reloaded = match self.token() {
             Ok(token) => self.open(&token).await.map(drop),
             Err(e) => Err(e),

@@ -39,6 +39,8 @@ struct Fake {
     downloads: RefCell<Vec<(String, String)>>,
     /// How many times each key was written.
     writes: RefCell<BTreeMap<String, u32>>,
+    /// How many random ids were made.
+    ids: Cell<u64>,
 }
 
 /// A streamed body that hands out the scripted pieces, then ends.
@@ -113,6 +115,11 @@ impl Platform for Fake {
     }
     fn now_iso(&self) -> String {
         self.now.borrow().clone()
+    }
+    /// Counted, so a test can tell ids apart.
+    fn random_id(&self) -> String {
+        self.ids.set(self.ids.get() + 1);
+        format!("{:024x}", self.ids.get())
     }
     /// A fixed formatter (the browser's Intl is tested in Chromium): the style and the
     /// moment in Unix milliseconds.
@@ -2225,6 +2232,14 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
     );
 }
 
+/// The client id the last post before the page's reload carried.
+fn client_of_post(core: &ReviewSession<Fake>) -> String {
+    let requests = core.platform().requests.borrow();
+    let post = &requests[requests.len() - 2];
+    let body: Value = serde_json::from_str(post.json().unwrap()).unwrap();
+    body["client_id"].as_str().unwrap().to_owned()
+}
+
 #[test]
 fn a_review_link_opens_without_the_bearer_and_takes_notes() {
     let told = std::rc::Rc::new(Cell::new(0u32));
@@ -2267,7 +2282,8 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
     assert_eq!(post.bearer, None);
     assert_eq!(
         serde_json::from_str::<Value>(post.json().unwrap()).unwrap(),
-        json!({"video": "m:task_a.mp4", "at_seconds": 2.0, "name": "Ana", "text": "warmer"})
+        json!({"video": "m:task_a.mp4", "at_seconds": 2.0, "name": "Ana", "text": "warmer",
+               "client_id": format!("{:024x}", 1)})
     );
     let view = core.view();
     assert_eq!(view.name, "Ana");
@@ -2288,6 +2304,46 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
         core.view().error.as_deref(),
         Some("Failed to send: name must be 1 to 80 characters")
     );
+
+    // A post whose answer was lost is sent again with the same client id, so the server keeps
+    // it once; a new post goes with a new one.
+    let client_of = |core: &ReviewSession<Fake>| {
+        let requests = core.platform().requests.borrow();
+        let body: Value = serde_json::from_str(requests.last().unwrap().json().unwrap()).unwrap();
+        body["client_id"].as_str().unwrap().to_owned()
+    };
+    answer(Err("Failed to fetch".into()));
+    assert!(block_on(core.post_comment("m:task_a.mp4", 3.0, "Ana", "cooler")).is_err());
+    let lost = client_of(&core);
+    answer(Ok(HttpResponse {
+        status: 200,
+        status_text: "OK".into(),
+        body: "{}".into(),
+    }));
+    answer(ok(page.clone()));
+    block_on(core.post_comment("m:task_a.mp4", 3.5, "Ana", "cooler")).unwrap();
+    assert_eq!(client_of_post(&core), lost, "the same post, the same id");
+    answer(Ok(HttpResponse {
+        status: 201,
+        status_text: "Created".into(),
+        body: "{}".into(),
+    }));
+    answer(ok(page.clone()));
+    block_on(core.post_comment("m:task_a.mp4", 3.5, "Ana", "cooler")).unwrap();
+    assert_ne!(
+        client_of_post(&core),
+        lost,
+        "kept: the next post is a new one"
+    );
+
+    // A post on a link revoked meanwhile: the page says the link is gone (and shows no form).
+    answer(Ok(HttpResponse {
+        status: 404,
+        status_text: "Not Found".into(),
+        body: r#"{"error":{"code":"not_found","message":"This review link is not valid"}}"#.into(),
+    }));
+    assert!(block_on(core.post_comment("m:task_a.mp4", 1.0, "Ana", "late")).is_err());
+    assert_eq!(core.view().state, studio_core::snapshot::ReviewState::Gone);
 
     answer(Ok(HttpResponse {
         status: 404,

@@ -213,3 +213,118 @@ test("a comment is posted once, and a reload that fails after it says so", async
   );
   await context.close();
 });
+
+/** A review link of `videos` in `project`: its address and its share's id. */
+async function shareOf(project, videos) {
+  const made = await fetch(`${t.server.url}/api/projects/${project}/shares`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ videos: videos.map((v) => `${v}.mp4`), expires_in_hours: 1 }),
+  });
+  assert.equal(made.status, 201);
+  return made.json();
+}
+
+/** The comments the studio sees on the project's first link. */
+async function commentsOf(project) {
+  const listed = await (
+    await fetch(`${t.server.url}/api/projects/${project}/shares`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    })
+  ).json();
+  return listed.shares[0].comments.map((c) => c.text);
+}
+
+test("a comment whose answer was lost is kept once when sent again", async () => {
+  const project = "lost-answer";
+  const video = await savedVideo(t.server, project, "a quay in fog", 1);
+  const { url } = await shareOf(project, [video]);
+  const context = await t.browser.newContext();
+  const reviewer = await context.newPage();
+  await reviewer.goto(url);
+  const item = reviewer.locator(".review-item");
+  await item.waitFor();
+  await reviewer.getByLabel("Name").fill("Ana");
+  await item.getByRole("textbox", { name: "Comment" }).fill("hold on the boat");
+  // The first post reaches the server, but its answer never reaches the page.
+  const posts = [];
+  await reviewer.route("**/api/review/*/comments", async (route) => {
+    posts.push(route.request().postDataJSON().client_id);
+    if (posts.length > 1) return route.continue();
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  const send = item.getByRole("button", { name: "Comment at current time" });
+  await send.click();
+  await reviewer.getByRole("alert").filter({ hasText: "Failed to send" }).waitFor();
+  assert.equal(
+    await item.getByRole("textbox", { name: "Comment" }).inputValue(),
+    "hold on the boat",
+    "kept",
+  );
+  await send.click();
+  await waitUntil(
+    async () => (await item.getByRole("textbox", { name: "Comment" }).inputValue()) === "",
+  );
+  assert.equal(posts.length, 2);
+  assert.equal(posts[0], posts[1], "sent again with the same client id");
+  assert.deepEqual(await commentsOf(project), ["hold on the boat"], "kept once");
+  await context.close();
+});
+
+test("a post on a link revoked meanwhile says the link is gone and hides the form", async () => {
+  const project = "revoked-meanwhile";
+  const video = await savedVideo(t.server, project, "a cliff path", 1);
+  const { url, id } = await shareOf(project, [video]);
+  const context = await t.browser.newContext();
+  const reviewer = await context.newPage();
+  await reviewer.goto(url);
+  const item = reviewer.locator(".review-item");
+  await item.waitFor();
+  const revoked = await fetch(`${t.server.url}/api/projects/${project}/shares/${id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  assert.equal(revoked.status, 204);
+  await reviewer.getByLabel("Name").fill("Ana");
+  await item.getByLabel("Comment").fill("too late?");
+  await item.getByRole("button", { name: "Comment at current time" }).click();
+  await reviewer.getByText("This review link is no longer valid.").waitFor();
+  assert.equal(await reviewer.locator("form").count(), 0, "no form to post on");
+  await context.close();
+});
+
+test("a link of many videos loads each poster and video as it comes into view", async () => {
+  const project = "many-videos";
+  const videos = [];
+  for (const n of [1, 2, 3, 4, 5]) {
+    videos.push(await savedVideo(t.server, project, `a window ${n}`, 1));
+  }
+  const { url } = await shareOf(project, videos);
+  const context = await t.browser.newContext({ viewport: { width: 800, height: 500 } });
+  const reviewer = await context.newPage();
+  const asked = new Set();
+  reviewer.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    if (/\.(jpg|mp4)$/.test(path))
+      asked.add(
+        path
+          .split("/")
+          .pop()
+          .replace(/\.\w+$/, ""),
+      );
+  });
+  await reviewer.goto(url);
+  const items = reviewer.locator(".review-item");
+  await waitUntil(async () => (await items.count()) === 5);
+  const first = items.first().locator("video");
+  await waitUntil(() => first.evaluate((v) => v.poster !== "" && v.readyState >= 1));
+  assert.ok(asked.size < 5, `all five asked for before they were in view: ${[...asked]}`);
+  for (let n = 1; n < 5; n++) {
+    const item = items.nth(n);
+    await item.scrollIntoViewIfNeeded();
+    await waitUntil(() => item.locator("video").evaluate((v) => v.readyState >= 1));
+  }
+  assert.equal(asked.size, 5);
+  await context.close();
+});

@@ -1,7 +1,14 @@
 // The page a review link opens: only the shared videos, each with its player, time-coded
 // comments (clicking one seeks there) and Approve / Request changes. No token, nothing else of
 // the studio.
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import {
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type RefObject,
+} from "react";
 import type { ReviewLink } from "../../../pkg/studio_review.js";
 import type { ReviewVideoView, ReviewView } from "../core/types";
 import { Notes } from "../review/Notes";
@@ -87,8 +94,28 @@ type ItemProps = {
   sending: boolean;
 };
 
+/** Whether `element` has come within a screen of the view (and stays so once it has). */
+function useNear(element: RefObject<HTMLElement | null>): boolean {
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const target = element.current;
+    if (near || !target) return;
+    const watch = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) setNear(true);
+      },
+      { rootMargin: "100% 0px" },
+    );
+    watch.observe(target);
+    return () => watch.disconnect();
+  }, [element, near]);
+  return near;
+}
+
 function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) {
   const player = useRef<HTMLVideoElement>(null);
+  // A link of many videos loads each one's poster and metadata as it comes into view.
+  const near = useNear(player);
   const [text, setText] = useState("");
   const named = name.length > 0;
   const seek = (seconds: number) => {
@@ -112,9 +139,9 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
         className="player"
         controls
         playsInline
-        preload="metadata"
-        poster={video.posterUrl}
-        src={video.url}
+        preload={near ? "metadata" : "none"}
+        poster={near ? video.posterUrl : undefined}
+        src={near ? video.url : undefined}
       />
       <div className="review-decide">
         <button

@@ -90,17 +90,27 @@ impl<'a, P: Platform> Api<'a, P> {
         at_seconds: f64,
         name: &str,
         text: &str,
+        client_id: &str,
     ) -> Result<(), ApiError> {
         let body = object([
             ("video", video.into()),
             ("at_seconds", at_seconds.into()),
             ("name", name.into()),
             ("text", text.into()),
+            ("client_id", client_id.into()),
         ]);
-        self.review_call("POST", &["review", token, "comments"], Some(body))
+        self.post_note(token, "comments", body).await
+    }
+
+    /// Posts a note; a link revoked or expired meanwhile is `ReviewGone`.
+    async fn post_note(&self, token: &str, kind: &str, body: Value) -> Result<(), ApiError> {
+        self.review_call("POST", &["review", token, kind], Some(body))
             .await
             .map(|_| ())
-            .map_err(|(_, text)| ApiError::SendNote(text))
+            .map_err(|(status, text)| match status {
+                404 if text.starts_with("This review link") => ApiError::ReviewGone(text),
+                _ => ApiError::SendNote(text),
+            })
     }
 
     /// Approves a shared video or asks for changes.
@@ -110,15 +120,14 @@ impl<'a, P: Platform> Api<'a, P> {
         video: &str,
         verdict: Verdict,
         name: &str,
+        client_id: &str,
     ) -> Result<(), ApiError> {
         let body = object([
             ("video", video.into()),
             ("decision", verdict.name().into()),
             ("name", name.into()),
+            ("client_id", client_id.into()),
         ]);
-        self.review_call("POST", &["review", token, "decisions"], Some(body))
-            .await
-            .map(|_| ())
-            .map_err(|(_, text)| ApiError::SendNote(text))
+        self.post_note(token, "decisions", body).await
     }
 }

@@ -271,6 +271,11 @@ impl Platform for BrowserPlatform {
         js_sys::Date::new_0().to_iso_string().into()
     }
 
+    fn random_id(&self) -> String {
+        let word = || (js_sys::Math::random() * f64::from(u32::MAX)) as u32;
+        format!("{:08x}{:08x}{:08x}", word(), word(), word())
+    }
+
     fn pretty_json(&self, value: &serde_json::Value) -> String {
         js_sys::JSON::stringify_with_replacer_and_space(
             &crate::json::browser::to_js(value),

@@ -18,7 +18,7 @@ use super::shares::split;
 use super::AppState;
 use crate::jobs::record::project_folder;
 use crate::project_events::Change;
-use crate::reviews::{self, Note, NoteError, ReviewComment, ReviewDecision, Share, Verdict};
+use crate::reviews::{self, Added, Note, NoteError, ReviewComment, ReviewDecision, Share, Verdict};
 
 /// A reviewer's name: 1 to 80 characters.
 const NAME_MAX: usize = 80;
@@ -64,6 +64,12 @@ pub struct NewComment {
     /// 1 to 2,000 characters.
     #[schema(min_length = 1, max_length = 2000)]
     text: String,
+    /// Optional: an id the page made for this post (16 to 64 letters, digits or `_`). A post
+    /// repeated with the same id (its answer was lost) keeps nothing new and answers 200 with
+    /// the note the first one kept.
+    #[schema(min_length = 16, max_length = 64, pattern = "^[0-9A-Za-z_]{16,64}$")]
+    #[serde(default)]
+    client_id: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -78,6 +84,22 @@ pub struct NewDecision {
         pattern = "^[^\\x00-\\x1F\\x7F-\\x9F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069]*$"
     )]
     name: String,
+    /// Optional: an id the page made for this post (16 to 64 letters, digits or `_`). A post
+    /// repeated with the same id (its answer was lost) keeps nothing new and answers 200 with
+    /// the note the first one kept.
+    #[schema(min_length = 16, max_length = 64, pattern = "^[0-9A-Za-z_]{16,64}$")]
+    #[serde(default)]
+    client_id: Option<String>,
+}
+
+/// The id of a new note: carrying the post's client id when it has a valid one (422 otherwise).
+fn new_note_id(client: Option<&str>) -> Result<String, ApiError> {
+    match client {
+        Some(client) if !reviews::is_client_id(client) => Err(ApiError::Unprocessable(
+            "client_id must be 16 to 64 letters, digits or _".into(),
+        )),
+        client => Ok(reviews::note_id(client)),
+    }
 }
 
 fn gone() -> ApiError {
@@ -127,7 +149,8 @@ fn shared(share: &Share, video: &str) -> Result<String, ApiError> {
         .ok_or_else(|| ApiError::NotFound("That video is not part of this review".into()))
 }
 
-async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiError> {
+/// Keeps `note` and tells the project; a repeat of a post already kept answers that one's note.
+async fn keep(state: &AppState, share: &Share, note: Note) -> Result<Added, ApiError> {
     let database = state.jobs.database();
     match reviews::add(
         state.jobs.storage().as_ref(),
@@ -137,7 +160,8 @@ async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiErro
     )
     .await
     {
-        Ok(()) => {}
+        Ok(Added::Kept) => {}
+        Ok(repeat @ Added::Repeat(_)) => return Ok(repeat),
         Err(NoteError::TooMany { retry_after }) => {
             return Err(ApiError::TooManyRequests {
                 message: NoteError::TooMany { retry_after }.to_string(),
@@ -154,7 +178,22 @@ async fn keep(state: &AppState, share: &Share, note: Note) -> Result<(), ApiErro
             note,
         },
     );
-    Ok(())
+    Ok(Added::Kept)
+}
+
+/// A post's answer: 201 with the note kept, or 200 with the one a repeat found (409 when that
+/// one is of another kind, its client id used by another post).
+fn answered<T: Serialize>(
+    added: Added,
+    kept: T,
+    of_kind: impl FnOnce(Note) -> Option<T>,
+) -> Result<(StatusCode, Json<T>), ApiError> {
+    match added {
+        Added::Kept => Ok((StatusCode::CREATED, Json(kept))),
+        Added::Repeat(first) => of_kind(first)
+            .map(|first| (StatusCode::OK, Json(first)))
+            .ok_or_else(|| ApiError::Conflict("client_id was used by another post".into())),
+    }
 }
 
 #[utoipa::path(
@@ -218,10 +257,11 @@ pub async fn show(
     request_body = NewComment,
     responses(
         (status = 201, description = "The comment, kept", body = ReviewComment),
+        (status = 200, description = "A repeat of a post already kept (the same client_id): the comment it kept", body = ReviewComment),
         (status = 403, description = "This link takes no comments", body = ErrorBody),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
-        (status = 422, description = "An empty or oversized name or text, a name on more than one line or with text-direction controls, or a bad time", body = ErrorBody),
-        (status = 409, description = "The link has taken its 2,000 comments and decisions", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name or text, a name on more than one line or with text-direction controls, a bad time, or a client_id that is not 16 to 64 letters, digits or _", body = ErrorBody),
+        (status = 409, description = "The link has taken its 2,000 comments and decisions, or the client_id was used by a post of the other kind", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]
@@ -244,15 +284,18 @@ pub async fn comment(
         ));
     }
     let comment = ReviewComment {
-        id: reviews::note_id(),
+        id: new_note_id(body.client_id.as_deref())?,
         video: shared(&share, &body.video)?,
         at_seconds: body.at_seconds,
         name,
         text,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::Comment(comment.clone())).await?;
-    Ok((StatusCode::CREATED, Json(comment)))
+    let added = keep(&state, &share, Note::Comment(comment.clone())).await?;
+    answered(added, comment, |note| match note {
+        Note::Comment(first) => Some(first),
+        Note::Decision(_) => None,
+    })
 }
 
 #[utoipa::path(
@@ -265,9 +308,10 @@ pub async fn comment(
     request_body = NewDecision,
     responses(
         (status = 201, description = "The decision, kept", body = ReviewDecision),
+        (status = 200, description = "A repeat of a post already kept (the same client_id): the decision it kept", body = ReviewDecision),
         (status = 404, description = "Revoked, expired or unknown link, or a video it does not share", body = ErrorBody),
-        (status = 422, description = "An empty or oversized name, a name on more than one line or with text-direction controls, or an unknown decision", body = ErrorBody),
-        (status = 409, description = "The link has taken its 2,000 comments and decisions", body = ErrorBody),
+        (status = 422, description = "An empty or oversized name, a name on more than one line or with text-direction controls, an unknown decision, or a client_id that is not 16 to 64 letters, digits or _", body = ErrorBody),
+        (status = 409, description = "The link has taken its 2,000 comments and decisions, or the client_id was used by a post of the other kind", body = ErrorBody),
         (status = 429, description = "60 comments and decisions in the last minute", body = ErrorBody),
     ),
 )]
@@ -278,12 +322,15 @@ pub async fn decide(
 ) -> Result<(StatusCode, Json<ReviewDecision>), ApiError> {
     let share = opened(&state, &token).await?;
     let decision = ReviewDecision {
-        id: reviews::note_id(),
+        id: new_note_id(body.client_id.as_deref())?,
         name: name_field(&body.name)?,
         video: shared(&share, &body.video)?,
         decision: body.decision,
         created_at: reviews::timestamp(),
     };
-    keep(&state, &share, Note::Decision(decision.clone())).await?;
-    Ok((StatusCode::CREATED, Json(decision)))
+    let added = keep(&state, &share, Note::Decision(decision.clone())).await?;
+    answered(added, decision, |note| match note {
+        Note::Decision(first) => Some(first),
+        Note::Comment(_) => None,
+    })
 }

@@ -132,16 +132,47 @@ fn index_folder(project_folder: &str) -> String {
 /// The last moment a note id was made of on this server.
 static LAST_NOTE_MS: AtomicU64 = AtomicU64::new(0);
 
+/// The shortest client id a post may carry (a note's own random part is shorter, so the two
+/// never meet).
+pub const CLIENT_ID_MIN: usize = 16;
+pub const CLIENT_ID_MAX: usize = 64;
+
+/// Whether `id` may be a post's client id: 16 to 64 letters, digits or `_`.
+pub fn is_client_id(id: &str) -> bool {
+    (CLIENT_ID_MIN..=CLIENT_ID_MAX).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// A new note's id: its moment in milliseconds (later than the last one made here, so the
-/// notes of one server sort in the order they came), then randomness.
-pub fn note_id() -> String {
+/// notes of one server sort in the order they came), then the client id its post carried (so
+/// a repeat of the post finds it), else randomness.
+pub fn note_id(client: Option<&str>) -> String {
     let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
     let at = LAST_NOTE_MS
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
             Some(now.max(last + 1))
         })
         .map_or(now, |last| now.max(last + 1));
-    format!("{at:013}-{:08x}", rand::rng().next_u32())
+    match client {
+        Some(client) => format!("{at:013}-{client}"),
+        None => format!("{at:013}-{:08x}", rand::rng().next_u32()),
+    }
+}
+
+/// The client id note `id` was posted with, if any.
+fn client_of(id: &str) -> Option<&str> {
+    id.split_once('-')
+        .map(|(_, rest)| rest)
+        .filter(|rest| is_client_id(rest))
+}
+
+/// What became of a note posted.
+#[derive(Debug, PartialEq)]
+pub enum Added {
+    Kept,
+    /// A repeat of a post already kept (the same client id): nothing new is kept, and this is
+    /// the note the first one kept.
+    Repeat(Note),
 }
 
 /// Makes a share of `videos` for `hours`; the share and its token (given out once, never kept).
@@ -282,25 +313,35 @@ pub async fn add(
     database: Option<&Database>,
     share: &Share,
     note: &Note,
-) -> Result<(), NoteError> {
+) -> Result<Added, NoteError> {
     let _turn = POSTING.lock(&share.id).await;
     let folder = notes_folder(&share.id);
+    let id = match note {
+        Note::Comment(c) => &c.id,
+        Note::Decision(d) => &d.id,
+    };
     let keep = async {
         // Under the link's lock, on every server: the notes kept so far, read afresh.
         storage.changed_elsewhere(&folder);
-        if storage.list(&folder).await?.len() >= NOTES_PER_LINK {
+        let kept = storage.list(&folder).await?;
+        if let Some(client) = client_of(id) {
+            let suffix = format!("-{client}.json");
+            if let Some(first) = kept.iter().find(|o| o.key.ends_with(&suffix)) {
+                let bytes = storage.read(&first.key, RECORD_MAX).await?;
+                let note = serde_json::from_slice(&bytes)
+                    .map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
+                return Ok(Added::Repeat(note));
+            }
+        }
+        if kept.len() >= NOTES_PER_LINK {
             return Err(NoteError::Full);
         }
-        let id = match note {
-            Note::Comment(c) => &c.id,
-            Note::Decision(d) => &d.id,
-        };
         let bytes =
             serde_json::to_vec(note).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
         storage
             .put_bytes(&format!("{folder}{id}.json"), bytes)
             .await?;
-        Ok(())
+        Ok(Added::Kept)
     };
     if let Some(database) = database {
         return match database
@@ -308,7 +349,7 @@ pub async fn add(
             .await
             .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
         {
-            Posted::Kept => Ok(()),
+            Posted::Kept(added) => Ok(added),
             Posted::TooMany { retry_after } => Err(NoteError::TooMany { retry_after }),
             Posted::Failed(e) => Err(e),
         };
@@ -339,7 +380,7 @@ mod tests {
 
     fn comment(video: &str) -> Note {
         Note::Comment(ReviewComment {
-            id: note_id(),
+            id: note_id(None),
             video: video.into(),
             at_seconds: 1.5,
             name: "Ana".into(),
@@ -376,6 +417,48 @@ mod tests {
         assert!(open(&storage, &token).await.unwrap().is_none());
         assert!(of_project(&storage, "p", "p").await.unwrap().is_empty());
         assert!(notes(&storage, &share.id).await.unwrap().is_empty());
+    }
+
+    /// Fails on a post repeated after its answer was lost keeping a second note.
+    #[tokio::test]
+    async fn a_repeated_post_keeps_one_note_and_answers_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        let with_client = |client: &str| {
+            let Note::Comment(mut c) = comment("a.mp4") else {
+                unreachable!()
+            };
+            c.id = note_id(Some(client));
+            Note::Comment(c)
+        };
+        let first = with_client("c0ffee0123456789abcd");
+        assert_eq!(
+            add(&storage, None, &share, &first).await.unwrap(),
+            Added::Kept
+        );
+        let again = with_client("c0ffee0123456789abcd");
+        assert_eq!(
+            add(&storage, None, &share, &again).await.unwrap(),
+            Added::Repeat(first.clone())
+        );
+        let other = with_client("c0ffee0123456789abce");
+        assert_eq!(
+            add(&storage, None, &share, &other).await.unwrap(),
+            Added::Kept
+        );
+        let plain = comment("a.mp4");
+        assert_eq!(
+            add(&storage, None, &share, &plain).await.unwrap(),
+            Added::Kept
+        );
+        assert_eq!(
+            notes(&storage, &share.id).await.unwrap(),
+            [first, other, plain]
+        );
+        assert!(!is_client_id("short") && !is_client_id("has-a-dash-in-it-x"));
     }
 
     #[tokio::test]

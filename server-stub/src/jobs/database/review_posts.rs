@@ -11,9 +11,9 @@ use super::{Database, DbError};
 const WINDOW: Duration = Duration::from_secs(60);
 
 /// What became of a post.
-pub enum Posted<E> {
-    /// Kept.
-    Kept,
+pub enum Posted<T, E> {
+    /// Kept: what `keep` answered.
+    Kept(T),
     /// The link took `limit` posts in the last minute: the next is free in this many seconds.
     TooMany { retry_after: u64 },
     /// `keep` failed; nothing was counted.
@@ -25,12 +25,12 @@ impl Database {
     /// last minute, and counts it; under the link's lock (`exclusively`, held outside any
     /// transaction while the note is written to storage), so two posts at once on any replicas
     /// never both take the last place.
-    pub async fn post_note<E>(
+    pub async fn post_note<T, E>(
         &self,
         share: &str,
         limit: usize,
-        keep: impl Future<Output = Result<(), E>>,
-    ) -> Result<Posted<E>, DbError> {
+        keep: impl Future<Output = Result<T, E>>,
+    ) -> Result<Posted<T, E>, DbError> {
         let window_ms = WINDOW.as_millis() as i64;
         self.exclusively(&format!("review:{share}"), async {
             sqlx::query(
@@ -62,14 +62,15 @@ impl Database {
                     retry_after: wait as u64,
                 });
             }
-            if let Err(e) = keep.await {
-                return Ok(Posted::Failed(e));
-            }
+            let kept = match keep.await {
+                Ok(kept) => kept,
+                Err(e) => return Ok(Posted::Failed(e)),
+            };
             sqlx::query("INSERT INTO review_posts (share_id) VALUES ($1)")
                 .bind(share)
                 .execute(&self.pool)
                 .await?;
-            Ok(Posted::Kept)
+            Ok(Posted::Kept(kept))
         })
         .await
     }
