@@ -33,9 +33,15 @@ export function lazyPanel<P extends object>(
   name: string,
   fallback: ReactNode = null,
 ): ComponentType<P> {
+  // One loaded component for every mount, so a panel shown again renders at once (a new
+  // `lazy` would suspend for a tick first); a new one only after a failed load.
+  let loaded = { attempt: 0, Loaded: lazy(load) };
   return function LazyPanel(props: P) {
-    const [{ attempt, Loaded }, setLoad] = useState(() => ({ attempt: 0, Loaded: lazy(load) }));
-    const retry = () => setLoad({ attempt: attempt + 1, Loaded: lazy(load) });
+    const [{ attempt, Loaded }, setLoad] = useState(loaded);
+    const retry = () => {
+      loaded = { attempt: attempt + 1, Loaded: lazy(load) };
+      setLoad(loaded);
+    };
     return (
       <LoadBoundary key={attempt} name={name} onRetry={retry}>
         <Suspense fallback={fallback}>

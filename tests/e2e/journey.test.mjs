@@ -116,6 +116,7 @@ test("generate, watch, play, save and inspect a video", async () => {
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "detached" });
   await card.getByRole("button", { name: "Info" }).click();
+  await dialog.waitFor();
   await t.page.mouse.click(5, 5);
   await dialog.waitFor({ state: "detached" });
   await card.getByRole("button", { name: "Info" }).click();
