@@ -2,6 +2,7 @@
 //! The binary (`main.rs`) wires these together; the tests drive them directly.
 
 pub mod config;
+pub mod credentials;
 pub mod durable;
 pub mod engine;
 pub mod frames;

@@ -16,7 +16,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     let config = Config::parse();
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn"));
+        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,c2pa=warn"));
     match config.log_format {
         LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
         LogFormat::Json => tracing_subscriber::fmt()

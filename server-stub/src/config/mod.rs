@@ -13,6 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
+use crate::credentials::{SignerSource, Signing};
 use crate::http::guard::{ForwardedHeader, GuardSettings, TrustedProxies};
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
@@ -27,6 +28,15 @@ pub enum LogFormat {
     Text,
     /// For log collectors: one JSON object a line, with the job and project of a job's lines.
     Json,
+}
+
+/// Whether the videos the server writes carry Content Credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum C2paMode {
+    /// Every video the server writes carries a signed C2PA manifest.
+    On,
+    /// None does: nothing in the file says it was made with AI (see docs/credentials.md).
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -118,6 +128,20 @@ pub struct Config {
     /// get 402. No cap when unset.
     #[arg(long, env = "STUDIO_MONTHLY_BUDGET_USD")]
     pub monthly_budget_usd: Option<f64>,
+    /// Content Credentials (C2PA) on every video the server writes: `on` or `off`.
+    #[arg(long, env = "STUDIO_C2PA", value_enum, default_value_t = C2paMode::On)]
+    pub c2pa: C2paMode,
+    /// The signing certificate chain (PEM: the signer's certificate first). With none, a local
+    /// certificate is made in the data folder on first start, which validators call untrusted.
+    #[arg(long, env = "STUDIO_C2PA_CERT", requires = "c2pa_key")]
+    pub c2pa_cert: Option<PathBuf>,
+    /// The signing certificate's private key (PEM, ES256).
+    #[arg(long, env = "STUDIO_C2PA_KEY", requires = "c2pa_cert")]
+    pub c2pa_key: Option<PathBuf>,
+    /// Record each job's prompt in its video's manifest (prompts can be confidential: off by
+    /// default).
+    #[arg(long, env = "STUDIO_C2PA_PROMPTS")]
+    pub c2pa_prompts: bool,
     /// How log lines are written: `text`, or `json` (one object a line).
     #[arg(long, env = "STUDIO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -294,7 +318,27 @@ impl Config {
                         .monthly_usd,
                 ),
             },
+            signing: self.signing()?,
         })
+    }
+
+    /// How videos are signed: `None` with `--c2pa off`.
+    pub fn signing(&self) -> anyhow::Result<Option<Arc<Signing>>> {
+        if self.c2pa == C2paMode::Off {
+            return Ok(None);
+        }
+        let source = match (&self.c2pa_cert, &self.c2pa_key) {
+            (Some(chain), Some(key)) => SignerSource::Files {
+                chain: chain.clone(),
+                key: key.clone(),
+            },
+            _ => SignerSource::Local {
+                data: self.data.clone(),
+            },
+        };
+        let signing = Signing::load(source, self.c2pa_prompts)
+            .context("the Content Credentials signer could not be loaded")?;
+        Ok(Some(Arc::new(signing)))
     }
 
     /// The local storage folder (served at /media).

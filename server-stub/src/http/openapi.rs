@@ -45,6 +45,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     let assets = OpenApiRouter::new()
         .routes(routes!(assets::list))
         .routes(routes!(assets::one, assets::remove, assets::pick))
+        .routes(routes!(assets::credentials))
         .layer(CompressionLayer::new());
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(assets)

@@ -28,6 +28,7 @@ pub mod record;
 mod replica;
 mod retention;
 mod running;
+mod signing;
 mod sources;
 pub mod spend;
 
@@ -72,6 +73,8 @@ pub struct Limits {
     pub retention: Option<Duration>,
     /// The most the whole studio may spend in a calendar month (UTC), in USD.
     pub monthly_usd: Option<f64>,
+    /// How the videos it makes are signed (Content Credentials); `None`: they are not.
+    pub signing: Option<std::sync::Arc<crate::credentials::Signing>>,
 }
 
 impl Default for Limits {
@@ -84,6 +87,7 @@ impl Default for Limits {
             daily_seconds: HashMap::new(),
             retention: Some(Duration::from_secs(30 * 86_400)),
             monthly_usd: None,
+            signing: None,
         }
     }
 }

@@ -100,6 +100,7 @@ impl JobService {
             Some(_) => Ok(engine::Shot::default()),
         };
         let exported = record.export.is_some().then(|| record.project_id.clone());
+        let signed_as = record.clone();
         let storage = self.inner.storage.clone();
         let runtime = self.inner.runtime.clone();
         let rendered = tokio::task::spawn_blocking(move || {
@@ -150,16 +151,22 @@ impl JobService {
         })
         .await
         .unwrap_or_else(|e| Err(EngineError::Encode(format!("worker panicked: {e}"))));
-        let outcome = match rendered {
-            Ok(()) => self
-                .inner
-                .storage
-                .put_file(&preview_key(id), &out)
-                .await
-                .map_err(|e| e.to_string()),
+        let stored = match rendered {
+            Ok(()) => self.signed(id, &signed_as, &out).await,
             Err(e) => Err(e.to_string()),
         };
-        let _ = tokio::fs::remove_file(&out).await;
+        let outcome = match &stored {
+            Ok(file) => self
+                .inner
+                .storage
+                .put_file(&preview_key(id), file)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        };
+        for file in [Some(&out), stored.as_ref().ok()].into_iter().flatten() {
+            let _ = tokio::fs::remove_file(file).await;
+        }
         match outcome {
             Ok(object) => {
                 tracing::info!(job = %id, bytes = object.size_bytes, "done");

@@ -22,8 +22,10 @@ use crate::project_events::Change;
 use crate::prompts::Summary;
 use crate::storage::{file_name, Object};
 
+mod credentials;
 mod video;
 
+pub use credentials::*;
 pub use video::*;
 
 /// The most videos one page holds.

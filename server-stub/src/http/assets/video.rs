@@ -186,15 +186,19 @@ async fn shown(
 }
 
 /// A saved video named in a path: its project's folder, its stem and key, and the object.
-struct Stored {
-    folder: String,
-    stem: String,
-    key: String,
-    video: Object,
+pub(super) struct Stored {
+    pub(super) folder: String,
+    pub(super) stem: String,
+    pub(super) key: String,
+    pub(super) video: Object,
 }
 
 /// The saved video `name` of `project`, or 404.
-async fn stored(state: &AppState, project: &str, name: &str) -> Result<Stored, ApiError> {
+pub(super) async fn stored(
+    state: &AppState,
+    project: &str,
+    name: &str,
+) -> Result<Stored, ApiError> {
     valid_project(project)?;
     let missing = || ApiError::NotFound("No such video".into());
     let stem = name

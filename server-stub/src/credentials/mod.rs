@@ -1,0 +1,156 @@
+//! Content Credentials (C2PA): every video Studio writes to a preview or the library carries a
+//! manifest in the MP4 itself (the BMFF binding), signed by the server, saying it was made
+//! with AI, by which model, for which job; an export says it is a composite of its shots'
+//! takes, each an ingredient with its own manifest. Written and read with the Content
+//! Authenticity Initiative's `c2pa` crate (`manifest.rs` says what is recorded, `report.rs`
+//! what a reader is told, `local.rs` makes the signer used when none is configured).
+
+pub mod local;
+pub mod manifest;
+pub mod report;
+
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+use c2pa::crypto::raw_signature::SigningAlg;
+use c2pa::{create_signer, Builder, Context};
+
+pub use manifest::{Facts, Made};
+pub use report::Report;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsError {
+    #[error("the signing certificate could not be made: {0}")]
+    Certificate(String),
+    #[error("Content Credentials: {0}")]
+    C2pa(#[from] c2pa::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// An ingredient's bytes: a take read from storage as the signing reads it.
+pub trait Source: Read + Seek + Send {}
+impl<T: Read + Seek + Send> Source for T {}
+
+/// An ingredient of a video: its title, and its bytes (whose own manifest is kept in it).
+pub struct Ingredient {
+    pub title: String,
+    pub source: Box<dyn Source>,
+}
+
+/// How the server signs: its certificate chain and key (configured, or the local signer),
+/// and whether prompts are recorded.
+pub struct Signing {
+    chain: Vec<u8>,
+    key: Vec<u8>,
+    /// The signer is the local one made on first start, which validators call untrusted.
+    pub local: bool,
+    prompts: bool,
+}
+
+/// Where the signing certificate comes from.
+pub enum SignerSource {
+    /// A certificate chain and its private key, in PEM files.
+    Files { chain: PathBuf, key: PathBuf },
+    /// The local signer in the data folder (made on first start).
+    Local { data: PathBuf },
+}
+
+/// Shows which signer, never its key.
+impl std::fmt::Debug for Signing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signing")
+            .field("local", &self.local)
+            .field("prompts", &self.prompts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Signing {
+    /// Reads (or makes) the signer; `prompts` records each job's prompt in its manifest.
+    pub fn load(source: SignerSource, prompts: bool) -> Result<Signing, CredentialsError> {
+        let (chain, key, local) = match source {
+            SignerSource::Files { chain, key } => {
+                (std::fs::read(chain)?, std::fs::read(key)?, false)
+            }
+            SignerSource::Local { data } => {
+                let (chain, key) = local::load_or_make(&data)?;
+                (chain, key, true)
+            }
+        };
+        let signing = Signing {
+            chain,
+            key,
+            local,
+            prompts,
+        };
+        // A key that does not sign is found at start, not at the first video.
+        signing.signer()?;
+        Ok(signing)
+    }
+
+    fn signer(&self) -> Result<Box<dyn c2pa::Signer>, CredentialsError> {
+        Ok(create_signer::from_keys(
+            &self.chain,
+            &self.key,
+            SigningAlg::Es256,
+            None,
+        )?)
+    }
+
+    /// Whether a job's prompt goes into its manifest.
+    pub fn records_prompts(&self) -> bool {
+        self.prompts
+    }
+
+    /// Writes `source` to `dest` with a signed manifest of `facts` embedded, and
+    /// `ingredients` (a parent for an edit, the components of a cut) each with its own
+    /// manifest. Streams both files: memory does not grow with the video's size. Blocking.
+    pub fn sign(
+        &self,
+        facts: &Facts,
+        source: &Path,
+        dest: &Path,
+        ingredients: Vec<Ingredient>,
+    ) -> Result<(), CredentialsError> {
+        let definition = manifest::definition(facts, env!("CARGO_PKG_VERSION"));
+        let mut builder = Builder::from_context(Context::new()).with_definition(definition)?;
+        let relationship = match facts.made {
+            Made::Cut => "componentOf",
+            _ => "parentOf",
+        };
+        for (n, mut ingredient) in ingredients.into_iter().enumerate() {
+            let mut about = serde_json::json!({
+                "title": ingredient.title,
+                "relationship": relationship,
+            });
+            if n == 0 && relationship == "parentOf" {
+                about["label"] = manifest::PARENT_LABEL.into();
+            }
+            builder.add_ingredient_from_stream(
+                about.to_string(),
+                "video/mp4",
+                &mut ingredient.source,
+            )?;
+        }
+        let mut input = std::fs::File::open(source)?;
+        let mut output = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dest)?;
+        builder.sign(
+            self.signer()?.as_ref(),
+            "video/mp4",
+            &mut input,
+            &mut output,
+        )?;
+        Ok(())
+    }
+}
+
+/// Reads the Content Credentials of an MP4 (`None`: the file carries none). Blocking.
+pub fn read(stream: impl Read + Seek + Send) -> Report {
+    report::read(stream)
+}

@@ -1,0 +1,48 @@
+//! A saved video's Content Credentials, read from the file itself with the library that
+//! wrote them.
+
+use axum::extract::State;
+use axum::Json;
+
+use super::video::{stored, Stored};
+use crate::credentials::{self, Report};
+use crate::http::auth::Authorized;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::ApiPath;
+use crate::http::AppState;
+use crate::sequences::export::take_reader::{TakeReader, BLOCK};
+
+#[utoipa::path(
+    get,
+    context_path = crate::http::API,
+    path = "/projects/{project_id}/assets/{file_name}/credentials",
+    tag = "assets",
+    params(
+        ("project_id" = String, Path),
+        ("file_name" = String, Path, description = "The last segment of the video's key", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
+    ),
+    responses(
+        (status = 200, description = "The video's Content Credentials: `present: false` when it carries none, `valid: false` with the reasons when they are broken (a changed byte of the media)", body = Report),
+        (status = 400, description = "Malformed project id", body = ErrorBody),
+        (status = 404, description = "No such video", body = ErrorBody),
+    ),
+)]
+pub async fn credentials(
+    _: Authorized,
+    State(state): State<AppState>,
+    ApiPath((project, name)): ApiPath<(String, String)>,
+) -> Result<Json<Report>, ApiError> {
+    let Stored { key, video, .. } = stored(&state, &project, &name).await?;
+    let storage = state.jobs.storage().clone();
+    let runtime = tokio::runtime::Handle::current();
+    let read = move |range| {
+        runtime
+            .block_on(storage.read_range(&key, range))
+            .map_err(std::io::Error::other)
+    };
+    let file = TakeReader::new(video.size_bytes, BLOCK, Box::new(read));
+    let report = tokio::task::spawn_blocking(move || credentials::read(file))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(report))
+}

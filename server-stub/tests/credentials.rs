@@ -1,0 +1,216 @@
+//! Content Credentials end to end through the API: a take the engine made and an export of
+//! takes carry signed C2PA manifests, read back by the server (`.../credentials`) and by an
+//! independent reader (the C2PA project's c2pa-python, installed into target/py by
+//! scripts/setup-test.sh); a changed byte of the media reads as broken, not missing.
+
+#[path = "common/harness.rs"]
+mod harness;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use server_stub::credentials::{SignerSource, Signing};
+use server_stub::jobs::record::Status;
+use server_stub::jobs::Limits;
+
+use harness::*;
+
+const TRAINED: &str = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
+const COMPOSITE: &str =
+    "http://cv.iptc.org/newscodes/digitalsourcetype/compositeWithTrainedAlgorithmicMedia";
+
+/// A server that signs with its local signer.
+fn signing() -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let signing = Signing::load(SignerSource::Local { data }, false).unwrap();
+    start_with(
+        dir,
+        Limits {
+            signing: Some(Arc::new(signing)),
+            ..Limits::default()
+        },
+    )
+}
+
+async fn credentials(h: &Harness, project: &str, file: &str) -> Value {
+    let reply = api(
+        &h.app,
+        "GET",
+        &format!(
+            "/api/projects/{project}/assets/{}/credentials",
+            encoded(file)
+        ),
+        None,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    reply.json()
+}
+
+fn stored(h: &Harness, project: &str, file: &str) -> PathBuf {
+    h.dir
+        .path()
+        .join("data/media/projects")
+        .join(project)
+        .join(file)
+}
+
+/// What c2pa-python reads of `file`.
+fn independent(file: &Path) -> Value {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join("target/py/bin/python");
+    assert!(
+        python.exists(),
+        "c2pa-python is missing: run scripts/setup-test.sh"
+    );
+    let out = std::process::Command::new(python)
+        .arg(root.join("tests/python/read_credentials.py"))
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Flips one byte in the middle of the media (the `mdat` payload) of the MP4 at `path`.
+fn tamper(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let size = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if &bytes[at + 4..at + 8] == b"mdat" {
+            bytes[at + size / 2] ^= 0xff;
+            std::fs::write(path, bytes).unwrap();
+            return;
+        }
+        at += size.max(8);
+    }
+    panic!("no mdat");
+}
+
+/// Fails on a take with no Content Credentials, or on a changed byte that reads as missing.
+#[tokio::test]
+async fn a_take_says_it_was_made_with_ai_and_a_changed_byte_reads_as_broken() {
+    let h = signing();
+    let take = saved(&h, "cred", "a gull on a post").await;
+    let report = credentials(&h, "cred", &take).await;
+    assert_eq!(report["present"], true, "{report}");
+    assert_eq!(report["valid"], true, "{report}");
+    assert_eq!(
+        report["trusted"], false,
+        "a local signer is not on a trust list"
+    );
+    assert_eq!(report["digital_source_type"], TRAINED);
+    assert_eq!(
+        report["generator"],
+        format!("Studio/{}", env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(report["actions"][0]["action"], "c2pa.created");
+    assert_eq!(report["actions"][0]["software_agent"], "local/local-1");
+    assert_eq!(report["signer"], "Studio local signer (Studio)");
+    assert!(report["note"].as_str().unwrap().contains("C2PA trust list"));
+    assert_eq!(report["errors"], json!([]));
+
+    let file = stored(&h, "cred", &take);
+    let read = independent(&file);
+    assert_eq!(read["state"], "Valid", "{read}");
+    assert_eq!(read["codes"], json!(["signingCredential.untrusted"]));
+    assert_eq!(read["actions"][0]["digitalSourceType"], TRAINED);
+    assert_eq!(read["actions"][0]["agent"], "local/local-1");
+
+    tamper(&file);
+    let report = credentials(&h, "cred", &take).await;
+    assert_eq!(
+        (report["present"].clone(), report["valid"].clone()),
+        (json!(true), json!(false))
+    );
+    assert!(
+        report["errors"]
+            .to_string()
+            .contains("assertion.bmffHash.mismatch"),
+        "{report}"
+    );
+    let read = independent(&file);
+    assert_eq!(read["state"], "Invalid", "{read}");
+    assert!(read["codes"]
+        .to_string()
+        .contains("assertion.bmffHash.mismatch"));
+}
+
+/// Fails on an export that does not say it is a composite of its takes.
+#[tokio::test]
+async fn an_export_is_a_composite_of_its_takes_each_with_its_own_manifest() {
+    let h = signing();
+    let first = saved(&h, "cut", "a heron lifts off the water").await;
+    let second = saved(&h, "cut", "reeds bending in the wind").await;
+    let reply = api(
+        &h.app,
+        "POST",
+        "/api/projects/cut/sequences",
+        Some(json!({"name": "Marsh", "size": "320x240", "fit": "pad"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED);
+    let mut sequence = reply.json();
+    let uri = format!(
+        "/api/projects/cut/sequences/{}",
+        sequence["id"].as_str().unwrap()
+    );
+    sequence["shots"] = json!([
+        {"label": "Wide", "take": first, "in_s": 0, "out_s": 0.5},
+        {"label": "Reeds", "take": second, "in_s": 0, "out_s": 0.5},
+        {"label": "Wide again", "take": first, "in_s": 0.5, "out_s": 1},
+    ]);
+    let reply = api(&h.app, "PUT", &uri, Some(sequence)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("{uri}/exports"),
+        Some(json!({"format": "mp4"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let export = format!("{id}.mp4");
+
+    let report = credentials(&h, "cut", &export).await;
+    assert_eq!(report["valid"], true, "{report}");
+    assert_eq!(report["digital_source_type"], COMPOSITE);
+    assert_eq!(report["actions"][0]["action"], "c2pa.created");
+    assert_eq!(
+        report["ingredients"],
+        json!([
+            {"title": first, "relationship": "componentOf", "valid": true},
+            {"title": second, "relationship": "componentOf", "valid": true},
+        ]),
+        "each take once, with its own manifest"
+    );
+    let read = independent(&stored(&h, "cut", &export));
+    assert_eq!(read["state"], "Valid", "{read}");
+    assert_eq!(read["actions"][0]["digitalSourceType"], COMPOSITE);
+    assert_eq!(read["ingredients"].as_array().unwrap().len(), 2);
+    assert!(read["ingredients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["relationship"] == "componentOf" && i["has_manifest"] == true));
+}
+
+/// Fails on a server that signs with `--c2pa off`: nothing is written into its videos.
+#[tokio::test]
+async fn with_signing_off_a_take_carries_none() {
+    let h = start();
+    let take = saved(&h, "plain", "a quiet pond").await;
+    let report = credentials(&h, "plain", &take).await;
+    assert_eq!(report["present"], false);
+    assert_eq!(report["valid"], false);
+}
