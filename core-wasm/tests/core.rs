@@ -720,13 +720,41 @@ fn metadata_modal_shows_prompt_json_and_errors() {
     );
     block_on(core.load_assets()).unwrap();
     script(&core, ok(json!({"prompt": "a cat", "fps": 24})));
+    script(
+        &core,
+        ok(json!({"present": true, "valid": true, "trusted": false,
+                  "signer": "Studio local signer (Studio)",
+                  "digital_source_type": "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia",
+                  "actions": [{"action": "c2pa.created", "software_agent": "kling/kling-v3"}],
+                  "ingredients": [], "errors": [], "note": "not on a trust list"})),
+    );
     block_on(core.open_metadata("projects/p1/m:task_a.mp4")).unwrap();
-    let request = fake(&core).requests.borrow().last().unwrap().clone();
+    let requests = fake(&core).requests.borrow().clone();
+    let [.., metadata, credentials] = &requests[..] else {
+        panic!("two requests")
+    };
     assert_eq!(
-        (request.url.as_str(), request.bearer.clone()),
+        (metadata.url.as_str(), metadata.bearer.clone()),
         ("http://h/m/a.json", None)
     );
+    assert_eq!(
+        credentials.url,
+        "http://h/api/projects/p1/assets/m%3Atask_a.mp4/credentials"
+    );
     let modal = core.snapshot().metadata.unwrap();
+    let shown = modal.credentials.clone().unwrap();
+    assert_eq!(
+        shown.state,
+        studio_core::snapshot::CredentialsState::Untrusted
+    );
+    assert_eq!(
+        shown.made.as_deref(),
+        Some("Made with AI by kling/kling-v3")
+    );
+    assert_eq!(
+        shown.signer.as_deref(),
+        Some("Studio local signer (Studio)")
+    );
     assert_eq!(modal.prompt.as_deref(), Some("a cat"));
     assert!(modal.details_json.unwrap().contains("\"fps\": 24"));
     assert_eq!(modal.asset.file_name, "m:task_a.mp4");

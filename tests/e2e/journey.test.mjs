@@ -112,6 +112,11 @@ test("generate, watch, play, save and inspect a video", async () => {
   ]) {
     assert.ok(text.includes(part), `modal shows ${part}`);
   }
+  // Its Content Credentials, read by the server from the file itself.
+  const credentials = dialog.getByTestId("credentials");
+  await credentials.waitFor();
+  assert.match(await credentials.textContent(), /Made with AI by local\/local-1/);
+  assert.match(await credentials.textContent(), /Valid, from a signer validators do not trust yet/);
   await screenshot(t.page, "modal");
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "detached" });

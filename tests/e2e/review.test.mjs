@@ -247,6 +247,7 @@ test("a comment whose answer was lost is kept once when sent again", async () =>
   await reviewer.getByLabel("Name").fill("Ana");
   await item.getByRole("textbox", { name: "Comment" }).fill("hold on the boat");
   // The first post reaches the server, but its answer never reaches the page.
+  assert.equal(await item.locator(".ai-label").textContent(), "AI-generated", "labelled");
   const posts = [];
   await reviewer.route("**/api/review/*/comments", async (route) => {
     posts.push(route.request().postDataJSON().client_id);

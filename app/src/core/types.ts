@@ -103,6 +103,18 @@ deleting: string | null,
  */
 filter: PickFilter, };
 
+export type CredentialsState = "none" | "broken" | "untrusted" | "valid";
+
+export type CredentialsView = { state: CredentialsState, 
+/**
+ * "Made with AI by {provider/model}", or what a cut is made of.
+ */
+made: string | null, signer: string | null, 
+/**
+ * Why a valid signature is not trusted.
+ */
+note: string | null, errors: Array<string>, };
+
 export type MetadataView = { asset: AssetView, 
 /**
  * Basic Info's created time: the date and time the video was saved.
@@ -119,7 +131,11 @@ error: string | null,
 /**
  * What the video was made from, when it was made from pictures or another video.
  */
-madeFrom: LineageView | null, };
+madeFrom: LineageView | null, 
+/**
+ * Its Content Credentials, once read.
+ */
+credentials: CredentialsView | null, };
 
 export type ConsoleView = { projectId: string | null, draft: string, 
 /**

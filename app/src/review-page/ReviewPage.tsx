@@ -133,7 +133,9 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
   const decide = (decision: string) => run(link.postDecision(video.fileName, decision, name));
   return (
     <section className="panel review-item" aria-label={video.title} data-video={video.fileName}>
-      <h2>{video.title}</h2>
+      <h2>
+        {video.title} <span className="ai-label">AI-generated</span>
+      </h2>
       <video
         ref={player}
         className="player"

@@ -55,6 +55,18 @@ impl<'a, P: Platform> Api<'a, P> {
         })
     }
 
+    /// A saved video's Content Credentials as the server reads them from the file.
+    pub async fn get_credentials(
+        &self,
+        project_id: &str,
+        file_name: &str,
+    ) -> Result<Value, ApiError> {
+        let url = self.url(&["projects", project_id, "assets", file_name, "credentials"]);
+        self.call("GET", url, None)
+            .await
+            .map_err(|(text, _)| ApiError::GetAssets(text))
+    }
+
     /// Deletes a saved video with its metadata and poster (by the last segment of its key).
     pub async fn delete_asset(&self, project_id: &str, file_name: &str) -> Result<(), ApiError> {
         self.delete(self.url(&["projects", project_id, "assets", file_name]))

@@ -7,7 +7,7 @@ use crate::api::MetadataError;
 use crate::asset::metadata_url;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
-use crate::snapshot::{AssetView, MetadataView};
+use crate::snapshot::{AssetView, CredentialsState, CredentialsView, MetadataView};
 use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Default)]
@@ -20,6 +20,8 @@ pub enum Metadata {
     Loaded {
         key: String,
         value: Value,
+        /// The video's Content Credentials as the server read them (`None`: not read).
+        credentials: Option<Value>,
     },
     Failed {
         key: String,
@@ -61,6 +63,13 @@ impl<P: Platform> Core<P> {
                 details_json: shown.map(|v| self.platform.pretty_json(&v)),
                 error: error.map(|e| e.to_string()),
                 made_from: value.and_then(|v| self.lineage(v)),
+                credentials: match m {
+                    Metadata::Loaded {
+                        credentials: Some(c),
+                        ..
+                    } => Some(credentials_view(c)),
+                    _ => None,
+                },
             })
         })
     }
@@ -77,6 +86,15 @@ impl<P: Platform> Core<P> {
             Some(url) => self.api().get_metadata(&metadata_url(url)).await,
             None => Err(MetadataError::NotFound),
         };
+        // Read once the metadata is: a video with none is not one Studio wrote.
+        let credentials = match (self.visit(), &result) {
+            (Ok(visit), Ok(_)) => self
+                .api()
+                .get_credentials(&visit.project, crate::asset::file_name(key))
+                .await
+                .ok(),
+            _ => None,
+        };
         if let Err(e) = &result {
             self.log(LogLevel::Warn, &format!("Metadata of {key}: {e}"));
         }
@@ -84,7 +102,11 @@ impl<P: Platform> Core<P> {
             let key = key.to_owned();
             self.write(&self.metadata, |m| {
                 *m = match result {
-                    Ok(value) => Metadata::Loaded { key, value },
+                    Ok(value) => Metadata::Loaded {
+                        key,
+                        value,
+                        credentials,
+                    },
                     Err(error) => Metadata::Failed { key, error },
                 }
             });
@@ -96,5 +118,45 @@ impl<P: Platform> Core<P> {
         if self.metadata.read(|m| m.key().is_some()) {
             self.write(&self.metadata, |m| *m = Metadata::Closed);
         }
+    }
+}
+
+/// What the Info dialog says of a video's Content Credentials (the server's report).
+fn credentials_view(report: &Value) -> CredentialsView {
+    let text = |field: &str| report[field].as_str().map(str::to_owned);
+    let flag = |field: &str| report[field].as_bool().unwrap_or(false);
+    let state = match (flag("present"), flag("valid"), flag("trusted")) {
+        (false, ..) => CredentialsState::None,
+        (true, false, _) => CredentialsState::Broken,
+        (true, true, false) => CredentialsState::Untrusted,
+        (true, true, true) => CredentialsState::Valid,
+    };
+    let source = text("digital_source_type").unwrap_or_default();
+    let agent = report["actions"][0]["software_agent"].as_str();
+    let made = if source.ends_with("/compositeWithTrainedAlgorithmicMedia") {
+        let takes = report["ingredients"].as_array().map_or(0, Vec::len);
+        Some(format!(
+            "A cut of {takes} AI-generated {}",
+            if takes == 1 { "take" } else { "takes" }
+        ))
+    } else if source.ends_with("/trainedAlgorithmicMedia") {
+        Some(match agent {
+            Some(agent) => format!("Made with AI by {agent}"),
+            None => "Made with AI".to_owned(),
+        })
+    } else {
+        None
+    };
+    CredentialsView {
+        state,
+        made,
+        signer: text("signer"),
+        note: text("note"),
+        errors: report["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_str().map(str::to_owned))
+            .collect(),
     }
 }

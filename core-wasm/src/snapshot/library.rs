@@ -90,6 +90,37 @@ pub struct MetadataView {
     pub error: Option<String>,
     /// What the video was made from, when it was made from pictures or another video.
     pub made_from: Option<LineageView>,
+    /// Its Content Credentials, once read.
+    pub credentials: Option<CredentialsView>,
+}
+
+/// How a video's Content Credentials stand.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CredentialsState {
+    /// The file carries none.
+    None,
+    /// Its signature or hashes do not hold: it was changed after it was signed.
+    Broken,
+    /// Intact, signed by a signer on no trust list the server knows.
+    Untrusted,
+    /// Intact, signed by a trusted signer.
+    Valid,
+}
+
+/// A video's Content Credentials, for the Info dialog.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialsView {
+    pub state: CredentialsState,
+    /// "Made with AI by {provider/model}", or what a cut is made of.
+    pub made: Option<String>,
+    pub signer: Option<String>,
+    /// Why a valid signature is not trusted.
+    pub note: Option<String>,
+    pub errors: Vec<String>,
 }
 
 #[cfg_attr(test, derive(ts_rs::TS))]

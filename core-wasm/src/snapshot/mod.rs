@@ -69,6 +69,8 @@ mod typescript {
             LibrarySort::decl(),
             PickFilter::decl(),
             LibraryView::decl(),
+            CredentialsState::decl(),
+            CredentialsView::decl(),
             MetadataView::decl(),
             ConsoleView::decl(),
             ImageRole::decl(),
