@@ -205,6 +205,45 @@ async fn an_export_is_a_composite_of_its_takes_each_with_its_own_manifest() {
         .all(|i| i["relationship"] == "componentOf" && i["has_manifest"] == true));
 }
 
+/// Fails on an extend that says it was made from nothing.
+#[tokio::test]
+async fn an_extend_is_an_edit_of_its_source_take() {
+    let h = signing();
+    let source = saved(&h, "ext", "a kite over the dunes").await;
+    let reply = api(
+        &h.app,
+        "POST",
+        "/api/projects/ext/jobs",
+        Some(json!({"prompt": "the kite climbs", "seconds": "1",
+                    "inputs": [{"video": source, "role": "extend"}]})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.json());
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let reply = api(
+        &h.app,
+        "POST",
+        &format!("/api/jobs/sora/{}/save", encoded(&id)),
+        Some(json!({"project_id": "ext"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let report = credentials(&h, "ext", &format!("{id}.mp4")).await;
+    assert_eq!(report["valid"], true, "{report}");
+    assert_eq!(report["actions"][0]["action"], "c2pa.opened");
+    assert_eq!(report["actions"][1]["action"], "c2pa.edited");
+    assert_eq!(report["actions"][1]["software_agent"], "local/local-1");
+    assert_eq!(report["digital_source_type"], TRAINED);
+    assert_eq!(
+        report["ingredients"],
+        json!([{"title": source, "relationship": "parentOf", "valid": true}])
+    );
+    let read = independent(&stored(&h, "ext", &format!("{id}.mp4")));
+    assert_eq!(read["state"], "Valid", "{read}");
+    assert_eq!(read["ingredients"][0]["relationship"], "parentOf");
+}
+
 /// Fails on a server that signs with `--c2pa off`: nothing is written into its videos.
 #[tokio::test]
 async fn with_signing_off_a_take_carries_none() {

@@ -132,7 +132,10 @@ fn credentials_view(report: &Value) -> CredentialsView {
         (true, true, true) => CredentialsState::Valid,
     };
     let source = text("digital_source_type").unwrap_or_default();
-    let agent = report["actions"][0]["software_agent"].as_str();
+    // The last action is what made it (an edit's first opens its source).
+    let agent = report["actions"]
+        .as_array()
+        .and_then(|actions| actions.last()?["software_agent"].as_str());
     let made = if source.ends_with("/compositeWithTrainedAlgorithmicMedia") {
         let takes = report["ingredients"].as_array().map_or(0, Vec::len);
         Some(format!(

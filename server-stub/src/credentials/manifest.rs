@@ -41,34 +41,50 @@ pub fn definition(facts: &Facts, version: &str) -> Value {
     if let Some(prompt) = &facts.prompt {
         parameters["org.studio.prompt"] = prompt.clone().into();
     }
-    let action = match &facts.made {
-        Made::Generated { provider, model } => json!({
+    let agent = |name: String| json!({ "name": name });
+    let mut actions = match &facts.made {
+        Made::Generated { provider, model } => vec![json!({
             "action": "c2pa.created",
             "digitalSourceType": TRAINED,
-            "softwareAgent": { "name": format!("{provider}/{model}") },
-        }),
-        Made::Edited { provider, model } => {
-            parameters["ingredientIds"] = json!([PARENT_LABEL]);
+            "softwareAgent": agent(format!("{provider}/{model}")),
+        })],
+        // C2PA's first action is created or opened: the source take is opened, then edited.
+        Made::Edited { provider, model } => vec![
+            json!({
+                "action": "c2pa.opened",
+                "softwareAgent": agent(format!("Studio/{version}")),
+                "parameters": { "ingredientIds": [PARENT_LABEL] },
+            }),
             json!({
                 "action": "c2pa.edited",
                 "digitalSourceType": TRAINED,
-                "softwareAgent": { "name": format!("{provider}/{model}") },
-            })
-        }
-        Made::Cut => json!({
+                "softwareAgent": agent(format!("{provider}/{model}")),
+            }),
+        ],
+        Made::Cut => vec![json!({
             "action": "c2pa.created",
             "digitalSourceType": COMPOSITE,
-            "softwareAgent": { "name": format!("Studio/{version}") },
-        }),
+            "softwareAgent": agent(format!("Studio/{version}")),
+        })],
     };
-    let mut action = action;
-    action["when"] = facts.when.clone().into();
-    action["parameters"] = parameters;
+    for action in &mut actions {
+        action["when"] = facts.when.clone().into();
+    }
+    if let Some(last) = actions.last_mut() {
+        match last.get_mut("parameters") {
+            Some(own) => {
+                for (name, value) in parameters.as_object().into_iter().flatten() {
+                    own[name] = value.clone();
+                }
+            }
+            None => last["parameters"] = parameters,
+        }
+    }
     json!({
         "title": facts.title,
         "format": "video/mp4",
         "claim_generator_info": [{ "name": "Studio", "version": version }],
-        "assertions": [{ "label": "c2pa.actions", "data": { "actions": [action] } }],
+        "assertions": [{ "label": "c2pa.actions", "data": { "actions": actions } }],
     })
 }
 
@@ -105,10 +121,15 @@ mod tests {
             model: "studio-engine-1".into(),
         };
         let d = definition(&facts(edited, Some("a gull")), "0.1.0");
-        let action = &d["assertions"][0]["data"]["actions"][0];
-        assert_eq!(action["action"], "c2pa.edited");
-        assert_eq!(action["parameters"]["ingredientIds"], json!([PARENT_LABEL]));
-        assert_eq!(action["parameters"]["org.studio.prompt"], "a gull");
+        let actions = &d["assertions"][0]["data"]["actions"];
+        assert_eq!(actions[0]["action"], "c2pa.opened", "C2PA's first action");
+        assert_eq!(
+            actions[0]["parameters"]["ingredientIds"],
+            json!([PARENT_LABEL])
+        );
+        assert_eq!(actions[1]["action"], "c2pa.edited");
+        assert_eq!(actions[1]["digitalSourceType"], TRAINED);
+        assert_eq!(actions[1]["parameters"]["org.studio.prompt"], "a gull");
 
         let d = definition(&facts(Made::Cut, None), "0.1.0");
         let action = &d["assertions"][0]["data"]["actions"][0];
