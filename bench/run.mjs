@@ -15,6 +15,7 @@ import { library } from "./library.mjs";
 import { scale } from "./scale.mjs";
 import { library100k } from "./library-100k.mjs";
 import { ledger } from "./ledger.mjs";
+import { credentials } from "./credentials.mjs";
 
 const wasm = readFileSync(join(ROOT, "pkg/studio_core_bg.wasm"));
 const wasmGz = gzipSync(wasm, { level: 9 }).length;
@@ -48,6 +49,7 @@ if (wanted("library")) await library();
 if (wanted("scale")) await scale();
 if (wanted("library100k")) await library100k();
 if (wanted("ledger")) await ledger();
+if (wanted("credentials")) await credentials();
 rmSync(work, { recursive: true, force: true });
 
 const machine = {

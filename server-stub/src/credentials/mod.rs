@@ -114,7 +114,7 @@ impl Signing {
         ingredients: Vec<Ingredient>,
     ) -> Result<(), CredentialsError> {
         let definition = manifest::definition(facts, env!("CARGO_PKG_VERSION"));
-        let mut builder = Builder::from_context(Context::new()).with_definition(definition)?;
+        let mut builder = Builder::from_context(context()?).with_definition(definition)?;
         let relationship = match facts.made {
             Made::Cut => "componentOf",
             _ => "parentOf",
@@ -148,6 +148,15 @@ impl Signing {
         )?;
         Ok(())
     }
+}
+
+/// The crate's settings for signing: its working copy of the video spills to a temporary
+/// file past 16 MB (its default keeps up to 512 MB in memory).
+fn context() -> Result<Context, CredentialsError> {
+    Ok(
+        Context::new()
+            .with_settings(r#"{"core": {"backing_store_memory_threshold_in_mb": 16}}"#)?,
+    )
 }
 
 /// Reads the Content Credentials of an MP4 (`None`: the file carries none). Blocking.
