@@ -112,6 +112,18 @@ export async function startStaticSite(config) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
+/** A review link of the saved `videos` (file names without .mp4) of `project`, for an hour:
+ * `{id, url, expires_at}`. */
+export async function shareLink(server, project, videos) {
+  const made = await fetch(`${server.url}/api/projects/${project}/shares`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ videos: videos.map((v) => `${v}.mp4`), expires_in_hours: 1 }),
+  });
+  if (made.status !== 201) throw new Error(`share: ${made.status} ${await made.text()}`);
+  return made.json();
+}
+
 export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",

@@ -3,7 +3,7 @@
 // the part's own area, the rest of the studio still there, and Retry loads it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { savedVideo, serverAndPage, TOKEN } from "./harness.mjs";
+import { savedVideo, serverAndPage, shareLink } from "./harness.mjs";
 
 const t = serverAndPage();
 
@@ -66,13 +66,7 @@ for (const [part, asset, open, shown] of [
 test("a review page whose wasm fails to load says so and offers Retry", async () => {
   const project = "load-review";
   const video = await savedVideo(t.server, project, "a harbour at noon", 1);
-  const made = await fetch(`${t.server.url}/api/projects/${project}/shares`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ videos: [`${video}.mp4`], expires_in_hours: 1 }),
-  });
-  assert.equal(made.status, 201);
-  const { url } = await made.json();
+  const { url } = await shareLink(t.server, project, [video]);
   const context = await t.browser.newContext();
   const page = await context.newPage();
   const cut = await failing(page, "**/assets/studio_review_bg-*.wasm");

@@ -10,6 +10,7 @@ import {
   savedVideo,
   screenshot,
   serverAndPage,
+  shareLink,
   TOKEN,
   waitUntil,
   fromMenu,
@@ -169,13 +170,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
 test("a comment is posted once, and a reload that fails after it says so", async () => {
   const project = "post-once";
   const video = await savedVideo(t.server, project, "a lighthouse at dusk", 1);
-  const made = await fetch(`${t.server.url}/api/projects/${project}/shares`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ videos: [`${video}.mp4`], expires_in_hours: 1 }),
-  });
-  assert.equal(made.status, 201);
-  const { url } = await made.json();
+  const { url } = await shareLink(t.server, project, [video]);
   const token = new URL(url).pathname.split("/").pop();
 
   const context = await t.browser.newContext();
@@ -214,17 +209,6 @@ test("a comment is posted once, and a reload that fails after it says so", async
   await context.close();
 });
 
-/** A review link of `videos` in `project`: its address and its share's id. */
-async function shareOf(project, videos) {
-  const made = await fetch(`${t.server.url}/api/projects/${project}/shares`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ videos: videos.map((v) => `${v}.mp4`), expires_in_hours: 1 }),
-  });
-  assert.equal(made.status, 201);
-  return made.json();
-}
-
 /** The comments the studio sees on the project's first link. */
 async function commentsOf(project) {
   const listed = await (
@@ -238,7 +222,7 @@ async function commentsOf(project) {
 test("a comment whose answer was lost is kept once when sent again", async () => {
   const project = "lost-answer";
   const video = await savedVideo(t.server, project, "a quay in fog", 1);
-  const { url } = await shareOf(project, [video]);
+  const { url } = await shareLink(t.server, project, [video]);
   const context = await t.browser.newContext();
   const reviewer = await context.newPage();
   await reviewer.goto(url);
@@ -276,7 +260,7 @@ test("a comment whose answer was lost is kept once when sent again", async () =>
 test("a post on a link revoked meanwhile says the link is gone and hides the form", async () => {
   const project = "revoked-meanwhile";
   const video = await savedVideo(t.server, project, "a cliff path", 1);
-  const { url, id } = await shareOf(project, [video]);
+  const { url, id } = await shareLink(t.server, project, [video]);
   const context = await t.browser.newContext();
   const reviewer = await context.newPage();
   await reviewer.goto(url);
@@ -301,7 +285,7 @@ test("a link of many videos loads each poster and video as it comes into view", 
   for (const n of [1, 2, 3, 4, 5]) {
     videos.push(await savedVideo(t.server, project, `a window ${n}`, 1));
   }
-  const { url } = await shareOf(project, videos);
+  const { url } = await shareLink(t.server, project, videos);
   const context = await t.browser.newContext({ viewport: { width: 800, height: 500 } });
   const reviewer = await context.newPage();
   const asked = new Set();
