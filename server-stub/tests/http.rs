@@ -1009,6 +1009,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/assets",
             "GET /projects/{project_id}/assets.zip",
             "GET /projects/{project_id}/assets/{file_name}",
+            "GET /projects/{project_id}/assets/{file_name}/credentials",
             "GET /projects/{project_id}/budget",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
