@@ -4,6 +4,7 @@
 //! a sequence is open, so a change made in another browser shows within a second.
 
 mod session;
+mod stream;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -1,7 +1,7 @@
 //! The state behind one `SequenceEditor`, and the work it does in the background: saves, one
-//! at a time; the project's stream followed while a sequence is open; the videos asked to be
-//! added, in order; and each take looked up in the library. Listeners are called after each
-//! change, never while the state is borrowed.
+//! at a time; the videos asked to be added, in order; and each take looked up in the library
+//! (the project's stream, followed while a sequence is open, is `stream.rs`). Listeners are
+//! called after each change, never while the state is borrowed.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,12 +14,10 @@ use super::super::browser::BrowserPlatform;
 use super::{new_shot_id, plain_error};
 use crate::api::{Api, ApiConfig};
 use crate::asset::metadata_url;
-use crate::platform::{BodyStream, Platform};
 use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::Editor;
 use crate::sequence::{frames, Sequence, Shot};
-use crate::sse::Reader;
 
 #[derive(Default)]
 pub(super) struct State {
@@ -75,7 +73,7 @@ pub(super) fn ticket(counter: &Cell<u64>) -> u64 {
 /// The first and the longest wait before a save that did not arrive is sent again, or the event
 /// stream is opened again, in ms.
 pub(super) const RETRY_FIRST_MS: u32 = 1_000;
-const RETRY_MAX_MS: u32 = 30_000;
+pub(super) const RETRY_MAX_MS: u32 = 30_000;
 
 /// What a save's answer leaves to do.
 enum AfterSave {
@@ -214,7 +212,7 @@ impl Inner {
     }
 
     /// Wakes what waits for the edits made so far to be sent.
-    fn wake_waiters(&self) {
+    pub(super) fn wake_waiters(&self) {
         let waiting = std::mem::take(&mut *self.settled.borrow_mut());
         for wake in waiting {
             let _ = wake.call0(&JsValue::NULL);
@@ -259,157 +257,6 @@ impl Inner {
         })?;
         self.save();
         Ok(())
-    }
-
-    /// Whether the stream followed for opening `opened` is still wanted.
-    fn following(&self, opened: u64) -> bool {
-        self.opened.get() == opened && !self.closed.get()
-    }
-
-    /// Follows the project's events while sequence `id` is open, taking each change of it
-    /// made elsewhere and listing the sequences again when another changes. A stream that ends
-    /// is opened again after the server's `retry` (1 s when it names none); one that cannot be
-    /// opened, after a wait that doubles up to 30 s. Project events are not replayed, so once
-    /// opened again the sequence is read again, in case it changed meanwhile.
-    pub(super) async fn follow(self: Rc<Self>, id: String, opened: u64) {
-        let api = Api::new(&self.platform, self.config.clone());
-        let mut last_id = None;
-        let mut retry = None;
-        let mut wait = RETRY_FIRST_MS;
-        let mut reconnecting = false;
-        while self.following(opened) {
-            let request = api.events_request(&self.project, last_id.as_deref());
-            let mut reader = Reader::default();
-            match self.platform.stream(request).await {
-                Ok((response, mut body)) if response.ok() => {
-                    if reconnecting && !self.read_again(&id, opened).await {
-                        return;
-                    }
-                    while self.following(opened) {
-                        let Some(Ok(piece)) = body.next().await else {
-                            break;
-                        };
-                        let events = reader.push(&piece);
-                        retry = reader.retry_ms().or(retry);
-                        if !self.take_events(&id, opened, events, &mut last_id).await {
-                            return;
-                        }
-                    }
-                    wait = retry.unwrap_or(RETRY_FIRST_MS);
-                }
-                _ => wait = (wait.max(retry.unwrap_or(0)) * 2).clamp(RETRY_FIRST_MS, RETRY_MAX_MS),
-            }
-            if !self.following(opened) {
-                return;
-            }
-            reconnecting = true;
-            sleep(wait).await;
-        }
-    }
-
-    /// Takes the events that came together: `false` once the open sequence is gone or another
-    /// is open.
-    async fn take_events(
-        self: &Rc<Self>,
-        id: &str,
-        opened: u64,
-        events: Vec<crate::sse::Event>,
-        last_id: &mut Option<String>,
-    ) -> bool {
-        // Other sequences made, changed or removed: the list to open from, read once for all
-        // of them that came together.
-        let mut others = false;
-        for event in events {
-            *last_id = event.id.clone().or(last_id.take());
-            if event.name == "library" {
-                self.library_changed(&event.data);
-                continue;
-            }
-            if event.name != "sequence" {
-                continue;
-            }
-            let Some(data) = crate::json::parse(&event.data) else {
-                continue;
-            };
-            if data["id"] != id {
-                others = true;
-            } else if data["removed"] == true {
-                self.gone(id);
-                return false;
-            } else if data["version"].as_u64() > self.known_version()
-                && !self.read_again(id, opened).await
-            {
-                return false;
-            }
-        }
-        if others {
-            self.relist().await;
-        }
-        true
-    }
-
-    /// The version of the open sequence this browser knows.
-    fn known_version(&self) -> Option<u64> {
-        let state = self.state.borrow();
-        state.editor.as_ref().map(|e| e.current().version)
-    }
-
-    /// Reads sequence `id` again and takes it, while this opening of it is still the open one:
-    /// `false` once it is gone or another is open.
-    async fn read_again(self: &Rc<Self>, id: &str, opened: u64) -> bool {
-        let read = self.client().read(id).await;
-        if !self.following(opened) {
-            return false;
-        }
-        match read {
-            Ok(Some(sequence)) => {
-                self.change(|s| {
-                    if let Some(editor) = s.editor.as_mut().filter(|e| e.current().id == id) {
-                        editor.changed_elsewhere(sequence);
-                    }
-                });
-                true
-            }
-            Ok(None) => {
-                self.gone(id);
-                false
-            }
-            Err(_) => true,
-        }
-    }
-
-    /// Sequence `id` was removed elsewhere: when it is the open one, it closes, kept as this
-    /// browser had it, with the offer to keep it as a new sequence.
-    pub(super) fn gone(self: &Rc<Self>, id: &str) {
-        let closed = self.change(|s| {
-            let editor = s.editor.take_if(|e| e.current().id == id)?;
-            s.removed = Some(editor.current().clone());
-            s.sequences.retain(|listed| listed.id != id);
-            s.error = None;
-            s.saving = false;
-            Some(())
-        });
-        if closed.is_some() {
-            self.opened.set(self.opened.get() + 1);
-            self.wake_waiters();
-        }
-    }
-
-    /// A take saved or deleted elsewhere (a `library` event's `{file_name, saved}`): its shots
-    /// say so at once.
-    fn library_changed(self: &Rc<Self>, data: &str) {
-        let Some(data) = crate::json::parse(data) else {
-            return;
-        };
-        let (Some(file_name), Some(saved)) = (data["file_name"].as_str(), data["saved"].as_bool())
-        else {
-            return;
-        };
-        self.change(|s| {
-            if let Some(editor) = s.editor.as_mut() {
-                editor.library_changed(file_name, saved);
-            }
-        });
     }
 
     /// Adds the videos asked for, in order; each failure is the error shown.
@@ -526,7 +373,7 @@ impl Inner {
 }
 
 /// Resolves after `ms` milliseconds.
-async fn sleep(ms: u32) {
+pub(super) async fn sleep(ms: u32) {
     let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |wake, _| {
         if let Some(window) = web_sys::window() {
             let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
