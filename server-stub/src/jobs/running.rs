@@ -10,7 +10,7 @@ use super::{age, cancel, preview_key, JobService};
 use crate::engine::{self, EngineError};
 use crate::providers::Maker;
 use crate::sequences::export;
-use crate::sequences::export::take_reader::{TakeReader, BLOCK};
+use crate::sequences::export::take_reader::TakeReader;
 
 /// The span a job's work runs in: every line logged while it runs names the job and its
 /// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
@@ -126,14 +126,12 @@ impl JobService {
                             .map_err(|e| failed(&e))?
                             .ok_or_else(|| failed(&"not in the library"))?
                             .size_bytes;
-                        let (storage, runtime, key) =
-                            (storage.clone(), runtime.clone(), shot.key.clone());
-                        let read = move |range| {
-                            runtime
-                                .block_on(storage.read_range(&key, range))
-                                .map_err(std::io::Error::other)
-                        };
-                        Ok(TakeReader::new(size, BLOCK, Box::new(read)))
+                        Ok(TakeReader::stored(
+                            storage.clone(),
+                            runtime.clone(),
+                            shot.key.clone(),
+                            size,
+                        ))
                     },
                     &target,
                     &switch.flag,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::record::JobRecord;
 use super::{now, JobService};
 use crate::credentials::{Facts, Ingredient, Made, Signing};
-use crate::sequences::export::take_reader::{TakeReader, BLOCK};
+use crate::sequences::export::take_reader::TakeReader;
 use crate::storage::file_name;
 
 impl JobService {
@@ -43,19 +43,14 @@ impl JobService {
                 // A take removed since is named by no ingredient.
                 _ => continue,
             };
-            let (storage, runtime, read_key) = (
-                self.inner.storage.clone(),
-                self.inner.runtime.clone(),
-                key.clone(),
-            );
-            let read = move |range| {
-                runtime
-                    .block_on(storage.read_range(&read_key, range))
-                    .map_err(std::io::Error::other)
-            };
             ingredients.push(Ingredient {
                 title: file_name(&key).to_owned(),
-                source: Box::new(TakeReader::new(size, BLOCK, Box::new(read))),
+                source: Box::new(TakeReader::stored(
+                    self.inner.storage.clone(),
+                    self.inner.runtime.clone(),
+                    key,
+                    size,
+                )),
             });
         }
         let signed = out.with_extension("signed.mp4");

@@ -10,7 +10,10 @@ use crate::http::auth::Authorized;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::ApiPath;
 use crate::http::AppState;
-use crate::sequences::export::take_reader::{TakeReader, BLOCK};
+use crate::sequences::export::take_reader::TakeReader;
+
+/// Credentials read at once.
+static READING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 
 #[utoipa::path(
     get,
@@ -33,14 +36,15 @@ pub async fn credentials(
     ApiPath((project, name)): ApiPath<(String, String)>,
 ) -> Result<Json<Report>, ApiError> {
     let Stored { key, video, .. } = stored(&state, &project, &name).await?;
-    let storage = state.jobs.storage().clone();
-    let runtime = tokio::runtime::Handle::current();
-    let read = move |range| {
-        runtime
-            .block_on(storage.read_range(&key, range))
-            .map_err(std::io::Error::other)
-    };
-    let file = TakeReader::new(video.size_bytes, BLOCK, Box::new(read));
+    let file = TakeReader::stored(
+        state.jobs.storage().clone(),
+        tokio::runtime::Handle::current(),
+        key,
+        video.size_bytes,
+    );
+    // The crate hashes the whole file in chunks of up to 256 MB, two at a time: one read at a
+    // time bounds that memory however many dialogs are opened at once.
+    let _turn = READING.acquire().await;
     let report = tokio::task::spawn_blocking(move || credentials::read(file))
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;

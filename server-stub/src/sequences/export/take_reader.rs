@@ -34,6 +34,22 @@ impl TakeReader {
         }
     }
 
+    /// The stored object `key` of `size` bytes, read by range from `storage` (blocking on
+    /// `runtime`: for a blocking task), a `BLOCK` at a time.
+    pub fn stored(
+        storage: std::sync::Arc<dyn crate::storage::Storage>,
+        runtime: tokio::runtime::Handle,
+        key: String,
+        size: u64,
+    ) -> Self {
+        let read = move |range| {
+            runtime
+                .block_on(storage.read_range(&key, range))
+                .map_err(io::Error::other)
+        };
+        TakeReader::new(size, BLOCK, Box::new(read))
+    }
+
     pub fn size(&self) -> u64 {
         self.size
     }
