@@ -197,15 +197,7 @@ test("a comment is posted once, and a reload that fails after it says so", async
   release();
   await reviewer.getByText("Posted; could not refresh").waitFor();
   assert.equal(await item.getByLabel("Comment").inputValue(), "", "the text it sent is gone");
-  const listed = await (
-    await fetch(`${t.server.url}/api/projects/${project}/shares`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    })
-  ).json();
-  assert.deepEqual(
-    listed.shares[0].comments.map((c) => c.text),
-    ["warmer here"],
-  );
+  assert.deepEqual(await commentsOf(project), ["warmer here"]);
   await context.close();
 });
 
