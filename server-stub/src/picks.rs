@@ -1,11 +1,15 @@
 //! What the studio picked of each saved video: `favourite` and a `decision` (approved or
 //! rejected). Each field lives in keys of its own under `projects/{p}/picks/`: `{file}.fav`
 //! while a favourite, `{file}.approved` or `{file}.rejected` while decided. So one listing of
-//! `picks/` reads every pick of a project, in local storage and in a bucket alike, and a change
-//! of one field writes only that field's keys, reading nothing: two changes of one video at
-//! once (a star here, an approval there, on this server or another whose listing is minutes
-//! old) never undo each other. Changes of one video on one server take turns; should two
-//! servers decide one video at once, the newer decision key wins.
+//! `picks/` reads every pick of a project for the library's list, in local storage and in a
+//! bucket alike, and a change of one field writes only that field's keys: two changes of one
+//! video at once (a star here, an approval there, on this server or another) never undo each
+//! other. Changes of one video on one server take turns; should two servers decide one video
+//! at once, the newer decision key wins.
+//!
+//! One video's pick (to change it, answer it or forget it) is read from its own keys, a few
+//! HEADs, never from a listing: a listing kept by this server may be minutes older than another
+//! server's change.
 //!
 //! Picks written before (one key per video, `{file}.fav-approved`, `{file}.no-none`, ...) are
 //! still read, and become the per-field keys at the video's next change.
@@ -152,16 +156,52 @@ pub async fn all(
         .collect())
 }
 
-/// The pick of video `name` of the project in `project_folder`.
+/// The pick of video `name` of the project in `project_folder`, read from its own keys.
 pub async fn of(
     storage: &dyn Storage,
     project_folder: &str,
     name: &str,
 ) -> Result<Pick, StorageError> {
-    Ok(all(storage, project_folder)
-        .await?
-        .remove(name)
-        .unwrap_or_default())
+    let prefix = format!("{}{name}.", folder(project_folder));
+    Ok(own_keys(storage, &prefix).await?.0.pick())
+}
+
+/// Every suffix a video's pick key can have: the per-field ones first, then the whole picks
+/// written before them.
+const PER_FIELD: [&str; 3] = [FAVOURITE, "approved", "rejected"];
+const WHOLE: [&str; 6] = [
+    "fav-approved",
+    "fav-rejected",
+    "fav-none",
+    "no-approved",
+    "no-rejected",
+    "no-none",
+];
+
+/// The pick keys that exist for the video whose keys start with `prefix`, by HEAD: the
+/// per-field ones, and the whole ones written before them only when there is no per-field key
+/// (once a video has per-field keys its whole keys are gone or ignored). Also the keys found.
+async fn own_keys(
+    storage: &dyn Storage,
+    prefix: &str,
+) -> Result<(Keys, Vec<Object>), StorageError> {
+    let head = |suffixes: &'static [&'static str]| async move {
+        let heads = futures_util::future::try_join_all(suffixes.iter().map(|suffix| {
+            let key = format!("{prefix}{suffix}");
+            async move { storage.head(&key).await }
+        }))
+        .await?;
+        Ok::<_, StorageError>(heads.into_iter().flatten().collect::<Vec<Object>>())
+    };
+    let mut found = head(&PER_FIELD).await?;
+    if found.is_empty() {
+        found = head(&WHOLE).await?;
+    }
+    let mut keys = Keys::default();
+    for object in &found {
+        keys.see(&object.key[prefix.len()..], object.modified);
+    }
+    Ok((keys, found))
 }
 
 /// The pick keys of each video among the objects of `folder`.
@@ -207,19 +247,11 @@ pub async fn change_at(
     name: &str,
     change: Change,
 ) -> Result<(Pick, i64), StorageError> {
-    let folder = folder(project_folder);
-    let prefix = format!("{folder}{name}.");
+    let prefix = format!("{}{name}.", folder(project_folder));
     let _turn = CHANGING.lock(&prefix).await;
     let key = |suffix: &str| format!("{prefix}{suffix}");
     // A pick written whole, before per-field keys: written again as per-field keys, whole.
-    let objects: Vec<Object> = storage
-        .list(&folder)
-        .await?
-        .iter()
-        .filter(|o| o.key.starts_with(&prefix))
-        .cloned()
-        .collect();
-    let keys = read(&folder, &objects).remove(name).unwrap_or_default();
+    let (keys, objects) = own_keys(storage, &prefix).await?;
     let whole = keys.whole.is_some();
     let change = if whole {
         let next = keys.pick().changed(change);
@@ -292,13 +324,10 @@ pub async fn forget(
     project_folder: &str,
     name: &str,
 ) -> Result<(), StorageError> {
-    let folder = folder(project_folder);
-    let prefix = format!("{folder}{name}.");
+    let prefix = format!("{}{name}.", folder(project_folder));
     let _turn = CHANGING.lock(&prefix).await;
-    for object in storage.list(&folder).await?.iter() {
-        if object.key.starts_with(&prefix) {
-            storage.delete(&object.key).await?;
-        }
+    for suffix in PER_FIELD.iter().chain(&WHOLE) {
+        storage.delete(&format!("{prefix}{suffix}")).await?;
     }
     Ok(())
 }

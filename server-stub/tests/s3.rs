@@ -320,3 +320,86 @@ async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
         both
     );
 }
+
+/// Fails on a pick changed from a listing: each replica kept a listing that still held a pick
+/// written whole before per-field keys (`v.mp4.fav-approved`); after B rejected the video
+/// (writing per-field keys, removing the whole one), A's unstar read the old whole pick from
+/// its listing, wrote it back as per-field keys and undid B's rejection.
+#[tokio::test]
+async fn a_pick_changed_from_a_listing_older_than_the_change_undoes_nothing() {
+    use server_stub::picks::{self, Change, Decision, Pick};
+    use server_stub::storage::{Freshness, ListingCache};
+    let moto = Moto::start().await;
+    let bucket: Arc<dyn Storage> = Arc::new(S3Storage::new(&moto.settings()).unwrap());
+    let replica = || {
+        ListingCache::new(
+            bucket.clone(),
+            Freshness {
+                fresh: Duration::from_secs(300),
+                stale_at_most: Duration::from_secs(300),
+            },
+        )
+    };
+    let (a, b) = (replica(), replica());
+    const ROUNDS: usize = 30;
+    for round in 0..ROUNDS {
+        bucket
+            .put_bytes(
+                &format!("projects/p/picks/v{round}.mp4.fav-approved"),
+                Vec::new(),
+            )
+            .await
+            .unwrap();
+    }
+    // Both have listed the project's picks with the old keys in them, and keep that listing.
+    for replica in [&a, &b] {
+        assert_eq!(picks::all(replica, "p").await.unwrap().len(), ROUNDS);
+    }
+    for round in 0..ROUNDS {
+        let name = format!("v{round}.mp4");
+        let rejected = picks::change(
+            &b,
+            "p",
+            &name,
+            Change {
+                decision: Some(Some(Decision::Rejected)),
+                ..Change::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            rejected,
+            Pick {
+                favourite: true,
+                decision: Some(Decision::Rejected)
+            }
+        );
+        let unstarred = picks::change(
+            &a,
+            "p",
+            &name,
+            Change {
+                favourite: Some(false),
+                ..Change::default()
+            },
+        )
+        .await
+        .unwrap();
+        let both = Pick {
+            favourite: false,
+            decision: Some(Decision::Rejected),
+        };
+        assert_eq!(unstarred, both, "round {round}: A's answer");
+        assert_eq!(
+            picks::of(&a, "p", &name).await.unwrap(),
+            both,
+            "round {round}: A reads the video's own keys"
+        );
+        assert_eq!(
+            picks::all(bucket.as_ref(), "p").await.unwrap()[&name],
+            both,
+            "round {round}: the bucket"
+        );
+    }
+}
