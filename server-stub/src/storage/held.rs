@@ -1,6 +1,6 @@
 //! For tests: a local store that holds one kind of call until the test lets it go (to force an
-//! interleaving), counts the bytes read by range, and refuses whole reads of videos (everything
-//! reads them by range).
+//! interleaving), counts the bytes read by range, whole reads and listings, and refuses whole
+//! reads of videos (everything reads them by range).
 
 use std::ops::Range;
 use std::path::Path;
@@ -28,6 +28,10 @@ pub struct HeldStorage {
     pub waiting: AtomicU64,
     /// Bytes read by range.
     pub read: AtomicU64,
+    /// Objects read whole.
+    pub whole_reads: AtomicU64,
+    /// Folders listed.
+    pub listings: AtomicU64,
 }
 
 impl HeldStorage {
@@ -39,6 +43,8 @@ impl HeldStorage {
             gate: Semaphore::new(permits),
             waiting: AtomicU64::new(0),
             read: AtomicU64::new(0),
+            whole_reads: AtomicU64::new(0),
+            listings: AtomicU64::new(0),
         }
     }
 
@@ -70,6 +76,7 @@ impl Storage for HeldStorage {
     }
     async fn read(&self, key: &str, max: u64) -> Result<Bytes, StorageError> {
         assert!(!key.ends_with(".mp4"), "a video is never read whole");
+        self.whole_reads.fetch_add(1, Ordering::Relaxed);
         self.inner.read(key, max).await
     }
     async fn read_range(&self, key: &str, range: Range<u64>) -> Result<Bytes, StorageError> {
@@ -83,6 +90,7 @@ impl Storage for HeldStorage {
         self.inner.delete(key).await
     }
     async fn list(&self, prefix: &str) -> Result<Objects, StorageError> {
+        self.listings.fetch_add(1, Ordering::Relaxed);
         self.inner.list(prefix).await
     }
     fn public_url(&self, key: &str) -> Option<String> {

@@ -1,0 +1,440 @@
+//! A review link's comments and decisions. They are kept in one object, `shares/{id}/notes.json`
+//! (a JSON array, oldest first), so a page view reads them all with one GET, whatever their
+//! number; a post reads it, adds its note and writes it back, under the link's lock (the
+//! database's when replicas share one, else this server's). Notes are never changed once kept.
+//!
+//! Links made before kept a note per object, `shares/{id}/notes/{unix ms}-{random}.json`: they
+//! are still read (a listing and a GET each), and become the one object at the link's next post.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use futures_util::stream::{self, StreamExt, TryStreamExt};
+use rand::RngCore;
+
+use super::{Note, Share};
+use crate::jobs::database::{Database, Posted};
+use crate::keyed_lock::KeyedLocks;
+use crate::storage::{Storage, StorageError};
+
+/// The most comments and decisions one link takes in a minute.
+pub const NOTES_PER_MINUTE: usize = 60;
+/// The most comments and decisions one link takes in all: a page view reads every one, so a
+/// link left open to the world cannot be filled without end.
+pub const NOTES_PER_LINK: usize = 2_000;
+/// A note as stored is at most this large: 80 characters of name and 2,000 of text, each up to
+/// 6 bytes once escaped, and the fields around them.
+const NOTE_MAX: u64 = 16 * 1024;
+/// A link's notes object is at most this large (32 MB).
+const NOTES_MAX: u64 = NOTE_MAX * NOTES_PER_LINK as u64;
+/// A link's old-style notes read at once.
+const READS_AT_ONCE: usize = 16;
+
+#[derive(Debug, thiserror::Error)]
+pub enum NoteError {
+    #[error("at most {NOTES_PER_MINUTE} comments and decisions a minute on one link")]
+    TooMany { retry_after: u64 },
+    #[error("This review link has taken its {NOTES_PER_LINK} comments and decisions; ask the studio for a new one")]
+    Full,
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// What became of a note posted.
+#[derive(Debug, PartialEq)]
+pub enum Added {
+    Kept,
+    /// A repeat of a post already kept (the same client id): nothing new is kept, and this is
+    /// the note the first one kept.
+    Repeat(Note),
+}
+
+impl Note {
+    fn id(&self) -> &str {
+        match self {
+            Note::Comment(c) => &c.id,
+            Note::Decision(d) => &d.id,
+        }
+    }
+
+    /// The moment (Unix milliseconds) its id was made at.
+    fn millis(&self) -> Option<u128> {
+        self.id().split('-').next()?.parse().ok()
+    }
+}
+
+fn notes_key(id: &str) -> String {
+    format!("shares/{id}/notes.json")
+}
+
+fn old_notes_folder(id: &str) -> String {
+    format!("shares/{id}/notes/")
+}
+
+fn unix_millis() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+/// The last moment a note id was made of on this server.
+static LAST_NOTE_MS: AtomicU64 = AtomicU64::new(0);
+
+/// The shortest client id a post may carry (a note's own random part is shorter, so the two
+/// never meet).
+const CLIENT_ID_MIN: usize = 16;
+const CLIENT_ID_MAX: usize = 64;
+
+/// Whether `id` may be a post's client id: 16 to 64 letters, digits or `_`.
+pub fn is_client_id(id: &str) -> bool {
+    (CLIENT_ID_MIN..=CLIENT_ID_MAX).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A new note's id: its moment in milliseconds (later than the last one made here, so the
+/// notes of one server sort in the order they came), then the client id its post carried (so
+/// a repeat of the post finds it), else randomness.
+pub fn note_id(client: Option<&str>) -> String {
+    let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
+    let at = LAST_NOTE_MS
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(now.max(last + 1))
+        })
+        .map_or(now, |last| now.max(last + 1));
+    match client {
+        Some(client) => format!("{at:013}-{client}"),
+        None => format!("{at:013}-{:08x}", rand::rng().next_u32()),
+    }
+}
+
+/// The client id note `id` was posted with, if any.
+fn client_of(id: &str) -> Option<&str> {
+    id.split_once('-')
+        .map(|(_, rest)| rest)
+        .filter(|rest| is_client_id(rest))
+}
+
+/// A new link's notes: none.
+pub(super) async fn start(storage: &dyn Storage, id: &str) -> Result<(), StorageError> {
+    storage.put_bytes(&notes_key(id), b"[]".to_vec()).await?;
+    Ok(())
+}
+
+/// A link's notes, oldest first, and whether they are still kept the old way.
+async fn read(storage: &dyn Storage, id: &str) -> Result<(Vec<Note>, bool), StorageError> {
+    match storage.read(&notes_key(id), NOTES_MAX).await {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(|notes| (notes, false))
+            .map_err(|e| StorageError::Io(std::io::Error::other(e))),
+        Err(StorageError::NotFound(_)) => Ok((read_old(storage, id).await?, true)),
+        Err(e) => Err(e),
+    }
+}
+
+/// A link's notes kept one per object, oldest first.
+async fn read_old(storage: &dyn Storage, id: &str) -> Result<Vec<Note>, StorageError> {
+    let mut keys: Vec<String> = storage
+        .list(&old_notes_folder(id))
+        .await?
+        .iter()
+        .map(|o| o.key.clone())
+        .collect();
+    keys.sort();
+    let read: Vec<Option<Note>> = stream::iter(keys)
+        .map(|key| async move {
+            match storage.read(&key, NOTE_MAX).await {
+                Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
+                Err(StorageError::NotFound(_)) => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+        .buffered(READS_AT_ONCE)
+        .try_collect()
+        .await?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+/// A share's notes, oldest first: one GET.
+pub async fn notes(storage: &dyn Storage, id: &str) -> Result<Vec<Note>, StorageError> {
+    Ok(read(storage, id).await?.0)
+}
+
+/// Removes a link's notes (the link is revoked).
+pub(super) async fn forget(storage: &dyn Storage, id: &str) -> Result<(), StorageError> {
+    storage.delete(&notes_key(id)).await?;
+    remove_old(storage, id).await
+}
+
+async fn remove_old(storage: &dyn Storage, id: &str) -> Result<(), StorageError> {
+    for note in storage.list(&old_notes_folder(id)).await?.iter() {
+        storage.delete(&note.key).await?;
+    }
+    Ok(())
+}
+
+/// Posts on one link take turns on this server, so two at once cannot both take the 60th
+/// place; posts on other links never wait for them.
+static POSTING: KeyedLocks = KeyedLocks::new();
+
+/// Keeps a note on a share, unless the link took its 60 notes in the last minute: counted in
+/// the database when replicas share one (every replica counts alike), else from the stored
+/// notes.
+pub async fn add(
+    storage: &dyn Storage,
+    database: Option<&Database>,
+    share: &Share,
+    note: &Note,
+) -> Result<Added, NoteError> {
+    let _turn = POSTING.lock(&share.id).await;
+    let keep = |kept: Vec<Note>, old: bool| async move {
+        if let Some(client) = client_of(note.id()) {
+            if let Some(first) = kept.iter().find(|k| client_of(k.id()) == Some(client)) {
+                return Ok(Added::Repeat(first.clone()));
+            }
+        }
+        if kept.len() >= NOTES_PER_LINK {
+            return Err(NoteError::Full);
+        }
+        let mut kept = kept;
+        kept.push(note.clone());
+        let bytes =
+            serde_json::to_vec(&kept).map_err(|e| StorageError::Io(std::io::Error::other(e)))?;
+        storage.put_bytes(&notes_key(&share.id), bytes).await?;
+        if old {
+            // They are in the one object now; left behind, they would only take room.
+            if let Err(e) = remove_old(storage, &share.id).await {
+                tracing::warn!(share = %share.id, error = %e, "old review notes not removed");
+            }
+        }
+        Ok(Added::Kept)
+    };
+    if let Some(database) = database {
+        // Under the link's lock, on every server: the notes kept so far, read afresh.
+        let keep = async {
+            let (kept, old) = read(storage, &share.id).await?;
+            keep(kept, old).await
+        };
+        return match database
+            .post_note(&share.id, NOTES_PER_MINUTE, keep)
+            .await
+            .map_err(|e| StorageError::Io(std::io::Error::other(e)))?
+        {
+            Posted::Kept(added) => Ok(added),
+            Posted::TooMany { retry_after } => Err(NoteError::TooMany { retry_after }),
+            Posted::Failed(e) => Err(e),
+        };
+    }
+    let (kept, old) = read(storage, &share.id).await?;
+    let since = unix_millis().saturating_sub(60_000);
+    let mut recent: Vec<u128> = kept
+        .iter()
+        .filter_map(Note::millis)
+        .filter(|&at| at > since)
+        .collect();
+    if recent.len() >= NOTES_PER_MINUTE {
+        recent.sort_unstable();
+        let free_at = recent[recent.len() - NOTES_PER_MINUTE] + 60_000;
+        let wait = free_at.saturating_sub(unix_millis()).div_ceil(1000);
+        return Err(NoteError::TooMany {
+            retry_after: u64::try_from(wait).unwrap_or(60).max(1),
+        });
+    }
+    keep(kept, old).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{
+        create, get, of_project, open, revoke, share_key, timestamp, ReviewComment,
+    };
+    use super::*;
+    use crate::storage::held::{Held, HeldStorage};
+    use crate::storage::LocalStorage;
+
+    fn comment(video: &str) -> Note {
+        Note::Comment(ReviewComment {
+            id: note_id(None),
+            video: video.into(),
+            at_seconds: 1.5,
+            name: "Ana".into(),
+            text: "<b>warmer</b>".into(),
+            created_at: timestamp(),
+        })
+    }
+
+    #[tokio::test]
+    async fn a_share_lives_until_revoked_and_keeps_its_notes_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, token) = create(&storage, "p", "p", vec!["a.mp4".into()], 72, true)
+            .await
+            .unwrap();
+        assert!(
+            !std::fs::read_to_string(dir.path().join("media").join(share_key(&share.id)))
+                .unwrap()
+                .contains(&token)
+        );
+        let opened = open(&storage, &token).await.unwrap().unwrap();
+        assert_eq!(opened.videos, ["a.mp4"]);
+        let first = comment("a.mp4");
+        // The form the event stream and the app read: `kind` is `comment` or `decision`.
+        let wire = serde_json::to_value(&first).unwrap();
+        assert_eq!(wire["kind"], "comment");
+        let second = comment("a.mp4");
+        add(&storage, None, &share, &first).await.unwrap();
+        add(&storage, None, &share, &second).await.unwrap();
+        assert_eq!(notes(&storage, &share.id).await.unwrap(), [first, second]);
+        assert_eq!(of_project(&storage, "p", "p").await.unwrap().len(), 1);
+        assert!(get(&storage, "other", &share.id).await.unwrap().is_none());
+        revoke(&storage, "p", &share).await.unwrap();
+        assert!(open(&storage, &token).await.unwrap().is_none());
+        assert!(of_project(&storage, "p", "p").await.unwrap().is_empty());
+        assert!(notes(&storage, &share.id).await.unwrap().is_empty());
+    }
+
+    /// Fails on a post repeated after its answer was lost keeping a second note.
+    #[tokio::test]
+    async fn a_repeated_post_keeps_one_note_and_answers_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        let with_client = |client: &str| {
+            let Note::Comment(mut c) = comment("a.mp4") else {
+                unreachable!()
+            };
+            c.id = note_id(Some(client));
+            Note::Comment(c)
+        };
+        let first = with_client("c0ffee0123456789abcd");
+        assert_eq!(
+            add(&storage, None, &share, &first).await.unwrap(),
+            Added::Kept
+        );
+        let again = with_client("c0ffee0123456789abcd");
+        assert_eq!(
+            add(&storage, None, &share, &again).await.unwrap(),
+            Added::Repeat(first.clone())
+        );
+        let other = with_client("c0ffee0123456789abce");
+        assert_eq!(
+            add(&storage, None, &share, &other).await.unwrap(),
+            Added::Kept
+        );
+        let plain = comment("a.mp4");
+        assert_eq!(
+            add(&storage, None, &share, &plain).await.unwrap(),
+            Added::Kept
+        );
+        assert_eq!(
+            notes(&storage, &share.id).await.unwrap(),
+            [first, other, plain]
+        );
+        assert!(!is_client_id("short") && !is_client_id("has-a-dash-in-it-x"));
+    }
+
+    #[tokio::test]
+    async fn a_link_takes_sixty_notes_a_minute() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        for _ in 0..NOTES_PER_MINUTE {
+            add(&storage, None, &share, &comment("a.mp4"))
+                .await
+                .unwrap();
+        }
+        match add(&storage, None, &share, &comment("a.mp4")).await {
+            Err(NoteError::TooMany { retry_after }) => assert!((1..=60).contains(&retry_after)),
+            other => panic!("expected TooMany, got {other:?}"),
+        }
+    }
+
+    /// Fails on a link with no total: 60 a minute, for as long as it lived.
+    #[tokio::test]
+    async fn a_link_takes_its_total_and_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        // The notes of days past, all but the last place taken.
+        let past: Vec<Note> = (0..NOTES_PER_LINK - 1)
+            .map(|n| {
+                let Note::Comment(mut c) = comment("a.mp4") else {
+                    unreachable!()
+                };
+                c.id = format!("{:013}-{n:08x}", n + 1);
+                Note::Comment(c)
+            })
+            .collect();
+        storage
+            .put_bytes(&notes_key(&share.id), serde_json::to_vec(&past).unwrap())
+            .await
+            .unwrap();
+        add(&storage, None, &share, &comment("a.mp4"))
+            .await
+            .unwrap();
+        match add(&storage, None, &share, &comment("a.mp4")).await {
+            Err(NoteError::Full) => {}
+            other => panic!("expected Full, got {other:?}"),
+        }
+    }
+
+    /// Fails on notes kept one per object: a page view listed the link's notes and read each
+    /// with a GET of its own (50 notes, 51 requests).
+    #[tokio::test]
+    async fn a_page_view_reads_the_notes_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = HeldStorage::new(dir.path(), Held::Delete, 1);
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        let mut posted = Vec::new();
+        for _ in 0..50 {
+            let note = comment("a.mp4");
+            add(&storage, None, &share, &note).await.unwrap();
+            posted.push(note);
+        }
+        let (reads, listings) = (
+            storage.whole_reads.load(Ordering::SeqCst),
+            storage.listings.load(Ordering::SeqCst),
+        );
+        assert_eq!(notes(&storage, &share.id).await.unwrap(), posted);
+        assert_eq!(storage.whole_reads.load(Ordering::SeqCst) - reads, 1);
+        assert_eq!(storage.listings.load(Ordering::SeqCst) - listings, 0);
+    }
+
+    /// A link made before keeps its notes: read from their own objects, then moved into the one
+    /// object at the next post.
+    #[tokio::test]
+    async fn notes_kept_one_per_object_are_read_and_moved_at_the_next_post() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
+        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        storage.delete(&notes_key(&share.id)).await.unwrap();
+        let old: Vec<Note> = (0..3).map(|_| comment("a.mp4")).collect();
+        for note in &old {
+            let key = format!("{}{}.json", old_notes_folder(&share.id), note.id());
+            storage
+                .put_bytes(&key, serde_json::to_vec(note).unwrap())
+                .await
+                .unwrap();
+        }
+        assert_eq!(notes(&storage, &share.id).await.unwrap(), old);
+        let new = comment("a.mp4");
+        add(&storage, None, &share, &new).await.unwrap();
+        let mut all = old;
+        all.push(new);
+        assert_eq!(notes(&storage, &share.id).await.unwrap(), all);
+        assert!(storage
+            .list(&old_notes_folder(&share.id))
+            .await
+            .unwrap()
+            .is_empty());
+    }
+}
