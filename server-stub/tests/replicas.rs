@@ -1536,3 +1536,38 @@ async fn a_soak_of_creates_cancels_removals_and_picks_at_two_replicas() {
         );
     }
 }
+
+/// Fails on a local signer made by each replica: two replicas with no certificate configured
+/// each made a signing key of their own, and one studio's videos named two signers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_without_a_certificate_sign_with_one_local_signer() {
+    let pg = Postgres::start().await;
+    let moto = Moto::start().await;
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = Replica::start(&pg, dir_a.path(), &s3_flags(&moto));
+    let b = Replica::start(&pg, dir_b.path(), &s3_flags(&moto));
+    let kept = |dir: &Path, file: &str| std::fs::read(dir.join("credentials").join(file)).unwrap();
+    for file in ["local-signer.crt.pem", "local-signer.key.pem"] {
+        assert_eq!(kept(dir_a.path(), file), kept(dir_b.path(), file), "{file}");
+    }
+    // A video made through either is signed by it and reads valid through the other.
+    for (maker, reader) in [(&a, &b), (&b, &a)] {
+        let id = maker
+            .create(
+                "shared",
+                json!({"prompt": "a harbour crane", "seconds": 1, "size": "320x180"}),
+            )
+            .await;
+        assert_eq!(maker.finished(&id).await["status"], "done");
+        let name = maker.save(&id, "shared").await;
+        let report = reader
+            .call(
+                reqwest::Method::GET,
+                &format!("/projects/shared/assets/{name}/credentials"),
+                None,
+            )
+            .await;
+        assert_eq!(report["present"], true, "{report}");
+        assert_eq!(report["valid"], true, "{report}");
+    }
+}

@@ -3,6 +3,7 @@
 
 mod providers;
 mod secrets;
+mod signing;
 
 pub use providers::ProviderConfig;
 
@@ -13,7 +14,6 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
-use crate::credentials::{SignerSource, Signing};
 use crate::http::guard::{ForwardedHeader, GuardSettings, TrustedProxies};
 use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
@@ -280,6 +280,7 @@ impl Config {
         let owner = format!("replica-{}", ulid::Ulid::new());
         let lease = Duration::from_secs(self.lease_seconds);
         let db = Database::connect(url, owner, lease).await?;
+        let limits = self.share_local_signer(&db, limits).await?;
         Ok(JobService::start_shared(self.data.clone(), storage, catalog, limits, db).await?)
     }
 
@@ -320,25 +321,6 @@ impl Config {
             },
             signing: self.signing()?,
         })
-    }
-
-    /// How videos are signed: `None` with `--c2pa off`.
-    pub fn signing(&self) -> anyhow::Result<Option<Arc<Signing>>> {
-        if self.c2pa == C2paMode::Off {
-            return Ok(None);
-        }
-        let source = match (&self.c2pa_cert, &self.c2pa_key) {
-            (Some(chain), Some(key)) => SignerSource::Files {
-                chain: chain.clone(),
-                key: key.clone(),
-            },
-            _ => SignerSource::Local {
-                data: self.data.clone(),
-            },
-        };
-        let signing = Signing::load(source, self.c2pa_prompts)
-            .context("the Content Credentials signer could not be loaded")?;
-        Ok(Some(Arc::new(signing)))
     }
 
     /// The local storage folder (served at /media).

@@ -1,6 +1,7 @@
 //! The local signer: with no certificate configured, the first start makes an ES256 key and a
 //! certificate for it, issued by a local CA made with it, and keeps them in the data folder
-//! (the key readable by its owner only). Validators call this signer untrusted: its CA is on
+//! (the key readable by its owner only). Replicas sharing a database share one local signer:
+//! the first to start keeps its own in the database, and the others are given it. Validators call this signer untrusted: its CA is on
 //! no trust list. A certificate from a CA on the C2PA trust list replaces it (`--c2pa-cert`).
 
 use std::path::{Path, PathBuf};
@@ -29,17 +30,29 @@ pub fn load_or_make(data: &Path) -> Result<(Vec<u8>, Vec<u8>), CredentialsError>
         return Ok((chain, key));
     }
     let (chain, key) = make()?;
-    if let Some(folder) = chain_path.parent() {
-        std::fs::create_dir_all(folder)?;
-    }
-    write_private(&key_path, key.as_bytes())?;
-    std::fs::write(&chain_path, chain.as_bytes())?;
+    keep(data, chain.as_bytes(), key.as_bytes())?;
     tracing::warn!(
         certificate = %chain_path.display(),
         "made a local Content Credentials signer: validators will call it untrusted until a \
          certificate from a CA on the C2PA trust list is configured (--c2pa-cert, --c2pa-key)"
     );
     Ok((chain.into_bytes(), key.into_bytes()))
+}
+
+/// Keeps `chain` and `key` (PEM) as the data folder's local signer.
+pub fn keep(data: &Path, chain: &[u8], key: &[u8]) -> Result<(), CredentialsError> {
+    let (chain_path, key_path) = paths(data);
+    if std::fs::read(&chain_path).is_ok_and(|kept| kept == chain)
+        && std::fs::read(&key_path).is_ok_and(|kept| kept == key)
+    {
+        return Ok(());
+    }
+    if let Some(folder) = chain_path.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    write_private(&key_path, key)?;
+    std::fs::write(&chain_path, chain)?;
+    Ok(())
 }
 
 #[cfg(unix)]

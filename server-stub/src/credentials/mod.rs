@@ -89,6 +89,30 @@ impl Signing {
         Ok(signing)
     }
 
+    /// The local signer's certificate chain and key, in PEM (`None` for a configured one).
+    pub fn local_pem(&self) -> Option<(Vec<u8>, Vec<u8>)> {
+        self.local.then(|| (self.chain.clone(), self.key.clone()))
+    }
+
+    /// This signing with the local signer the replicas share (`chain` and `key` in PEM), kept in
+    /// the data folder `data` too.
+    pub fn sharing_local(
+        &self,
+        data: &Path,
+        chain: Vec<u8>,
+        key: Vec<u8>,
+    ) -> Result<Signing, CredentialsError> {
+        local::keep(data, &chain, &key)?;
+        let signing = Signing {
+            chain,
+            key,
+            local: true,
+            prompts: self.prompts,
+        };
+        signing.signer()?;
+        Ok(signing)
+    }
+
     fn signer(&self) -> Result<Box<dyn c2pa::Signer>, CredentialsError> {
         Ok(create_signer::from_keys(
             &self.chain,

@@ -7,6 +7,7 @@
 mod backfill;
 mod events;
 mod leases;
+mod local_signer;
 mod locks;
 mod review_posts;
 mod writes;
@@ -89,6 +90,13 @@ impl<'s> MigrationSource<'s> for Embedded {
                     "replicas".into(),
                     MigrationType::Simple,
                     include_str!("../../../migrations/0007_replicas.sql").into(),
+                    false,
+                ),
+                Migration::new(
+                    8,
+                    "local signer".into(),
+                    MigrationType::Simple,
+                    include_str!("../../../migrations/0008_local_signer.sql").into(),
                     false,
                 ),
             ])
