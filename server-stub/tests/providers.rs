@@ -16,6 +16,9 @@ use server_stub::providers::{
 };
 use server_stub::storage::{ByteStream, Object, Objects, StorageError};
 
+#[path = "common/independent.rs"]
+mod independent;
+
 struct Setup {
     fakes: Fakes,
     base: String,
@@ -1486,5 +1489,127 @@ impl server_stub::storage::Storage for FullDisk {
     }
     fn public_url(&self, key: &str) -> Option<String> {
         self.inner.public_url(key)
+    }
+}
+
+/// The `mdat` payload of an MP4: its media, whatever its boxes around it say.
+fn media_of(mp4: &[u8]) -> &[u8] {
+    let mut at = 0;
+    while at + 8 <= mp4.len() {
+        let size = u32::from_be_bytes(mp4[at..at + 4].try_into().unwrap()) as usize;
+        let (header, size) = match size {
+            1 => (
+                16,
+                u64::from_be_bytes(mp4[at + 8..at + 16].try_into().unwrap()) as usize,
+            ),
+            0 => (8, mp4.len() - at),
+            size => (8, size),
+        };
+        if &mp4[at + 4..at + 8] == b"mdat" {
+            return &mp4[at + header..at + size];
+        }
+        at += size;
+    }
+    panic!("no mdat")
+}
+
+/// Fails on a provider's video stored as it was sent: it carried no Content Credentials of
+/// Studio's, and one the provider had signed lost nothing only because it was not touched.
+/// Now both are signed by the server; the provider's own manifest is kept as the parent
+/// ingredient and still reads valid; the media (the `mdat` payload) is the provider's, byte for
+/// byte. The files differ as whole files (the manifest is in them), so only the media is
+/// compared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_providers_video_is_signed_and_its_own_credentials_kept_as_the_parent() {
+    use server_stub::credentials::{Facts, Made, SignerSource, Signing};
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.mp4");
+    let spec = VideoSpec {
+        seconds: 1,
+        width: 320,
+        height: 180,
+        fps: 8,
+    };
+    server_stub::engine::render_clip("a provider's gull", &spec, &plain).unwrap();
+    // The same video as a provider that signs its outputs sends it.
+    let provider = Signing::load(
+        SignerSource::Local {
+            data: dir.path().join("provider"),
+        },
+        false,
+    )
+    .unwrap();
+    let by_provider = dir.path().join("by-provider.mp4");
+    provider
+        .sign(
+            &Facts {
+                made: Made::Generated {
+                    provider: "OpenAI".into(),
+                    model: "sora-2".into(),
+                },
+                job: "video_1".into(),
+                title: "video_1.mp4".into(),
+                when: "2026-11-28T00:00:00Z".into(),
+                prompt: None,
+            },
+            &plain,
+            &by_provider,
+            Vec::new(),
+        )
+        .unwrap();
+
+    for (sent, provider_signed) in [(&plain, false), (&by_provider, true)] {
+        let sent = std::fs::read(sent).unwrap();
+        let setup = Setup::new(Settings {
+            video: Some(sent.clone().into()),
+            ..Settings::default()
+        })
+        .await;
+        let jobs = setup.service();
+        let id = jobs
+            .create(job("sora-2", "a gull"))
+            .await
+            .unwrap()
+            .sora_job_id;
+        let record = finished(&jobs, &id).await;
+        assert_eq!(record.status, Status::Done, "{:?}", record.error);
+        let key = record.preview_key.clone().unwrap();
+        let stored = setup.media(&key);
+        assert_ne!(stored, sent, "signed: the file is not as it was sent");
+        assert_eq!(
+            media_of(&stored),
+            media_of(&sent),
+            "the provider's media, unchanged"
+        );
+        let report = server_stub::credentials::read(std::io::Cursor::new(stored));
+        assert!(report.present && report.valid, "{report:?}");
+        assert_eq!(
+            report.digital_source_type.as_deref(),
+            Some("http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia")
+        );
+        assert_eq!(
+            report.actions[0].software_agent.as_deref(),
+            Some("openai/sora-2")
+        );
+        if provider_signed {
+            assert_eq!(report.actions[0].action, "c2pa.opened");
+            assert_eq!(report.ingredients.len(), 1, "{report:?}");
+            assert_eq!(report.ingredients[0].relationship, "parentOf");
+            assert_eq!(
+                report.ingredients[0].valid,
+                Some(true),
+                "the provider's own manifest still holds"
+            );
+            // The same, read by an independent reader.
+            let read = independent::independent(&setup.dir.path().join("data/media").join(&key));
+            assert_eq!(read["state"], "Valid", "{read}");
+            assert_eq!(read["actions"][0]["action"], "c2pa.opened");
+            assert_eq!(read["ingredients"][0]["relationship"], "parentOf");
+            assert_eq!(read["ingredients"][0]["has_manifest"], true, "{read}");
+        } else {
+            assert_eq!(report.actions[0].action, "c2pa.created");
+            assert!(report.ingredients.is_empty());
+        }
+        jobs.shutdown().await;
     }
 }

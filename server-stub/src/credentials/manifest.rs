@@ -19,6 +19,10 @@ pub enum Made {
     Generated { provider: String, model: String },
     /// A take that extends or remixes another (its parent ingredient).
     Edited { provider: String, model: String },
+    /// A take a hosted provider made and signed itself: its file, with the provider's
+    /// manifest, is the parent ingredient. (A provider's take that arrived unsigned is
+    /// `Generated`.)
+    Copied { provider: String, model: String },
     /// A sequence's export: its shots' takes are its components.
     Cut,
 }
@@ -61,6 +65,14 @@ pub fn definition(facts: &Facts, version: &str) -> Value {
                 "softwareAgent": agent(format!("{provider}/{model}")),
             }),
         ],
+        // The provider's file as it arrived is opened; what it says of itself stays in its own
+        // manifest, kept as the parent ingredient's.
+        Made::Copied { provider, model } => vec![json!({
+            "action": "c2pa.opened",
+            "digitalSourceType": TRAINED,
+            "softwareAgent": agent(format!("{provider}/{model}")),
+            "parameters": { "ingredientIds": [PARENT_LABEL] },
+        })],
         Made::Cut => vec![json!({
             "action": "c2pa.created",
             "digitalSourceType": COMPOSITE,

@@ -128,12 +128,23 @@ impl Signing {
     }
 
     /// Writes `source` to `dest` with a signed manifest of `facts` embedded, and
-    /// `ingredients` (a parent for an edit, the components of a cut) each with its own
-    /// manifest. Streams both files: memory does not grow with the video's size. Blocking.
+    /// `ingredients` (a parent for an edit or a provider's signed video, the components of a
+    /// cut) each with its own manifest. Blocking.
     pub fn sign(
         &self,
         facts: &Facts,
         source: &Path,
+        dest: &Path,
+        ingredients: Vec<Ingredient>,
+    ) -> Result<(), CredentialsError> {
+        self.sign_stream(facts, &mut std::fs::File::open(source)?, dest, ingredients)
+    }
+
+    /// [`Signing::sign`] from any stream (a stored video read by range).
+    pub fn sign_stream(
+        &self,
+        facts: &Facts,
+        source: &mut (impl Read + Seek + Send),
         dest: &Path,
         ingredients: Vec<Ingredient>,
     ) -> Result<(), CredentialsError> {
@@ -157,19 +168,13 @@ impl Signing {
                 &mut ingredient.source,
             )?;
         }
-        let mut input = std::fs::File::open(source)?;
         let mut output = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(true)
             .open(dest)?;
-        builder.sign(
-            self.signer()?.as_ref(),
-            "video/mp4",
-            &mut input,
-            &mut output,
-        )?;
+        builder.sign(self.signer()?.as_ref(), "video/mp4", source, &mut output)?;
         Ok(())
     }
 }

@@ -13,6 +13,32 @@ use utoipa::ToSchema;
 /// The validation code of a signer on no trust list the reader knows.
 const UNTRUSTED: &str = "signingCredential.untrusted";
 
+/// How a video was made, in words: the source type and, for a take, the agent of its last
+/// action (an edit's first action opens its source).
+fn made(
+    source: Option<&str>,
+    actions: &[Action],
+    ingredients: &[IngredientReport],
+) -> Option<String> {
+    let source = source?;
+    if source == super::manifest::COMPOSITE {
+        let takes = ingredients.len();
+        return Some(format!(
+            "A cut of {takes} AI-generated {}",
+            if takes == 1 { "take" } else { "takes" }
+        ));
+    }
+    if source != super::manifest::TRAINED {
+        return None;
+    }
+    Some(
+        match actions.last().and_then(|a| a.software_agent.as_deref()) {
+            Some(agent) => format!("Made with AI by {agent}"),
+            None => "Made with AI".to_owned(),
+        },
+    )
+}
+
 /// A video's Content Credentials as the API answers them.
 #[derive(Debug, Default, Serialize, ToSchema, PartialEq)]
 pub struct Report {
@@ -28,6 +54,9 @@ pub struct Report {
     pub signed_at: Option<String>,
     /// The claim generator, `Studio/{version}` for Studio's own.
     pub generator: Option<String>,
+    /// How it was made, in words: `Made with AI by {provider}/{model}` for a take, `A cut of
+    /// N AI-generated takes` for an export; none when the manifest names no AI source.
+    pub made: Option<String>,
     /// IPTC's digital source type of the first action.
     pub digital_source_type: Option<String>,
     pub actions: Vec<Action>,
@@ -128,7 +157,7 @@ pub fn read(stream: impl Read + Seek + Send) -> Report {
             when: text(&a["when"]),
         })
         .collect::<Vec<_>>();
-    let ingredients = manifest["ingredients"]
+    let ingredients: Vec<IngredientReport> = manifest["ingredients"]
         .as_array()
         .into_iter()
         .flatten()
@@ -140,6 +169,7 @@ pub fn read(stream: impl Read + Seek + Send) -> Report {
             }),
         })
         .collect();
+    let digital_source_type = listed.iter().find_map(|a| text(&a["digitalSourceType"]));
     Report {
         present: true,
         valid,
@@ -147,7 +177,8 @@ pub fn read(stream: impl Read + Seek + Send) -> Report {
         signer,
         signed_at: text(&signature["time"]).or_else(|| actions.iter().find_map(|a| a.when.clone())),
         generator,
-        digital_source_type: listed.iter().find_map(|a| text(&a["digitalSourceType"])),
+        made: made(digital_source_type.as_deref(), &actions, &ingredients),
+        digital_source_type,
         actions,
         ingredients,
         note: (valid && !trusted).then(|| UNTRUSTED_NOTE.to_owned()),

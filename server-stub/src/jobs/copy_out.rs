@@ -75,7 +75,10 @@ impl JobService {
                 )),
             };
             let error = match outcome {
-                Some(Ok(object)) => return self.copied(id, fence, object, &finished).await,
+                Some(Ok(object)) => {
+                    let object = self.signed_copy(id, object).await;
+                    return self.copied(id, fence, object, &finished).await;
+                }
                 _ if self.stopping() => return,
                 None => return self.copy_stopped(id, &key).await,
                 Some(Err(error)) => error,

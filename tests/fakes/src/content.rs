@@ -12,7 +12,7 @@ use axum::Router;
 use bytes::Bytes;
 use serde::Deserialize;
 
-use crate::state::{with_faults, Fakes, Gate};
+use crate::state::{with_faults, Fakes, Gate, Settings};
 
 /// The byte at `offset` of every fake video (a 251-byte cycle, so truncation and reordering
 /// show up).
@@ -80,13 +80,25 @@ impl Drop for Counted {
     }
 }
 
-pub fn video_response(fakes: &Fakes, len: u64) -> Response {
+/// A finished video: the settings' real video when they hold one, else `content_bytes` of the
+/// byte cycle.
+pub fn video_response(fakes: &Fakes, settings: &Settings) -> Response {
+    let (len, body) = match &settings.video {
+        Some(video) => {
+            fakes.counted("content.completed");
+            (video.len() as u64, Body::from(video.clone()))
+        }
+        None => (
+            settings.content_bytes,
+            video_body(fakes, settings.content_bytes),
+        ),
+    };
     (
         [
             (header::CONTENT_TYPE, "video/mp4".to_owned()),
             (header::CONTENT_LENGTH, len.to_string()),
         ],
-        video_body(fakes, len),
+        body,
     )
         .into_response()
 }
@@ -161,7 +173,7 @@ async fn file(
             (StatusCode::FORBIDDEN, "Request has expired").into_response()
         }
         Some(_) if frame => ([(header::CONTENT_TYPE, "image/png")], frame_png()).into_response(),
-        Some(_) => video_response(&fakes, settings.content_bytes),
+        Some(_) => video_response(&fakes, &settings),
     }
 }
 

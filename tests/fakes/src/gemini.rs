@@ -315,7 +315,7 @@ async fn file(
             if Instant::now() > job.expires(&settings) {
                 return error(StatusCode::NOT_FOUND, "NOT_FOUND", "File has expired.");
             }
-            video_response(&fakes, settings.content_bytes)
+            video_response(&fakes, &settings)
         }
         _ => error(StatusCode::NOT_FOUND, "NOT_FOUND", "File not found."),
     }

@@ -362,5 +362,5 @@ async fn content(
             Some("video_expired"),
         );
     }
-    video_response(&fakes, settings.content_bytes)
+    video_response(&fakes, &settings)
 }

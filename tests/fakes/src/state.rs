@@ -19,6 +19,9 @@ pub struct Settings {
     pub job_time: Duration,
     /// The size of every finished video.
     pub content_bytes: u64,
+    /// A real video every finished job serves in place of `content_bytes` of the byte cycle
+    /// (an MP4, perhaps signed with the provider's own Content Credentials).
+    pub video: Option<bytes::Bytes>,
     /// How long content can be downloaded after completion (URLs and `/content`).
     pub content_ttl: Duration,
     /// The OpenAI fake's advice in `openai-poll-after-ms`.
@@ -35,6 +38,7 @@ impl Default for Settings {
         Settings {
             job_time: Duration::from_millis(600),
             content_bytes: 64 * 1024,
+            video: None,
             content_ttl: Duration::from_secs(3600),
             poll_after: Duration::from_millis(50),
             key: "fake-key".into(),
