@@ -10,7 +10,7 @@ use crate::asset;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
 use crate::review::{ReviewPage, Verdict};
-use crate::snapshot::{NotesView, ReviewState, ReviewVideoView, ReviewView};
+use crate::snapshot::{CredentialsView, NotesView, ReviewState, ReviewVideoView, ReviewView};
 use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Default)]
@@ -150,6 +150,13 @@ impl<P: Platform> ReviewSession<P> {
                 Err(e.into())
             }
         }
+    }
+
+    /// A shared video's Content Credentials, as the server reads them.
+    pub async fn read_credentials(&self, video: &str) -> Result<CredentialsView, CoreError> {
+        let token = self.token()?;
+        let report = self.api().review_credentials(&token, video).await?;
+        Ok(CredentialsView::from_report(&report))
     }
 
     fn token(&self) -> Result<String, CoreError> {

@@ -725,6 +725,7 @@ fn metadata_modal_shows_prompt_json_and_errors() {
         ok(json!({"present": true, "valid": true, "trusted": false,
                   "signer": "Studio local signer (Studio)",
                   "digital_source_type": "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia",
+                  "made": "Made with AI by kling/kling-v3",
                   "actions": [{"action": "c2pa.created", "software_agent": "kling/kling-v3"}],
                   "ingredients": [], "errors": [], "note": "not on a trust list"})),
     );
@@ -2631,4 +2632,49 @@ fn a_sequence_save_refused_for_a_change_elsewhere_brings_the_current_sequence() 
         block_on(client.save("seq_1", sequence(5))).is_err(),
         "a 5xx did not arrive: it is tried again later"
     );
+}
+
+#[test]
+fn a_review_page_reads_a_shared_videos_credentials_without_the_bearer() {
+    let core = ReviewSession::new(Fake::default(), "http://h/api/", Box::new(|| {}));
+    let answer = |with| core.platform().answers.borrow_mut().push_back(with);
+    answer(ok(
+        json!({"videos": [{"file_name": "m:task_a.mp4", "public_url": "http://h/media/a.mp4",
+        "poster_url": "http://h/media/a.jpg", "comments": [], "decisions": []}],
+        "expires_at": "2026-11-24T10:05:00Z", "comments_enabled": true}),
+    ));
+    block_on(core.open("tok")).unwrap();
+    answer(Ok(HttpResponse {
+        status: 500,
+        status_text: "Internal Server Error".into(),
+        body: r#"{"error":{"code":"internal","message":"Internal Server Error"}}"#.into(),
+    }));
+    assert_eq!(
+        block_on(core.read_credentials("m:task_a.mp4"))
+            .unwrap_err()
+            .to_string(),
+        "Failed to read Content Credentials: Internal Server Error"
+    );
+    answer(ok(json!({"present": true, "valid": true, "trusted": false,
+        "signer": "Studio local signer (Studio)",
+        "digital_source_type": "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia",
+        "made": "Made with AI by veo/veo-3.1",
+        "actions": [{"action": "c2pa.created", "software_agent": "veo/veo-3.1"}],
+        "ingredients": [], "errors": [], "note": "untrusted signer"})));
+    let credentials = block_on(core.read_credentials("m:task_a.mp4")).unwrap();
+    let request = core.platform().requests.borrow().last().unwrap().clone();
+    assert_eq!(
+        request.url,
+        "http://h/api/review/tok/videos/m%3Atask_a.mp4/credentials"
+    );
+    assert_eq!(request.bearer, None, "a review asks no bearer");
+    assert_eq!(
+        credentials.state,
+        studio_core::snapshot::CredentialsState::Untrusted
+    );
+    assert_eq!(
+        credentials.made.as_deref(),
+        Some("Made with AI by veo/veo-3.1")
+    );
+    assert_eq!(credentials.note.as_deref(), Some("untrusted signer"));
 }

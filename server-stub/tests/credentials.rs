@@ -5,6 +5,8 @@
 
 #[path = "common/harness.rs"]
 mod harness;
+#[path = "common/independent.rs"]
+mod independent;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use server_stub::jobs::record::Status;
 use server_stub::jobs::Limits;
 
 use harness::*;
+use independent::independent;
 
 const TRAINED: &str = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
 const COMPOSITE: &str =
@@ -58,27 +61,6 @@ fn stored(h: &Harness, project: &str, file: &str) -> PathBuf {
         .join(file)
 }
 
-/// What c2pa-python reads of `file`.
-fn independent(file: &Path) -> Value {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/py/bin/python");
-    assert!(
-        python.exists(),
-        "c2pa-python is missing: run scripts/setup-test.sh"
-    );
-    let out = std::process::Command::new(python)
-        .arg(root.join("tests/python/read_credentials.py"))
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// Flips one byte in the middle of the media (the `mdat` payload) of the MP4 at `path`.
 fn tamper(path: &Path) {
     let mut bytes = std::fs::read(path).unwrap();
@@ -114,6 +96,7 @@ async fn a_take_says_it_was_made_with_ai_and_a_changed_byte_reads_as_broken() {
     );
     assert_eq!(report["actions"][0]["action"], "c2pa.created");
     assert_eq!(report["actions"][0]["software_agent"], "local/local-1");
+    assert_eq!(report["made"], "Made with AI by local/local-1");
     assert_eq!(report["signer"], "Studio local signer (Studio)");
     assert!(report["note"].as_str().unwrap().contains("C2PA trust list"));
     assert_eq!(report["errors"], json!([]));
@@ -185,6 +168,7 @@ async fn an_export_is_a_composite_of_its_takes_each_with_its_own_manifest() {
     let report = credentials(&h, "cut", &export).await;
     assert_eq!(report["valid"], true, "{report}");
     assert_eq!(report["digital_source_type"], COMPOSITE);
+    assert_eq!(report["made"], "A cut of 2 AI-generated takes");
     assert_eq!(report["actions"][0]["action"], "c2pa.created");
     assert_eq!(
         report["ingredients"],
@@ -252,4 +236,53 @@ async fn with_signing_off_a_take_carries_none() {
     let report = credentials(&h, "plain", &take).await;
     assert_eq!(report["present"], false);
     assert_eq!(report["valid"], false);
+}
+
+/// A review link's page reads its videos' credentials with the link's token alone, and nothing
+/// else: not a video it does not share, not after it is revoked.
+#[tokio::test]
+async fn a_review_link_reads_the_credentials_of_what_it_shares_and_nothing_else() {
+    let h = signing();
+    let shared = saved(&h, "cred", "a kite over a beach").await;
+    let other = saved(&h, "cred", "a barn in fog").await;
+    let created = api(
+        &h.app,
+        "POST",
+        "/api/projects/cred/shares",
+        Some(json!({"videos": [shared]})),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let created = created.json();
+    let token = created["url"].as_str().unwrap().rsplit('/').next().unwrap();
+    let read = |file: &str| {
+        let uri = format!("/api/review/{token}/videos/{}/credentials", encoded(file));
+        let app = h.app.clone();
+        async move {
+            let request = request("GET", &uri)
+                .body(axum::body::Body::empty())
+                .unwrap();
+            send(&app, request).await
+        }
+    };
+    let report = read(&shared).await;
+    assert_eq!(report.status, StatusCode::OK);
+    let report = report.json();
+    assert_eq!(
+        (report["present"].clone(), report["valid"].clone()),
+        (json!(true), json!(true)),
+        "{report}"
+    );
+    assert_eq!(report["digital_source_type"], TRAINED);
+    assert_eq!(read(&other).await.status, StatusCode::NOT_FOUND);
+    let id = created["id"].as_str().unwrap();
+    let revoked = api(
+        &h.app,
+        "DELETE",
+        &format!("/api/projects/cred/shares/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    assert_eq!(read(&shared).await.status, StatusCode::NOT_FOUND);
 }

@@ -1023,6 +1023,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/shares",
             "GET /projects/{project_id}/spend",
             "GET /review/{token}",
+            "GET /review/{token}/videos/{file_name}/credentials",
             "GET /spend",
             "PATCH /projects/{project_id}/assets/{file_name}",
             "POST /jobs/sora/{job_id}/cancel",

@@ -72,6 +72,9 @@ test("a review link on a phone", async () => {
   await page.goto(url);
   await page.locator("video").first().waitFor();
   assert.deepEqual(await audit(page), [], "the review page: serious or critical violations");
+  await page.getByText("Content Credentials").click();
+  await page.getByTestId("credentials").waitFor();
+  assert.deepEqual(await audit(page), [], "its Content Credentials, open");
   await phone.close();
 });
 

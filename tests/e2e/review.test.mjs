@@ -305,3 +305,26 @@ test("a link of many videos loads each poster and video as it comes into view", 
   assert.equal(asked.size, 5);
   await context.close();
 });
+
+test("a reviewer opens a video's Content Credentials and reads how it was made", async () => {
+  const project = "review-credentials";
+  const video = await savedVideo(t.server, project, "a tram at night", 1);
+  const { url } = await shareLink(t.server, project, [video]);
+  const context = await t.browser.newContext();
+  const reviewer = await context.newPage();
+  const asked = [];
+  reviewer.on("request", (request) => {
+    if (request.url().includes("/credentials")) asked.push(request.headers().authorization);
+  });
+  await reviewer.goto(url);
+  const item = reviewer.locator(".review-item");
+  await item.waitFor();
+  assert.equal(asked.length, 0, "read only when opened");
+  await item.getByText("Content Credentials").click();
+  const facts = item.getByTestId("credentials");
+  await facts.waitFor();
+  assert.match(await facts.textContent(), /Made with AI by local\//);
+  assert.match(await facts.textContent(), /Valid, from a signer validators do not trust yet/);
+  assert.deepEqual(asked, [undefined], "once, with no bearer");
+  await context.close();
+});

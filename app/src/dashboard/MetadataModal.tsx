@@ -3,44 +3,14 @@ import { useStudio, useView } from "../core/useStudio";
 import { Notes } from "../review/Notes";
 import { useModal } from "../useModal";
 import type { CredentialsView } from "../core/types";
+import { CredentialsFacts } from "../credentials/CredentialsFacts";
 
-/** What each state of a video's Content Credentials is called. */
-const CREDENTIALS_STATE: Record<CredentialsView["state"], string> = {
-  none: "None: nothing in the file says how it was made",
-  broken: "Broken: the file was changed after it was signed",
-  untrusted: "Valid, from a signer validators do not trust yet",
-  valid: "Valid",
-};
-
-/** The video's Content Credentials: how it was made, who signed, and whether they hold. */
+/** The video's Content Credentials, under their heading. */
 function Credentials({ credentials }: { credentials: CredentialsView }) {
   return (
     <section aria-labelledby="credentials-heading">
       <h3 id="credentials-heading">Content Credentials</h3>
-      <dl className="facts" data-testid="credentials">
-        {credentials.made && (
-          <>
-            <dt>Made</dt>
-            <dd>{credentials.made}</dd>
-          </>
-        )}
-        {credentials.signer && (
-          <>
-            <dt>Signed by</dt>
-            <dd>{credentials.signer}</dd>
-          </>
-        )}
-        <dt>State</dt>
-        <dd>{CREDENTIALS_STATE[credentials.state]}</dd>
-      </dl>
-      {credentials.note && <p className="muted">{credentials.note}</p>}
-      {credentials.errors.length > 0 && (
-        <ul className="job-error">
-          {credentials.errors.map((error) => (
-            <li key={error}>{error}</li>
-          ))}
-        </ul>
-      )}
+      <CredentialsFacts credentials={credentials} />
     </section>
   );
 }

@@ -10,8 +10,9 @@ import {
   type RefObject,
 } from "react";
 import type { ReviewLink } from "../../../pkg/studio_review.js";
-import type { ReviewVideoView, ReviewView } from "../core/types";
+import type { CredentialsView, ReviewVideoView, ReviewView } from "../core/types";
 import { Notes } from "../review/Notes";
+import { CredentialsFacts } from "../credentials/CredentialsFacts";
 
 /** A command's failure is shown in the page's own error line (the link's view); the rejection
  * is only logged. */
@@ -117,6 +118,8 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
   // A link of many videos loads each one's poster and metadata as it comes into view.
   const near = useNear(player);
   const [text, setText] = useState("");
+  // The video's Content Credentials once read, or why they could not be.
+  const [credentials, setCredentials] = useState<CredentialsView | string>();
   const named = name.length > 0;
   const seek = (seconds: number) => {
     if (player.current) player.current.currentTime = seconds;
@@ -185,6 +188,27 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
           </button>
         </form>
       )}
+      <details
+        className="review-credentials"
+        onToggle={(event) => {
+          // Read when first opened; opened again after a failure, read again.
+          if (event.currentTarget.open && typeof credentials !== "object")
+            link.readCredentials(video.fileName).then(
+              (read) => setCredentials(read as CredentialsView),
+              (error: unknown) =>
+                setCredentials(error instanceof Error ? error.message : String(error)),
+            );
+        }}
+      >
+        <summary>Content Credentials</summary>
+        {typeof credentials === "object" ? (
+          <CredentialsFacts credentials={credentials} />
+        ) : (
+          <p className="muted" role="status">
+            {credentials ?? "Reading…"}
+          </p>
+        )}
+      </details>
       <Notes notes={video.notes} onSeek={seek} />
     </section>
   );

@@ -50,6 +50,8 @@ pub enum ApiError {
     ReviewGone(String),
     #[error("Failed to send: {0}")]
     SendNote(String),
+    #[error("Failed to read Content Credentials: {0}")]
+    ReadCredentials(String),
     #[error("Failed to download videos: {0}")]
     Download(String),
     #[error("Failed to get spend: {0}")]

@@ -82,6 +82,17 @@ impl<'a, P: Platform> Api<'a, P> {
             .ok_or_else(|| ApiError::OpenReview("Response is not a review".into()))
     }
 
+    /// A shared video's Content Credentials as the server reads them from the file.
+    pub async fn review_credentials(&self, token: &str, video: &str) -> Result<Value, ApiError> {
+        self.review_call(
+            "GET",
+            &["review", token, "videos", video, "credentials"],
+            None,
+        )
+        .await
+        .map_err(|(_, text)| ApiError::ReadCredentials(text))
+    }
+
     /// Leaves a comment at `at_seconds` of a shared video.
     pub async fn post_comment(
         &self,

@@ -7,7 +7,7 @@ use crate::api::MetadataError;
 use crate::asset::metadata_url;
 use crate::error::CoreError;
 use crate::platform::{LogLevel, Platform};
-use crate::snapshot::{AssetView, CredentialsState, CredentialsView, MetadataView};
+use crate::snapshot::{AssetView, CredentialsView, MetadataView};
 use crate::time::{label, TimeStyle};
 
 #[derive(Debug, Default)]
@@ -67,7 +67,7 @@ impl<P: Platform> Core<P> {
                     Metadata::Loaded {
                         credentials: Some(c),
                         ..
-                    } => Some(credentials_view(c)),
+                    } => Some(CredentialsView::from_report(c)),
                     _ => None,
                 },
             })
@@ -118,48 +118,5 @@ impl<P: Platform> Core<P> {
         if self.metadata.read(|m| m.key().is_some()) {
             self.write(&self.metadata, |m| *m = Metadata::Closed);
         }
-    }
-}
-
-/// What the Info dialog says of a video's Content Credentials (the server's report).
-fn credentials_view(report: &Value) -> CredentialsView {
-    let text = |field: &str| report[field].as_str().map(str::to_owned);
-    let flag = |field: &str| report[field].as_bool().unwrap_or(false);
-    let state = match (flag("present"), flag("valid"), flag("trusted")) {
-        (false, ..) => CredentialsState::None,
-        (true, false, _) => CredentialsState::Broken,
-        (true, true, false) => CredentialsState::Untrusted,
-        (true, true, true) => CredentialsState::Valid,
-    };
-    let source = text("digital_source_type").unwrap_or_default();
-    // The last action is what made it (an edit's first opens its source).
-    let agent = report["actions"]
-        .as_array()
-        .and_then(|actions| actions.last()?["software_agent"].as_str());
-    let made = if source.ends_with("/compositeWithTrainedAlgorithmicMedia") {
-        let takes = report["ingredients"].as_array().map_or(0, Vec::len);
-        Some(format!(
-            "A cut of {takes} AI-generated {}",
-            if takes == 1 { "take" } else { "takes" }
-        ))
-    } else if source.ends_with("/trainedAlgorithmicMedia") {
-        Some(match agent {
-            Some(agent) => format!("Made with AI by {agent}"),
-            None => "Made with AI".to_owned(),
-        })
-    } else {
-        None
-    };
-    CredentialsView {
-        state,
-        made,
-        signer: text("signer"),
-        note: text("note"),
-        errors: report["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.as_str().map(str::to_owned))
-            .collect(),
     }
 }

@@ -123,6 +123,32 @@ pub struct CredentialsView {
     pub errors: Vec<String>,
 }
 
+impl CredentialsView {
+    /// What the Info dialog and a review page say of a video's Content Credentials: the
+    /// server's report (which words how it was made), its state named.
+    pub fn from_report(report: &serde_json::Value) -> CredentialsView {
+        let text = |field: &str| report[field].as_str().map(str::to_owned);
+        let flag = |field: &str| report[field].as_bool().unwrap_or(false);
+        CredentialsView {
+            state: match (flag("present"), flag("valid"), flag("trusted")) {
+                (false, ..) => CredentialsState::None,
+                (true, false, _) => CredentialsState::Broken,
+                (true, true, false) => CredentialsState::Untrusted,
+                (true, true, true) => CredentialsState::Valid,
+            },
+            made: text("made"),
+            signer: text("signer"),
+            note: text("note"),
+            errors: report["errors"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.as_str().map(str::to_owned))
+                .collect(),
+        }
+    }
+}
+
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -107,6 +107,19 @@ impl ReviewLink {
         }))
     }
 
+    /// Resolves with a shared video's Content Credentials (a `CredentialsView`), read by the
+    /// server from the file; rejects with why they could not be read.
+    #[wasm_bindgen(js_name = readCredentials)]
+    pub fn read_credentials(&self, video: String) -> js_sys::Promise {
+        let session = Rc::clone(&self.session);
+        settle(Box::pin(async move {
+            session
+                .read_credentials(&video)
+                .await
+                .map(|view| json::serialized(&view))
+        }))
+    }
+
     /// A comment at `atSeconds` of a shared video.
     #[wasm_bindgen(js_name = postComment)]
     pub fn post_comment(

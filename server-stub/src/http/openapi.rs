@@ -72,6 +72,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(timelines::package))
         .routes(routes!(exports::create))
         .routes(routes!(review::show))
+        .routes(routes!(review::credentials))
         .routes(routes!(review::comment))
         .routes(routes!(review::decide))
         .routes(routes!(budget::get, budget::set, budget::remove))

@@ -248,6 +248,43 @@ pub async fn show(
 }
 
 #[utoipa::path(
+    get,
+    context_path = super::API,
+    path = "/review/{token}/videos/{file_name}/credentials",
+    tag = "reviews",
+    security(()),
+    params(
+        ("token" = String, Path, description = "The token of a review link"),
+        ("file_name" = String, Path, description = "A shared video's file name", pattern = r"^[A-Za-z0-9._:-]{1,196}\.mp4$"),
+    ),
+    responses(
+        (status = 200, description = "The shared video's Content Credentials, as the studio's Info dialog reads them", body = crate::credentials::Report),
+        (status = 404, description = "Revoked, expired or unknown link, or a video it does not share (or no longer in the library)", body = ErrorBody),
+    ),
+)]
+pub async fn credentials(
+    State(state): State<AppState>,
+    ApiPath((token, name)): ApiPath<(String, String)>,
+) -> Result<Json<crate::credentials::Report>, ApiError> {
+    let share = opened(&state, &token).await?;
+    let not_shared =
+        || ApiError::NotFound(format!("{name} is not among the videos this link shares"));
+    if !share.videos.contains(&name) {
+        return Err(not_shared());
+    }
+    let key = format!("projects/{}/{name}", project_folder(&share.project));
+    let video = state
+        .jobs
+        .storage()
+        .head(&key)
+        .await?
+        .ok_or_else(not_shared)?;
+    Ok(Json(
+        super::assets::read_credentials(&state, key, video.size_bytes).await?,
+    ))
+}
+
+#[utoipa::path(
     post,
     context_path = super::API,
     path = "/review/{token}/comments",

@@ -36,17 +36,25 @@ pub async fn credentials(
     ApiPath((project, name)): ApiPath<(String, String)>,
 ) -> Result<Json<Report>, ApiError> {
     let Stored { key, video, .. } = stored(&state, &project, &name).await?;
+    Ok(Json(read_credentials(&state, key, video.size_bytes).await?))
+}
+
+/// The Content Credentials of the stored video `key` of `size` bytes, read by range.
+pub(in crate::http) async fn read_credentials(
+    state: &AppState,
+    key: String,
+    size: u64,
+) -> Result<Report, ApiError> {
     let file = TakeReader::stored(
         state.jobs.storage().clone(),
         tokio::runtime::Handle::current(),
         key,
-        video.size_bytes,
+        size,
     );
     // The crate hashes the whole file in chunks of up to 256 MB, two at a time: one read at a
-    // time bounds that memory however many dialogs are opened at once.
+    // time bounds that memory however many dialogs and review pages ask at once.
     let _turn = READING.acquire().await;
-    let report = tokio::task::spawn_blocking(move || credentials::read(file))
+    tokio::task::spawn_blocking(move || credentials::read(file))
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(Json(report))
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
