@@ -9,6 +9,7 @@ mod audio;
 mod faststart;
 mod mp4_out;
 mod pictures;
+mod scale;
 mod sound;
 pub mod take_reader;
 

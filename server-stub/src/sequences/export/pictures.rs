@@ -1,14 +1,15 @@
 //! The pictures of a cut, frame by frame of the sequence's rate: each shot's take decoded in
 //! display order from the sync sample before its in point (nothing earlier is read), the
-//! picture nearest each frame's time taken, fitted to the sequence's size and turned to I420
-//! once however many frames show it (a take of the sequence's size goes as the decoder's
-//! planes, untouched); pictures passed over are decoded only. One take is held at a time.
+//! picture nearest each frame's time taken as the decoder's I420 planes, fitted to the
+//! sequence's size in those planes once however many frames show it (a take of the sequence's
+//! size goes untouched); pictures passed over are decoded only. One take is held at a time.
 
 use std::io::{Seek, SeekFrom};
 
+use super::scale::Fitter;
 use super::take_reader::TakeReader;
 use super::{audio, ExportShot};
-use crate::engine::{fit_image, EngineError, Fit, Frame};
+use crate::engine::{EngineError, Fit, Frame};
 use crate::frames::{nearest_picture, FrameError, FrameReader, Picture};
 
 /// The take of the shot being exported, read so far.
@@ -22,7 +23,9 @@ struct Take {
     position: u32,
     /// The take has no more pictures.
     ended: bool,
-    /// The picture last drawn, by index, fitted to the output as I420.
+    /// How its pictures are fitted to the cut's size (none: they are that size).
+    fitter: Option<Fitter>,
+    /// The picture last drawn, by index, fitted to the output.
     fitted: Option<(u32, Vec<u8>)>,
 }
 
@@ -86,12 +89,10 @@ where
             take.seek(SeekFrom::Start(0))
                 .map_err(|e| failed(FrameError::Unsupported(e.to_string())))?;
             let size = take.size();
-            let mut reader = FrameReader::new(take, size).map_err(failed)?;
-            // A take of the cut's size needs no fitting: its planes go to the encoder as
-            // they are, with no colour conversion either way.
-            if reader.size() == self.size {
-                reader = reader.with_planes();
-            }
+            let mut reader = FrameReader::new(take, size).map_err(failed)?.with_planes();
+            // A take of the cut's size needs no fitting: its planes go to the encoder as they are.
+            let fitter = (reader.size() != self.size)
+                .then(|| Fitter::new(reader.size(), self.size, self.fit));
             let (pictures, seconds) = (reader.samples(), reader.seconds());
             let first = nearest_picture(
                 shot.in_frame as f64 / f64::from(self.fps),
@@ -106,6 +107,7 @@ where
                 decoded: None,
                 position,
                 ended: false,
+                fitter,
                 fitted: None,
             });
         }
@@ -133,14 +135,17 @@ where
         let Some((index, picture)) = &take.decoded else {
             return Err(failed(FrameError::Decode("no picture in the video".into())));
         };
-        match picture {
-            Picture::Planes(data) => frame.data.copy_from_slice(data),
-            Picture::Rgb(picture) => {
+        let Picture::Planes(data) = picture else {
+            return Err(failed(FrameError::Decode("a picture not in planes".into())));
+        };
+        match &take.fitter {
+            None => frame.data.copy_from_slice(data),
+            Some(fitter) => {
                 if take.fitted.as_ref().is_none_or(|(i, _)| i != index) {
-                    let fitted = fit_image(picture, self.size.0, self.size.1, self.fit);
-                    let mut i420 = Frame::new(self.size.0 as usize, self.size.1 as usize);
-                    i420.fill_from(&fitted);
-                    take.fitted = Some((*index, i420.data));
+                    let mut fitted = take.fitted.take().map(|(_, d)| d).unwrap_or_default();
+                    fitted.resize(frame.data.len(), 0);
+                    fitter.fit(data, &mut fitted);
+                    take.fitted = Some((*index, fitted));
                 }
                 let (_, data) = take.fitted.as_ref().expect("fitted above");
                 frame.data.copy_from_slice(data);
