@@ -262,24 +262,25 @@ async fn a_hosted_job_is_kept_in_the_bucket_and_listed_with_public_urls() {
     );
 }
 
+/// A replica over `bucket` that answers listings from its kept copy for 300 s.
+fn kept_listings(bucket: &Arc<dyn Storage>) -> server_stub::storage::ListingCache {
+    server_stub::storage::ListingCache::new(
+        bucket.clone(),
+        server_stub::storage::Freshness {
+            fresh: Duration::from_secs(300),
+            stale_at_most: Duration::from_secs(300),
+        },
+    )
+}
+
 /// Fails on picks read, changed and written whole from a listing: two replicas over one bucket,
 /// each answering listings from its kept copy (up to 300 s old), kept only their own pick.
 #[tokio::test]
 async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
     use server_stub::picks::{self, Change, Decision, Pick};
-    use server_stub::storage::{Freshness, ListingCache};
     let moto = Moto::start().await;
     let bucket: Arc<dyn Storage> = Arc::new(S3Storage::new(&moto.settings()).unwrap());
-    let replica = || {
-        ListingCache::new(
-            bucket.clone(),
-            Freshness {
-                fresh: Duration::from_secs(300),
-                stale_at_most: Duration::from_secs(300),
-            },
-        )
-    };
-    let (a, b) = (replica(), replica());
+    let (a, b) = (kept_listings(&bucket), kept_listings(&bucket));
     // Both have listed the project's picks: each now answers from its own copy.
     for replica in [&a, &b] {
         assert!(picks::all(replica, "p").await.unwrap().is_empty());
@@ -328,19 +329,9 @@ async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
 #[tokio::test]
 async fn a_pick_changed_from_a_listing_older_than_the_change_undoes_nothing() {
     use server_stub::picks::{self, Change, Decision, Pick};
-    use server_stub::storage::{Freshness, ListingCache};
     let moto = Moto::start().await;
     let bucket: Arc<dyn Storage> = Arc::new(S3Storage::new(&moto.settings()).unwrap());
-    let replica = || {
-        ListingCache::new(
-            bucket.clone(),
-            Freshness {
-                fresh: Duration::from_secs(300),
-                stale_at_most: Duration::from_secs(300),
-            },
-        )
-    };
-    let (a, b) = (replica(), replica());
+    let (a, b) = (kept_listings(&bucket), kept_listings(&bucket));
     const ROUNDS: usize = 30;
     for round in 0..ROUNDS {
         bucket
