@@ -3,6 +3,8 @@
 //! all read videos through here, whoever made them (Baseline from the engine, High profile
 //! with reordered frames from hosted providers).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::{Read, Seek};
 
 use image::RgbImage;
@@ -132,11 +134,74 @@ pub struct FrameReader<'a> {
     stream: Vec<u8>,
     /// The next sample to decode (1-based).
     next: u32,
-    /// Pictures the decoder handed back at the end, not yet taken.
-    held: std::collections::VecDeque<Picture>,
+    /// Each sample's place in display order (by its composition time), by sample (0-based).
+    ranks: Vec<u32>,
+    /// The places of the samples given to the decoder whose pictures have not come out yet:
+    /// pictures come out in display order, so each one's place is the least of these.
+    fed: BinaryHeap<Reverse<u32>>,
+    /// Samples passed over without decoding (pictures no other refers to).
+    pub dropped: u32,
+    /// Pictures the decoder handed back at the end, not yet taken, with their places.
+    held: std::collections::VecDeque<(u32, Picture)>,
     flushed: bool,
     /// Pictures come as the decoder's planes, not RGB.
     planes: bool,
+}
+
+/// Each sample's place in display order: the order of their composition times (decode time
+/// plus the `ctts` offset), ties by sample.
+fn display_ranks(
+    durations: impl Iterator<Item = (u32, u32)>,
+    offsets: impl Iterator<Item = (u32, i32)>,
+    samples: u32,
+) -> Vec<u32> {
+    let runs = |(count, value): (u32, i64)| std::iter::repeat_n(value, count as usize);
+    let offsets = offsets.flat_map(|(count, offset)| runs((count, i64::from(offset))));
+    let mut decode = 0i64;
+    let mut shown: Vec<i64> = durations
+        .flat_map(|(count, delta)| runs((count, i64::from(delta))))
+        .zip(offsets.chain(std::iter::repeat(0)))
+        .map(|(delta, offset)| {
+            let at = decode + offset;
+            decode += delta;
+            at
+        })
+        .take(samples as usize)
+        .collect();
+    // A table shorter than the track: the rest in decode order, after.
+    while shown.len() < samples as usize {
+        shown.push(i64::MAX);
+    }
+    let mut order: Vec<u32> = (0..samples).collect();
+    order.sort_by_key(|&n| (shown[n as usize], n));
+    let mut ranks = vec![0; samples as usize];
+    for (rank, n) in order.into_iter().enumerate() {
+        ranks[n as usize] = rank as u32;
+    }
+    ranks
+}
+
+/// Whether no other picture refers to the one in `sample` (length-prefixed NAL units): it has
+/// slices, and each says `nal_ref_idc` 0. Such a picture can be passed over undecoded.
+fn unreferenced(sample: &[u8], length_size: usize) -> bool {
+    let mut rest = sample;
+    let mut slices = 0;
+    while let Some((head, tail)) = rest.split_at_checked(length_size) {
+        let length = head.iter().fold(0usize, |n, b| (n << 8) | usize::from(*b));
+        let Some((nal, tail)) = tail.split_at_checked(length) else {
+            return false;
+        };
+        if let Some(&first) = nal.first() {
+            if matches!(first & 0x1f, 1 | 5) {
+                if first & 0x60 != 0 {
+                    return false;
+                }
+                slices += 1;
+            }
+        }
+        rest = tail;
+    }
+    slices > 0
 }
 
 /// A decoded picture: RGB, or (for a reader asked for them) the decoder's own I420 planes
@@ -208,10 +273,25 @@ impl<'a> FrameReader<'a> {
             stream.extend_from_slice(&[0, 0, 0, 1]);
             stream.extend_from_slice(&set.bytes);
         }
+        let samples = reader.tracks()[&track].sample_count();
+        let stbl = &reader.tracks()[&track].trak.mdia.minf.stbl;
+        let ranks = display_ranks(
+            stbl.stts
+                .entries
+                .iter()
+                .map(|e| (e.sample_count, e.sample_delta)),
+            stbl.ctts
+                .iter()
+                .flat_map(|c| c.entries.iter().map(|e| (e.sample_count, e.sample_offset))),
+            samples,
+        );
         Ok(FrameReader {
             reader,
             track,
             length_size,
+            ranks,
+            fed: BinaryHeap::new(),
+            dropped: 0,
             // Pictures come out when the stream says they are shown: the crate's default flush
             // after every sample hands B-frames over too early and breaks their references.
             decoder: Decoder::with_api_config(
@@ -251,20 +331,40 @@ impl<'a> FrameReader<'a> {
 
     /// The next picture in display order, or `None` after the last.
     pub fn next_picture(&mut self) -> Result<Option<Picture>, FrameError> {
+        Ok(self.next_indexed()?.map(|(_, picture)| picture))
+    }
+
+    /// The next picture in display order with its place in that order (counted from 0), or
+    /// `None` after the last.
+    pub fn next_indexed(&mut self) -> Result<Option<(u32, Picture)>, FrameError> {
         while self.next <= self.samples() {
             let n = self.next;
             self.next += 1;
             if let Some(picture) = self.decode(n)? {
-                return Ok(Some(picture));
+                return Ok(Some((self.shown(), picture)));
             }
         }
         if !self.flushed {
             self.flushed = true;
-            let remaining = self.decoder.flush_remaining().map_err(decode_error)?;
             let planes = self.planes;
-            self.held = remaining.iter().map(|f| picture(f, planes)).collect();
+            let remaining: Vec<Picture> = self
+                .decoder
+                .flush_remaining()
+                .map_err(decode_error)?
+                .iter()
+                .map(|frame| picture(frame, planes))
+                .collect();
+            for picture in remaining {
+                let place = self.shown();
+                self.held.push_back((place, picture));
+            }
         }
         Ok(self.held.pop_front())
+    }
+
+    /// The place of a picture that just came out of the decoder.
+    fn shown(&mut self) -> u32 {
+        self.fed.pop().map_or(0, |Reverse(place)| place)
     }
 
     /// Starts at the sync sample at or before the picture shown `index`th (counted from 0),
@@ -292,20 +392,32 @@ impl<'a> FrameReader<'a> {
         sync - 1
     }
 
-    /// Passes over the next picture in display order without turning it into RGB or planes:
-    /// `false` after the last.
-    pub fn skip_picture(&mut self) -> Result<bool, FrameError> {
-        if !self.held.is_empty() || self.flushed {
-            return Ok(self.next_picture()?.is_some());
+    /// Passes over the pictures shown before place `limit` (in display order), from where the
+    /// reader stands: the ones other pictures refer to are decoded (not turned into RGB or
+    /// planes), the others not even that. The next picture `next_indexed` gives may still be
+    /// one before `limit` (a picture decoded before a later one it is shown after).
+    pub fn pass_before(&mut self, limit: u32) -> Result<(), FrameError> {
+        if self.flushed {
+            while self.held.front().is_some_and(|(place, _)| *place < limit) {
+                self.held.pop_front();
+            }
+            return Ok(());
         }
-        while self.next <= self.samples() {
+        while self.next <= self.samples() && self.ranks[self.next as usize - 1] < limit {
             let n = self.next;
             self.next += 1;
-            if self.decode_only(n)? {
-                return Ok(true);
+            let sample = self.sample(n)?;
+            if unreferenced(&sample, self.length_size) {
+                self.dropped += 1;
+                continue;
+            }
+            annex_b(&sample, self.length_size, &mut self.stream)?;
+            self.fed.push(Reverse(self.ranks[n as usize - 1]));
+            if self.decode_stream()? {
+                self.shown();
             }
         }
-        Ok(self.next_picture()?.is_some())
+        Ok(())
     }
 
     /// The picture the first sample holds, reading no other sample (a poster has only its
@@ -320,7 +432,9 @@ impl<'a> FrameReader<'a> {
 
     /// Decodes sample `n` (1-based): the picture it completes, if any yet.
     fn decode(&mut self, n: u32) -> Result<Option<Picture>, FrameError> {
-        self.read_into_stream(n)?;
+        let sample = self.sample(n)?;
+        annex_b(&sample, self.length_size, &mut self.stream)?;
+        self.fed.push(Reverse(self.ranks[n as usize - 1]));
         let planes = self.planes;
         let decoded = self
             .decoder
@@ -331,10 +445,9 @@ impl<'a> FrameReader<'a> {
         Ok(decoded)
     }
 
-    /// Decodes sample `n` (1-based), keeping nothing of the picture it completes: whether it
-    /// completed one.
-    fn decode_only(&mut self, n: u32) -> Result<bool, FrameError> {
-        self.read_into_stream(n)?;
+    /// Decodes what `stream` holds (a sample's), keeping nothing of the picture it completes:
+    /// whether it completed one.
+    fn decode_stream(&mut self) -> Result<bool, FrameError> {
         let decoded = self
             .decoder
             .decode(&self.stream)
@@ -344,14 +457,14 @@ impl<'a> FrameReader<'a> {
         Ok(decoded)
     }
 
-    /// Sample `n` (1-based) as Annex B after the parameter sets not sent yet.
-    fn read_into_stream(&mut self, n: u32) -> Result<(), FrameError> {
-        let sample = self
+    /// Sample `n`'s (1-based) bytes, length-prefixed as stored.
+    fn sample(&mut self, n: u32) -> Result<bytes::Bytes, FrameError> {
+        Ok(self
             .reader
             .read_sample(self.track, n)
             .map_err(unsupported)?
-            .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?;
-        annex_b(&sample.bytes, self.length_size, &mut self.stream)
+            .ok_or_else(|| FrameError::Unsupported(format!("no sample {n}")))?
+            .bytes)
     }
 }
 
@@ -444,7 +557,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gop.mp4");
         // A take as hosted providers make them: High profile, B-frames, a sync sample every
-        // half second.
+        // half second. Three B-frames in a row, the middle one referred to (x264's pyramid):
+        // the outer two are passed over undecoded.
         let made = std::process::Command::new("ffmpeg")
             .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi"])
             .args(["-i", "testsrc2=size=160x96:rate=24:duration=3"])
@@ -454,7 +568,9 @@ mod tests {
                 "-profile:v",
                 "high",
                 "-bf",
-                "2",
+                "3",
+                "-b_strategy",
+                "0",
                 "-g",
                 "12",
             ])
@@ -475,6 +591,7 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         let size = bytes.len() as u64;
         let reader = || FrameReader::new(std::io::Cursor::new(bytes.clone()), size).unwrap();
+        let mut dropped = 0;
         for index in [0u32, 5, 12, 30, 71] {
             let mut whole = reader();
             let mut expected = None;
@@ -482,15 +599,26 @@ mod tests {
                 expected = whole.next_picture().unwrap().map(Picture::into_rgb);
             }
             let mut seeking = reader();
-            let mut position = seeking.seek_before(index);
+            let position = seeking.seek_before(index);
             assert_eq!(position, index / 12 * 12, "the sync sample before {index}");
-            while position < index {
-                assert!(seeking.skip_picture().unwrap());
-                position += 1;
-            }
-            let found = seeking.next_picture().unwrap().map(Picture::into_rgb);
+            seeking.pass_before(index).unwrap();
+            let found = loop {
+                match seeking.next_indexed().unwrap() {
+                    Some((place, _)) if place < index => continue,
+                    Some((place, picture)) => {
+                        assert_eq!(place, index);
+                        break Some(picture.into_rgb());
+                    }
+                    None => break None,
+                }
+            };
             assert!(found == expected, "picture {index}");
+            dropped += seeking.dropped;
         }
+        assert!(
+            dropped > 0,
+            "pictures no other refers to are passed over undecoded"
+        );
     }
 
     #[test]

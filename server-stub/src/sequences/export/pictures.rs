@@ -183,34 +183,29 @@ impl ShotWork {
         let (pictures, seconds) = (reader.samples(), reader.seconds());
         let fps = f64::from(self.fps);
         let first = nearest_picture(shot.in_frame as f64 / fps, seconds, pictures);
-        // The index of the next picture the reader gives.
-        let mut position = reader.seek_before(first);
-        // The last picture decoded, and its index; the take has no more pictures.
+        reader.seek_before(first);
+        // The last picture decoded, with its place in display order; the take has no more.
         let mut decoded: Option<(u32, Vec<u8>)> = None;
         let mut ended = false;
-        // The picture last handed over, by index, fitted to the cut's size.
+        // The picture last handed over, by place, fitted to the cut's size.
         let mut fitted: Option<(u32, Vec<u8>)> = None;
         for frame in shot.in_frame..shot.out_frame {
             let wanted = nearest_picture(frame as f64 / fps, seconds, pictures);
-            // Pictures before the one before the wanted one are only decoded; that one is kept,
-            // so that past the take's last picture (a damaged tail), the last one stays.
-            while !ended && position + 1 < wanted {
+            // Pictures before the one before the wanted one are passed over (decoded only when
+            // others refer to them); that one is kept, so that past the take's last picture (a
+            // damaged tail), the last one stays.
+            if !ended && decoded.as_ref().is_none_or(|(i, _)| *i + 1 < wanted) {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }
-                if reader.skip_picture().map_err(failed)? {
-                    position += 1;
-                } else {
-                    ended = true;
-                }
+                reader
+                    .pass_before(wanted.saturating_sub(1))
+                    .map_err(failed)?;
             }
             while !ended && decoded.as_ref().is_none_or(|(i, _)| *i < wanted) {
-                match reader.next_picture().map_err(failed)? {
-                    Some(Picture::Planes(data)) => {
-                        decoded = Some((position, data));
-                        position += 1;
-                    }
-                    Some(Picture::Rgb(_)) => {
+                match reader.next_indexed().map_err(failed)? {
+                    Some((place, Picture::Planes(data))) => decoded = Some((place, data)),
+                    Some((_, Picture::Rgb(_))) => {
                         return Err(failed(FrameError::Decode("a picture not in planes".into())))
                     }
                     None => ended = true,
