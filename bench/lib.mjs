@@ -19,7 +19,7 @@ export const RENDER = join(ROOT, "target/production/studio-render");
 export const FAKES = join(ROOT, "target/release/provider-fakes");
 export const TOKEN = "bench-token";
 export const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** BENCH_ONLY=engine,api,load,idle,save,copy,list,replicas,library,scale runs a subset. */
+/** BENCH_ONLY=engine,export,roads,api,... (the names in run.mjs) runs a subset. */
 export const ONLY = process.env.BENCH_ONLY?.split(",");
 export const wanted = (name) => !ONLY || ONLY.includes(name);
 export const work = mkdtempSync(join(tmpdir(), "studio-bench-"));

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ROOT, RUNS, ONLY, wanted, work, rows, row, startServer } from "./lib.mjs";
 import { engine } from "./engine.mjs";
 import { exportCut } from "./export.mjs";
+import { exportRoads } from "./export-roads.mjs";
 import { apiAndRanges } from "./api.mjs";
 import { firstLoad, firstScreen, idle } from "./page.mjs";
 import { bigSave, bigCopy, bigList } from "./storage.mjs";
@@ -33,6 +34,7 @@ const server = await startServer(data);
 try {
   if (wanted("engine")) await engine();
   if (wanted("export")) await exportCut(server, data);
+  if (wanted("roads")) await exportRoads(server, data);
   if (wanted("api")) await apiAndRanges(server, data);
   if (wanted("load")) await firstLoad(server);
   if (wanted("load")) await firstScreen(server);

@@ -9,6 +9,7 @@ pub mod frames;
 pub mod http;
 pub mod jobs;
 pub mod keyed_lock;
+pub mod memory;
 pub mod metrics;
 pub mod picks;
 pub mod poster;

@@ -7,13 +7,9 @@ use server_stub::config::{Config, LogFormat};
 use server_stub::{http, serve};
 use tracing_subscriber::EnvFilter;
 
-/// mimalloc: glibc's allocator spent 8% of a GET job's time in malloc and free, part of it
-/// waiting on its arena locks.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    server_stub::memory::limit_arenas();
     let config = Config::parse();
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,c2pa=warn"));

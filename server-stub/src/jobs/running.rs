@@ -149,6 +149,8 @@ impl JobService {
         })
         .await
         .unwrap_or_else(|e| Err(EngineError::Encode(format!("worker panicked: {e}"))));
+        // What the render held, given back (an export's threads have ended).
+        let _ = tokio::task::spawn_blocking(crate::memory::give_back).await;
         let stored = match rendered {
             Ok(()) => self.signed(id, &signed_as, &out).await,
             Err(e) => Err(e.to_string()),
