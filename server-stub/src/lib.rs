@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod picks;
 pub mod poster;
 pub mod prices;
+pub mod project;
 pub mod project_events;
 pub mod prompts;
 pub mod providers;

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::keyed_lock::KeyedLocks;
+use crate::project::ProjectFolder;
 use crate::storage::{Object, Storage, StorageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -91,10 +92,6 @@ pub struct Change {
     pub decision: Option<Option<Decision>>,
 }
 
-fn folder(project_folder: &str) -> String {
-    format!("projects/{project_folder}/picks/")
-}
-
 /// What one video's pick keys say.
 #[derive(Default)]
 struct Keys {
@@ -143,12 +140,12 @@ impl Keys {
     }
 }
 
-/// Every pick of the project in `project_folder`, by video file name.
+/// Every pick of the project in `project`, by video file name.
 pub async fn all(
     storage: &dyn Storage,
-    project_folder: &str,
+    project: &ProjectFolder,
 ) -> Result<HashMap<String, Pick>, StorageError> {
-    let folder = folder(project_folder);
+    let folder = project.picks();
     Ok(read(&folder, &storage.list(&folder).await?)
         .into_iter()
         .map(|(name, keys)| (name, keys.pick()))
@@ -156,13 +153,13 @@ pub async fn all(
         .collect())
 }
 
-/// The pick of video `name` of the project in `project_folder`, read from its own keys.
+/// The pick of video `name` of the project in `project`, read from its own keys.
 pub async fn of(
     storage: &dyn Storage,
-    project_folder: &str,
+    project: &ProjectFolder,
     name: &str,
 ) -> Result<Pick, StorageError> {
-    let prefix = format!("{}{name}.", folder(project_folder));
+    let prefix = format!("{}{name}.", project.picks());
     Ok(own_keys(storage, &prefix).await?.0.pick())
 }
 
@@ -230,11 +227,11 @@ fn now_millis() -> i64 {
 /// Applies `change` to the pick of video `name`; the pick after it.
 pub async fn change(
     storage: &dyn Storage,
-    project_folder: &str,
+    project: &ProjectFolder,
     name: &str,
     change: Change,
 ) -> Result<Pick, StorageError> {
-    change_at(storage, project_folder, name, change)
+    change_at(storage, project, name, change)
         .await
         .map(|(pick, _)| pick)
 }
@@ -243,11 +240,11 @@ pub async fn change(
 /// video's turn ends: of two changes on this server, the later read has the later time.
 pub async fn change_at(
     storage: &dyn Storage,
-    project_folder: &str,
+    project: &ProjectFolder,
     name: &str,
     change: Change,
 ) -> Result<(Pick, i64), StorageError> {
-    let prefix = format!("{}{name}.", folder(project_folder));
+    let prefix = format!("{}{name}.", project.picks());
     let _turn = CHANGING.lock(&prefix).await;
     let key = |suffix: &str| format!("{prefix}{suffix}");
     // A pick written whole, before per-field keys: written again as per-field keys, whole.
@@ -321,10 +318,10 @@ pub async fn change_at(
 /// Forgets the pick of video `name` (removed from the library).
 pub async fn forget(
     storage: &dyn Storage,
-    project_folder: &str,
+    project: &ProjectFolder,
     name: &str,
 ) -> Result<(), StorageError> {
-    let prefix = format!("{}{name}.", folder(project_folder));
+    let prefix = format!("{}{name}.", project.picks());
     let _turn = CHANGING.lock(&prefix).await;
     for suffix in PER_FIELD.iter().chain(&WHOLE) {
         storage.delete(&format!("{prefix}{suffix}")).await?;
@@ -336,6 +333,10 @@ pub async fn forget(
 mod tests {
     use super::*;
     use crate::storage::LocalStorage;
+
+    fn p() -> ProjectFolder {
+        ProjectFolder::of("p")
+    }
 
     #[test]
     fn every_whole_pick_reads_back() {
@@ -368,11 +369,12 @@ mod tests {
     async fn a_star_and_a_decision_at_once_both_hold() {
         let dir = tempfile::tempdir().unwrap();
         let storage = storage(dir.path());
+        let folder = p();
         for round in 0..20 {
             let name = format!("v{round}.mp4");
             let star = change(
                 &storage,
-                "p",
+                &folder,
                 &name,
                 Change {
                     favourite: Some(true),
@@ -381,7 +383,7 @@ mod tests {
             );
             let approve = change(
                 &storage,
-                "p",
+                &folder,
                 &name,
                 Change {
                     decision: Some(Some(Decision::Approved)),
@@ -392,7 +394,7 @@ mod tests {
             assert!(starred.unwrap().favourite);
             assert_eq!(approved.unwrap().decision, Some(Decision::Approved));
             assert_eq!(
-                all(&storage, "p").await.unwrap()[&name],
+                all(&storage, &p()).await.unwrap()[&name],
                 Pick {
                     favourite: true,
                     decision: Some(Decision::Approved)
@@ -410,12 +412,12 @@ mod tests {
             favourite: Some(true),
             ..Change::default()
         };
-        change(&storage, "p", "v.mp4", star).await.unwrap();
+        change(&storage, &p(), "v.mp4", star).await.unwrap();
         let reject = Change {
             decision: Some(Some(Decision::Rejected)),
             ..Change::default()
         };
-        let after = change(&storage, "p", "v.mp4", reject).await.unwrap();
+        let after = change(&storage, &p(), "v.mp4", reject).await.unwrap();
         assert_eq!(
             after,
             Pick {
@@ -427,10 +429,10 @@ mod tests {
             favourite: Some(false),
             ..Change::default()
         };
-        let after = change(&storage, "p", "v.mp4", unstar).await.unwrap();
+        let after = change(&storage, &p(), "v.mp4", unstar).await.unwrap();
         assert_eq!(after.decision, Some(Decision::Rejected));
-        forget(&storage, "p", "v.mp4").await.unwrap();
-        assert!(all(&storage, "p").await.unwrap().is_empty());
+        forget(&storage, &p(), "v.mp4").await.unwrap();
+        assert!(all(&storage, &p()).await.unwrap().is_empty());
     }
 
     #[tokio::test]
@@ -442,7 +444,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            all(&storage, "p").await.unwrap()["v.mp4"],
+            all(&storage, &p()).await.unwrap()["v.mp4"],
             Pick {
                 favourite: true,
                 decision: Some(Decision::Approved)
@@ -450,7 +452,7 @@ mod tests {
         );
         let after = change(
             &storage,
-            "p",
+            &p(),
             "v.mp4",
             Change {
                 decision: Some(None),

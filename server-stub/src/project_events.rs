@@ -12,8 +12,8 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::jobs::database::Database;
-use crate::jobs::record::project_folder;
 use crate::picks::Pick;
+use crate::project::ProjectFolder;
 use crate::reviews::Note;
 use crate::storage::Storage;
 
@@ -158,13 +158,11 @@ impl ProjectEvents {
                     Ok(announced) if announced.origin != self.origin => {
                         let change = announced.change;
                         // What another server changed is listed afresh here.
-                        let folder = project_folder(&change.project);
+                        let folder = ProjectFolder::of(&change.project);
                         if change.event == LIBRARY {
-                            self.storage
-                                .changed_elsewhere(&format!("projects/{folder}/"));
+                            self.storage.changed_elsewhere(&folder.library());
                         } else if change.event == SEQUENCE {
-                            self.storage
-                                .changed_elsewhere(&crate::sequences::listing(&folder));
+                            self.storage.changed_elsewhere(&folder.sequences());
                         }
                         let _ = self.sender.send(Arc::new(change));
                     }

@@ -17,6 +17,7 @@ use server_stub::http::guard::{Guard, GuardSettings};
 use server_stub::http::{router, Shared};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::{JobService, NewJob};
+use server_stub::project::ProjectFolder;
 use server_stub::storage::{S3Storage, Storage, StorageError};
 use tower::ServiceExt;
 
@@ -283,11 +284,14 @@ async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
     let (a, b) = (kept_listings(&bucket), kept_listings(&bucket));
     // Both have listed the project's picks: each now answers from its own copy.
     for replica in [&a, &b] {
-        assert!(picks::all(replica, "p").await.unwrap().is_empty());
+        assert!(picks::all(replica, &ProjectFolder::of("p"))
+            .await
+            .unwrap()
+            .is_empty());
     }
     let starred = picks::change(
         &a,
-        "p",
+        &ProjectFolder::of("p"),
         "v.mp4",
         Change {
             favourite: Some(true),
@@ -299,7 +303,7 @@ async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
     assert!(starred.favourite);
     let approved = picks::change(
         &b,
-        "p",
+        &ProjectFolder::of("p"),
         "v.mp4",
         Change {
             decision: Some(Some(Decision::Approved)),
@@ -317,7 +321,9 @@ async fn picks_made_on_two_replicas_over_one_bucket_both_hold() {
         "the answer reads the other field from the bucket"
     );
     assert_eq!(
-        picks::all(bucket.as_ref(), "p").await.unwrap()["v.mp4"],
+        picks::all(bucket.as_ref(), &ProjectFolder::of("p"))
+            .await
+            .unwrap()["v.mp4"],
         both
     );
 }
@@ -344,13 +350,19 @@ async fn a_pick_changed_from_a_listing_older_than_the_change_undoes_nothing() {
     }
     // Both have listed the project's picks with the old keys in them, and keep that listing.
     for replica in [&a, &b] {
-        assert_eq!(picks::all(replica, "p").await.unwrap().len(), ROUNDS);
+        assert_eq!(
+            picks::all(replica, &ProjectFolder::of("p"))
+                .await
+                .unwrap()
+                .len(),
+            ROUNDS
+        );
     }
     for round in 0..ROUNDS {
         let name = format!("v{round}.mp4");
         let rejected = picks::change(
             &b,
-            "p",
+            &ProjectFolder::of("p"),
             &name,
             Change {
                 decision: Some(Some(Decision::Rejected)),
@@ -368,7 +380,7 @@ async fn a_pick_changed_from_a_listing_older_than_the_change_undoes_nothing() {
         );
         let unstarred = picks::change(
             &a,
-            "p",
+            &ProjectFolder::of("p"),
             &name,
             Change {
                 favourite: Some(false),
@@ -383,12 +395,14 @@ async fn a_pick_changed_from_a_listing_older_than_the_change_undoes_nothing() {
         };
         assert_eq!(unstarred, both, "round {round}: A's answer");
         assert_eq!(
-            picks::of(&a, "p", &name).await.unwrap(),
+            picks::of(&a, &ProjectFolder::of("p"), &name).await.unwrap(),
             both,
             "round {round}: A reads the video's own keys"
         );
         assert_eq!(
-            picks::all(bucket.as_ref(), "p").await.unwrap()[&name],
+            picks::all(bucket.as_ref(), &ProjectFolder::of("p"))
+                .await
+                .unwrap()[&name],
             both,
             "round {round}: the bucket"
         );

@@ -16,7 +16,7 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery};
 use super::{valid_project, AppState};
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::zip::{self, portable, Entry, Source};
 
 /// The most videos one archive holds.
@@ -82,7 +82,7 @@ pub(super) async fn entries_of(
     project: &str,
     names: &[String],
 ) -> Result<Vec<Entry>, ApiError> {
-    let folder = project_folder(project);
+    let folder = ProjectFolder::of(project);
     let storage = state.jobs.storage();
     let mut entries = Vec::new();
     for name in names {
@@ -91,7 +91,7 @@ pub(super) async fn entries_of(
             .strip_suffix(".mp4")
             .filter(|_| valid_file_name(name))
             .ok_or_else(missing)?;
-        let key = format!("projects/{folder}/{name}");
+        let key = folder.file(name);
         let video = storage.head(&key).await?.ok_or_else(missing)?;
         entries.push(Entry {
             name: portable(name),
@@ -99,7 +99,7 @@ pub(super) async fn entries_of(
             size: video.size_bytes,
             modified: video.modified,
         });
-        let metadata = format!("projects/{folder}/{stem}.json");
+        let metadata = folder.companion(stem, "json");
         if let Some(json) = storage.head(&metadata).await? {
             entries.push(Entry {
                 name: portable(&format!("{stem}.json")),

@@ -16,7 +16,7 @@ use super::jobs::JobView;
 use super::timelines::sequence_cut;
 use super::AppState;
 use crate::engine::VideoSpec;
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::sequences::export::Export;
 
 /// The formats a cut is exported in.
@@ -68,9 +68,9 @@ pub async fn create(
             "The sequence has no shots to export".into(),
         ));
     }
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let export = Export::of(&sequence.id, sequence.version, &cut, |file| {
-        format!("projects/{folder}/{file}")
+        folder.file(file)
     });
     let spec = VideoSpec {
         width: cut.width,

@@ -16,7 +16,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::shares::split;
 use super::AppState;
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::project_events::Change;
 use crate::reviews::{self, Added, Note, NoteError, ReviewComment, ReviewDecision, Share, Verdict};
 
@@ -216,10 +216,10 @@ pub async fn show(
     let share = opened(&state, &token).await?;
     let storage = state.jobs.storage();
     let (comments, decisions) = split(reviews::notes(storage.as_ref(), &share.id).await?);
-    let folder = project_folder(&share.project);
+    let folder = ProjectFolder::of(&share.project);
     let mut videos = Vec::new();
     for name in &share.videos {
-        let key = format!("projects/{folder}/{name}");
+        let key = folder.file(name);
         // A video deleted from the library since is no longer shown.
         if storage.head(&key).await?.is_none() {
             continue;
@@ -272,7 +272,7 @@ pub async fn credentials(
     if !share.videos.contains(&name) {
         return Err(not_shared());
     }
-    let key = format!("projects/{}/{name}", project_folder(&share.project));
+    let key = ProjectFolder::of(&share.project).file(&name);
     let video = state
         .jobs
         .storage()

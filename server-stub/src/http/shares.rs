@@ -14,7 +14,7 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::{valid_project, AppState};
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::reviews::{self, Note, ReviewComment, ReviewDecision, Share};
 
 /// The most videos one link shares.
@@ -144,15 +144,12 @@ pub async fn create(
             "videos must name 1 to {MAX_SHARED} saved videos"
         )));
     }
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let storage = state.jobs.storage();
     for name in &videos {
         let saved = name.ends_with(".mp4")
             && valid_file_name(name)
-            && storage
-                .head(&format!("projects/{folder}/{name}"))
-                .await?
-                .is_some();
+            && storage.head(&folder.file(name)).await?.is_some();
         if !saved {
             return Err(ApiError::NotFound(format!("No such video: {name}")));
         }
@@ -196,7 +193,9 @@ pub async fn list(
     valid_project(&project)?;
     let storage = state.jobs.storage();
     let mut shares = Vec::new();
-    for share in reviews::of_project(storage.as_ref(), &project, &project_folder(&project)).await? {
+    for share in
+        reviews::of_project(storage.as_ref(), &project, &ProjectFolder::of(&project)).await?
+    {
         shares.push(view(&state, share).await?);
     }
     Ok(Json(Shares { shares }))
@@ -224,7 +223,7 @@ pub async fn revoke(
     let share = reviews::get(storage.as_ref(), &project, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("No such review link".into()))?;
-    reviews::revoke(storage.as_ref(), &project_folder(&project), &share).await?;
+    reviews::revoke(storage.as_ref(), &ProjectFolder::of(&project), &share).await?;
     tracing::info!(project = %project, share = %share.id, "revoked a review link");
     Ok(StatusCode::NO_CONTENT)
 }

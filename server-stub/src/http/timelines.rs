@@ -18,7 +18,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::ApiPath;
 use super::sequences::{library, no_such};
 use super::{valid_project, AppState};
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::sequences::timeline::{self, Cut};
 use crate::sequences::{probe, Sequence};
 use crate::zip::{Entry, Source};
@@ -73,7 +73,7 @@ pub(super) async fn sequence_cut(
 ) -> Result<(Sequence, Cut), ApiError> {
     valid_project(project)?;
     let storage = state.jobs.storage();
-    let folder = project_folder(project);
+    let folder = ProjectFolder::of(project);
     let sequence = crate::sequences::get(storage.as_ref(), &folder, id)
         .await?
         .ok_or_else(no_such)?;
@@ -211,7 +211,7 @@ pub async fn package(
 ) -> Result<Response, ApiError> {
     let cut = cut(&state, &project, &id).await?;
     let storage = state.jobs.storage();
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let mut entries: Vec<Entry> = Format::ALL
         .into_iter()
@@ -225,7 +225,7 @@ pub async fn package(
         if !packed.insert(clip.file_name.as_str()) {
             continue;
         }
-        let key = format!("projects/{folder}/{}", clip.file_name);
+        let key = folder.file(&clip.file_name);
         // Deleted since the cut was read: refused as the cut would have been.
         let gone = || ApiError::Conflict(format!("{} is no longer in the library", clip.file_name));
         let video = storage.head(&key).await?.ok_or_else(gone)?;

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use studio_core::price::cents;
 
 use super::cost;
-use super::record::{project_folder, JobRecord};
+use super::record::JobRecord;
+use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 
 /// The largest budget file read.
@@ -33,7 +34,7 @@ impl Budget {
 }
 
 fn key(project: &str) -> String {
-    format!("budgets/{}.json", project_folder(project))
+    ProjectFolder::of(project).budget()
 }
 
 /// The project's budget, if one is set. A file that cannot be read as one is an error, never

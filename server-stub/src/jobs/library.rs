@@ -5,10 +5,11 @@ use serde_json::json;
 use super::record::{self, Status};
 use super::{cost, now, JobError, JobService};
 use crate::poster::poster_key;
+use crate::project::ProjectFolder;
 use crate::storage::{file_name, StorageError};
 
 pub fn library_key(project: &str, id: &str) -> String {
-    format!("projects/{}/{id}.mp4", record::project_folder(project))
+    ProjectFolder::of(project).file(&format!("{id}.mp4"))
 }
 
 impl JobService {

@@ -218,18 +218,6 @@ pub fn is_valid_model(model: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
 }
 
-/// The storage folder of a project: the id itself in the cleaned form (a-z, 0-9 and '-'),
-/// else `_` and a digest of it, so no id can reach outside `projects/` or make an unsafe key.
-pub fn project_folder(id: &str) -> String {
-    if studio_core::project_id::is_clean(id) {
-        return id.to_owned();
-    }
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(id.as_bytes());
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("_{hex}")
-}
-
 /// A 1280x720, 5 s job of `local-1` in `project`, made at `created`, estimated at `usd`: for
 /// the tests of what jobs cost.
 #[cfg(test)]
@@ -273,20 +261,6 @@ mod tests {
             "../x:task_1",
         ] {
             assert!(!is_valid_id(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn any_valid_project_id_gets_a_safe_folder() {
-        assert_eq!(project_folder("my-project-1-"), "my-project-1-");
-        for id in ["My Project", "a/b", "..", "Été", &"é".repeat(100)] {
-            assert!(studio_core::project_id::is_valid(id), "{id}");
-            let folder = project_folder(id);
-            assert!(folder.starts_with('_') && folder.len() == 33, "{folder}");
-        }
-        assert_ne!(project_folder("a/b"), project_folder("a b"));
-        for bad in ["", "  ", "a\nb", &"x".repeat(101)] {
-            assert!(!studio_core::project_id::is_valid(bad), "{bad:?}");
         }
     }
 }

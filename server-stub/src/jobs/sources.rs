@@ -3,10 +3,11 @@
 //! pictures when it renders.
 
 use super::inputs::{self, ImageRole, Input, VideoRole};
-use super::record::{is_valid_id, project_folder, JobRecord, Status};
+use super::record::{is_valid_id, JobRecord, Status};
 use super::{JobError, JobService, NewJob};
 use crate::engine::{fit_image, EngineError, Shot, VideoSpec};
 use crate::frames::At;
+use crate::project::ProjectFolder;
 use crate::providers::{Picture, Pictures};
 use crate::references::ReferenceError;
 
@@ -115,7 +116,7 @@ impl JobService {
         if !library_name(name) {
             return Err(missing());
         }
-        let key = format!("projects/{}/{name}", project_folder(project));
+        let key = ProjectFolder::of(project).file(name);
         let storage = self.storage();
         storage.head(&key).await?.ok_or_else(missing)?;
         let meta = format!("{}.json", key.trim_end_matches(".mp4"));

@@ -12,8 +12,8 @@ use thiserror::Error;
 use utoipa::ToSchema;
 
 use crate::frames::{At, FrameError};
-use crate::jobs::record::project_folder;
 use crate::keyed_lock::KeyedLocks;
+use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 use probe::ProbeError;
 
@@ -109,7 +109,7 @@ pub fn is_valid_id(id: &str) -> bool {
 }
 
 fn folder(project: &str) -> String {
-    format!("projects/{}/references/", project_folder(project))
+    ProjectFolder::of(project).references()
 }
 
 fn record_key(project: &str, id: &str) -> String {

@@ -15,6 +15,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 
 pub use notes::{
@@ -99,15 +100,11 @@ fn share_key(id: &str) -> String {
     format!("shares/{id}/share.json")
 }
 
-fn index_folder(project_folder: &str) -> String {
-    format!("projects/{project_folder}/shares/")
-}
-
 /// Makes a share of `videos` for `hours`; the share and its token (given out once, never kept).
 pub async fn create(
     storage: &dyn Storage,
     project: &str,
-    project_folder: &str,
+    folder: &ProjectFolder,
     videos: Vec<String>,
     hours: u32,
     comments: bool,
@@ -129,7 +126,7 @@ pub async fn create(
     notes::start(storage, &id).await?;
     storage.put_bytes(&share_key(&id), bytes).await?;
     storage
-        .put_bytes(&format!("{}{id}", index_folder(project_folder)), Vec::new())
+        .put_bytes(&format!("{}{id}", folder.shares()), Vec::new())
         .await?;
     Ok((share, token))
 }
@@ -170,9 +167,9 @@ pub async fn get(
 pub async fn of_project(
     storage: &dyn Storage,
     project: &str,
-    project_folder: &str,
+    folder: &ProjectFolder,
 ) -> Result<Vec<Share>, StorageError> {
-    let folder = index_folder(project_folder);
+    let folder = folder.shares();
     let ids: Vec<String> = storage
         .list(&folder)
         .await?
@@ -193,12 +190,12 @@ pub async fn of_project(
 /// Ends a share: its link is dead from the first deletion on; its notes go with it.
 pub async fn revoke(
     storage: &dyn Storage,
-    project_folder: &str,
+    folder: &ProjectFolder,
     share: &Share,
 ) -> Result<(), StorageError> {
     storage.delete(&share_key(&share.id)).await?;
     storage
-        .delete(&format!("{}{}", index_folder(project_folder), share.id))
+        .delete(&format!("{}{}", folder.shares(), share.id))
         .await?;
     notes::forget(storage, &share.id).await
 }

@@ -236,7 +236,8 @@ pub async fn add(
         let free_at = recent[recent.len() - NOTES_PER_MINUTE] + 60_000;
         let wait = free_at.saturating_sub(unix_millis()).div_ceil(1000);
         return Err(NoteError::TooMany {
-            retry_after: u64::try_from(wait).unwrap_or(60).max(1),
+            // Ids made faster than one a millisecond run ahead of the clock: never past the minute.
+            retry_after: u64::try_from(wait).unwrap_or(60).clamp(1, 60),
         });
     }
     keep(kept, old).await
@@ -248,6 +249,7 @@ mod tests {
         create, get, of_project, open, revoke, share_key, timestamp, ReviewComment,
     };
     use super::*;
+    use crate::project::ProjectFolder;
     use crate::storage::held::{Held, HeldStorage};
     use crate::storage::LocalStorage;
 
@@ -266,9 +268,16 @@ mod tests {
     async fn a_share_lives_until_revoked_and_keeps_its_notes_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, token) = create(&storage, "p", "p", vec!["a.mp4".into()], 72, true)
-            .await
-            .unwrap();
+        let (share, token) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            72,
+            true,
+        )
+        .await
+        .unwrap();
         assert!(
             !std::fs::read_to_string(dir.path().join("media").join(share_key(&share.id)))
                 .unwrap()
@@ -284,11 +293,22 @@ mod tests {
         add(&storage, None, &share, &first).await.unwrap();
         add(&storage, None, &share, &second).await.unwrap();
         assert_eq!(notes(&storage, &share.id).await.unwrap(), [first, second]);
-        assert_eq!(of_project(&storage, "p", "p").await.unwrap().len(), 1);
+        assert_eq!(
+            of_project(&storage, "p", &ProjectFolder::of("p"))
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
         assert!(get(&storage, "other", &share.id).await.unwrap().is_none());
-        revoke(&storage, "p", &share).await.unwrap();
+        revoke(&storage, &ProjectFolder::of("p"), &share)
+            .await
+            .unwrap();
         assert!(open(&storage, &token).await.unwrap().is_none());
-        assert!(of_project(&storage, "p", "p").await.unwrap().is_empty());
+        assert!(of_project(&storage, "p", &ProjectFolder::of("p"))
+            .await
+            .unwrap()
+            .is_empty());
         assert!(notes(&storage, &share.id).await.unwrap().is_empty());
     }
 
@@ -297,9 +317,16 @@ mod tests {
     async fn a_repeated_post_keeps_one_note_and_answers_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
-            .await
-            .unwrap();
+        let (share, _) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            1,
+            true,
+        )
+        .await
+        .unwrap();
         let with_client = |client: &str| {
             let Note::Comment(mut c) = comment("a.mp4") else {
                 unreachable!()
@@ -338,9 +365,16 @@ mod tests {
     async fn a_link_takes_sixty_notes_a_minute() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
-            .await
-            .unwrap();
+        let (share, _) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            1,
+            true,
+        )
+        .await
+        .unwrap();
         for _ in 0..NOTES_PER_MINUTE {
             add(&storage, None, &share, &comment("a.mp4"))
                 .await
@@ -357,9 +391,16 @@ mod tests {
     async fn a_link_takes_its_total_and_no_more() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
-            .await
-            .unwrap();
+        let (share, _) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            1,
+            true,
+        )
+        .await
+        .unwrap();
         // The notes of days past, all but the last place taken.
         let past: Vec<Note> = (0..NOTES_PER_LINK - 1)
             .map(|n| {
@@ -389,9 +430,16 @@ mod tests {
     async fn a_page_view_reads_the_notes_once() {
         let dir = tempfile::tempdir().unwrap();
         let storage = HeldStorage::new(dir.path(), Held::Delete, 1);
-        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
-            .await
-            .unwrap();
+        let (share, _) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            1,
+            true,
+        )
+        .await
+        .unwrap();
         let mut posted = Vec::new();
         for _ in 0..50 {
             let note = comment("a.mp4");
@@ -413,9 +461,16 @@ mod tests {
     async fn notes_kept_one_per_object_are_read_and_moved_at_the_next_post() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(&storage, "p", "p", vec!["a.mp4".into()], 1, true)
-            .await
-            .unwrap();
+        let (share, _) = create(
+            &storage,
+            "p",
+            &ProjectFolder::of("p"),
+            vec!["a.mp4".into()],
+            1,
+            true,
+        )
+        .await
+        .unwrap();
         storage.delete(&notes_key(&share.id)).await.unwrap();
         let old: Vec<Note> = (0..3).map(|_| comment("a.mp4")).collect();
         for note in &old {

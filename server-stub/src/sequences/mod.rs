@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Fit;
 use crate::jobs::database::{Database, DbError};
+use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 
 /// The frame rates a sequence may have; the first is the default.
@@ -108,7 +109,7 @@ pub async fn join_take(
     storage: &dyn Storage,
     database: Option<&Database>,
     project: &str,
-    folder: &str,
+    folder: &ProjectFolder,
     link: &ShotLink,
     take: &str,
 ) -> Result<Option<Sequence>, SequenceError> {
@@ -152,20 +153,16 @@ pub fn valid_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-fn key(folder: &str, id: &str) -> String {
-    format!("sequences/{folder}/{id}.json")
-}
-
 /// The sequence `id` of the project in `folder`, if there is one.
 pub async fn get(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
     id: &str,
 ) -> Result<Option<Sequence>, SequenceError> {
     if !valid_id(id) {
         return Ok(None);
     }
-    match storage.read(&key(folder, id), RECORD_MAX).await {
+    match storage.read(&folder.sequence(id), RECORD_MAX).await {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| SequenceError::Damaged(id.to_owned(), e)),
@@ -177,24 +174,24 @@ pub async fn get(
 /// Writes `sequence` over what is stored.
 pub async fn put(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
     sequence: &Sequence,
 ) -> Result<(), SequenceError> {
     let bytes =
         serde_json::to_vec(sequence).map_err(|e| SequenceError::Damaged(sequence.id.clone(), e))?;
-    storage.put_bytes(&key(folder, &sequence.id), bytes).await?;
+    storage
+        .put_bytes(&folder.sequence(&sequence.id), bytes)
+        .await?;
     Ok(())
 }
 
 /// The project's sequences, most recently changed first.
-/// The folder of a project's sequences, as storage lists it.
-pub fn listing(folder: &str) -> String {
-    format!("sequences/{folder}/")
-}
-
-pub async fn all(storage: &dyn Storage, folder: &str) -> Result<Vec<Sequence>, SequenceError> {
+pub async fn all(
+    storage: &dyn Storage,
+    folder: &ProjectFolder,
+) -> Result<Vec<Sequence>, SequenceError> {
     let mut sequences = Vec::new();
-    for object in storage.list(&listing(folder)).await?.iter() {
+    for object in storage.list(&folder.sequences()).await?.iter() {
         let Some(id) = crate::storage::file_name(&object.key).strip_suffix(".json") else {
             continue;
         };
@@ -207,8 +204,12 @@ pub async fn all(storage: &dyn Storage, folder: &str) -> Result<Vec<Sequence>, S
 }
 
 /// Removes the sequence `id`.
-pub async fn remove(storage: &dyn Storage, folder: &str, id: &str) -> Result<(), SequenceError> {
-    storage.delete(&key(folder, id)).await?;
+pub async fn remove(
+    storage: &dyn Storage,
+    folder: &ProjectFolder,
+    id: &str,
+) -> Result<(), SequenceError> {
+    storage.delete(&folder.sequence(id)).await?;
     Ok(())
 }
 
@@ -241,21 +242,33 @@ mod tests {
             }],
             updated_at: now(),
         };
-        put(&storage, "p", &sequence).await.unwrap();
+        put(&storage, &ProjectFolder::of("p"), &sequence)
+            .await
+            .unwrap();
         let link = ShotLink {
             sequence: "seq_full".into(),
             shot: "s1".into(),
         };
         let last = &takes[MAX_SHOT_TAKES - 1];
-        let joined = join_take(&storage, None, "p", "p", &link, last)
+        let joined = join_take(&storage, None, "p", &ProjectFolder::of("p"), &link, last)
             .await
             .unwrap();
         assert_eq!(joined.unwrap().shots[0].takes.len(), MAX_SHOT_TAKES);
-        let refused = join_take(&storage, None, "p", "p", &link, "one-more.mp4")
-            .await
-            .unwrap();
+        let refused = join_take(
+            &storage,
+            None,
+            "p",
+            &ProjectFolder::of("p"),
+            &link,
+            "one-more.mp4",
+        )
+        .await
+        .unwrap();
         assert_eq!(refused, None);
-        let stored = get(&storage, "p", "seq_full").await.unwrap().unwrap();
+        let stored = get(&storage, &ProjectFolder::of("p"), "seq_full")
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(stored.shots[0].takes.len(), MAX_SHOT_TAKES);
         assert_eq!(stored.version, 2);
     }

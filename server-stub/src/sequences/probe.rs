@@ -4,17 +4,18 @@
 
 use super::frames;
 use super::timeline::{Rate, SourceFile};
+use crate::project::ProjectFolder;
 use crate::storage::Storage;
 
 /// The library video `name` of the project's `folder`, as its header (else its metadata, at
 /// `fps`) says.
 pub async fn take_file(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
     name: &str,
     fps: u32,
 ) -> Option<SourceFile> {
-    match from_header(storage, &format!("projects/{folder}/{name}")).await {
+    match from_header(storage, &folder.file(name)).await {
         Some(source) => Some(source),
         None => {
             let seconds = from_metadata(storage, folder, name).await?;
@@ -42,10 +43,10 @@ async fn from_header(storage: &dyn Storage, key: &str) -> Option<SourceFile> {
 }
 
 /// How long the library video `name` is, in seconds, when its metadata says.
-async fn from_metadata(storage: &dyn Storage, folder: &str, name: &str) -> Option<f64> {
+async fn from_metadata(storage: &dyn Storage, folder: &ProjectFolder, name: &str) -> Option<f64> {
     let stem = name.strip_suffix(".mp4")?;
     let bytes = storage
-        .read(&format!("projects/{folder}/{stem}.json"), 64 * 1024)
+        .read(&folder.companion(stem, "json"), 64 * 1024)
         .await
         .ok()?;
     let metadata: serde_json::Value = serde_json::from_slice(&bytes).ok()?;

@@ -15,9 +15,9 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery, JsonBody, PublicBase};
 use super::{valid_project, AppState};
-use crate::jobs::record::project_folder;
 use crate::picks::{self, Decision, Pick};
 use crate::poster::poster_key;
+use crate::project::ProjectFolder;
 use crate::project_events::Change;
 use crate::prompts::Summary;
 use crate::storage::{file_name, Object};
@@ -136,7 +136,7 @@ pub async fn list(
         ),
         None => None,
     };
-    let folder = format!("projects/{}/", project_folder(&project));
+    let folder = ProjectFolder::of(&project).library();
     let storage = state.jobs.storage();
     let listed = storage.list(&folder).await?;
     // The library is the folder's own files; `references/` below it is not. Everything below
@@ -160,7 +160,7 @@ pub async fn list(
         .filter(|o| o.key.ends_with(".jpg"))
         .map(|o| o.key.as_str())
         .collect();
-    let picks = picks::all(storage.as_ref(), &project_folder(&project)).await?;
+    let picks = picks::all(storage.as_ref(), &ProjectFolder::of(&project)).await?;
     let pick_of = |o: &Object| picks.get(file_name(&o.key)).copied().unwrap_or_default();
     // A video's pick is looked up only when the page filters by it.
     let filtered = page.favourite.is_some() || page.decision.is_some();

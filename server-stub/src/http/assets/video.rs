@@ -47,9 +47,7 @@ pub async fn remove(
     } = stored(&state, &project, &name).await?;
     let storage = state.jobs.storage();
     for companion in ["json", "jpg"] {
-        storage
-            .delete(&format!("projects/{folder}/{stem}.{companion}"))
-            .await?;
+        storage.delete(&folder.companion(&stem, companion)).await?;
     }
     storage.delete(&key).await?;
     state.jobs.unsaved(&key).await;
@@ -159,16 +157,16 @@ pub async fn one(
 async fn shown(
     state: &AppState,
     base: &PublicBase,
-    folder: &str,
+    folder: &ProjectFolder,
     stem: &str,
     video: Object,
     pick: Pick,
 ) -> Result<Asset, ApiError> {
     let storage = state.jobs.storage();
-    let metadata = format!("projects/{folder}/{stem}.json");
+    let metadata = folder.companion(stem, "json");
     let summary = match storage.head(&metadata).await? {
         Some(object) => {
-            let folder = format!("projects/{folder}/");
+            let folder = folder.library();
             state
                 .jobs
                 .prompts()
@@ -187,7 +185,7 @@ async fn shown(
 
 /// A saved video named in a path: its project's folder, its stem and key, and the object.
 pub(super) struct Stored {
-    pub(super) folder: String,
+    pub(super) folder: ProjectFolder,
     pub(super) stem: String,
     pub(super) key: String,
     pub(super) video: Object,
@@ -205,8 +203,8 @@ pub(super) async fn stored(
         .strip_suffix(".mp4")
         .filter(|_| valid_file_name(name))
         .ok_or_else(missing)?;
-    let folder = project_folder(project);
-    let key = format!("projects/{folder}/{name}");
+    let folder = ProjectFolder::of(project);
+    let key = folder.file(name);
     let video = state.jobs.storage().head(&key).await?.ok_or_else(missing)?;
     Ok(Stored {
         stem: stem.to_owned(),

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::ShotChange;
 use crate::http::assets::valid_file_name;
 use crate::http::error::ApiError;
+use crate::project::ProjectFolder;
 use crate::sequences::{
     frames, new_id, probe, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS,
     MAX_SHOT_TAKES,
@@ -16,10 +17,10 @@ use crate::storage::{Storage, StorageError};
 /// The file names of the project's library videos.
 pub(in crate::http) async fn library(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
 ) -> Result<HashSet<String>, StorageError> {
     Ok(storage
-        .list(&format!("projects/{folder}/"))
+        .list(&folder.library())
         .await?
         .iter()
         .map(|o| crate::storage::file_name(&o.key))
@@ -56,7 +57,7 @@ pub(super) fn check_format(fps: f64, size: &str) -> Result<u32, ApiError> {
 /// `current` are not checked again (a take deleted since stays, and says it is missing).
 pub(super) async fn checked_shots(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
     saved: &HashSet<String>,
     fps: u32,
     shots: Vec<ShotChange>,

@@ -22,7 +22,7 @@ use super::auth::Authorized;
 use super::error::{ApiError, ConflictBody, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
 use super::{valid_project, AppState};
-use crate::jobs::record::project_folder;
+use crate::project::ProjectFolder;
 use crate::project_events::Change;
 use crate::sequences::{self, frames, locked, new_id, now, Sequence, DEFAULT_SIZE, FPS_OFFERED};
 use crate::storage::Storage;
@@ -67,9 +67,13 @@ pub(super) async fn check_link(
     link: &sequences::ShotLink,
 ) -> Result<(), ApiError> {
     let storage = state.jobs.storage();
-    let sequence = sequences::get(storage.as_ref(), &project_folder(project), &link.sequence)
-        .await?
-        .ok_or_else(no_such)?;
+    let sequence = sequences::get(
+        storage.as_ref(),
+        &ProjectFolder::of(project),
+        &link.sequence,
+    )
+    .await?
+    .ok_or_else(no_such)?;
     if !sequence.shots.iter().any(|s| s.id == link.shot) {
         return Err(ApiError::NotFound(format!(
             "No shot {} in the sequence {}",
@@ -89,7 +93,7 @@ pub(super) async fn join_take(
 ) {
     let storage = state.jobs.storage();
     let database = state.jobs.database();
-    let folder = project_folder(project);
+    let folder = ProjectFolder::of(project);
     match sequences::join_take(
         storage.as_ref(),
         database.as_ref(),
@@ -155,7 +159,7 @@ pub async fn create(
         updated_at: now(),
     };
     let storage = state.jobs.storage();
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let make = async {
         sequences::put(storage.as_ref(), &folder, &sequence).await?;
         Ok(None)
@@ -166,7 +170,7 @@ pub async fn create(
     let existing = if first {
         let database = state.jobs.database();
         locked::changing(database.as_ref(), &project, "", async {
-            storage.changed_elsewhere(&sequences::listing(&folder));
+            storage.changed_elsewhere(&folder.sequences());
             match sequences::all(storage.as_ref(), &folder)
                 .await?
                 .into_iter()
@@ -207,7 +211,7 @@ pub async fn list(
 ) -> Result<Json<Sequences>, ApiError> {
     valid_project(&project)?;
     let storage = state.jobs.storage();
-    let all = sequences::all(storage.as_ref(), &project_folder(&project)).await?;
+    let all = sequences::all(storage.as_ref(), &ProjectFolder::of(&project)).await?;
     Ok(Json(Sequences {
         sequences: all
             .into_iter()
@@ -242,7 +246,7 @@ pub async fn get(
 ) -> Result<Json<SequenceView>, ApiError> {
     valid_project(&project)?;
     let storage = state.jobs.storage();
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let sequence = sequences::get(storage.as_ref(), &folder, &id)
         .await?
         .ok_or_else(no_such)?;
@@ -279,7 +283,7 @@ pub async fn put(
 ) -> Result<Response, ApiError> {
     valid_project(&project)?;
     let storage = state.jobs.storage();
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let database = state.jobs.database();
     let version = body.version;
     let changed = locked::changing(database.as_ref(), &project, &id, async {
@@ -318,7 +322,7 @@ pub async fn put(
 /// `current` as `change` makes it, checked, at its next version.
 async fn next_version(
     storage: &dyn Storage,
-    folder: &str,
+    folder: &ProjectFolder,
     saved: &HashSet<String>,
     change: SequenceChange,
     current: Sequence,
@@ -366,7 +370,7 @@ pub async fn remove(
 ) -> Result<StatusCode, ApiError> {
     valid_project(&project)?;
     let storage = state.jobs.storage();
-    let folder = project_folder(&project);
+    let folder = ProjectFolder::of(&project);
     let database = state.jobs.database();
     let removed = locked::changing(database.as_ref(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
