@@ -105,6 +105,19 @@ function ffmpegCut(folder, shots, size, out) {
   return (performance.now() - start) / 1000;
 }
 
+/** Times the export of sequence `id` and ffmpeg making the same cut of `shots`, the median of
+ * RUNS each, and writes the row `figure` (ours against ffmpeg's, `reference` naming it). */
+async function againstFfmpeg(server, data, project, id, shots, size, figure, reference) {
+  const ours = await medianOf(RUNS, () => exported(server.url, project, id));
+  const folder = join(data, "media/projects", project);
+  const ffmpeg = await medianOf(RUNS, () =>
+    ffmpegCut(folder, shots, size, join(work, `ffmpeg-${project}.mp4`)),
+  );
+  row(figure, ours.toFixed(2), `${reference} ${ffmpeg.toFixed(2)}`, "ratio <= 1.0", ours <= ffmpeg);
+  rows.at(-1).ratio = Number((ours / ffmpeg).toFixed(3));
+  return ours;
+}
+
 async function medianOf(runs, f) {
   const times = [];
   for (let i = 0; i < runs; i++) times.push(await f());
@@ -121,20 +134,17 @@ async function lateInPoints(server, data) {
   const early = takes.map((take) => ({ take, in_s: 0, out_s: 1 }));
   const lateId = await sequence(server.url, project, "1280x720", late);
   const earlyId = await sequence(server.url, project, "1280x720", early);
-  const ours = await medianOf(RUNS, () => exported(server.url, project, lateId));
-  const fromStart = await medianOf(RUNS, () => exported(server.url, project, earlyId));
-  const folder = join(data, "media/projects", project);
-  const ffmpeg = await medianOf(RUNS, () =>
-    ffmpegCut(folder, late, "1280x720", join(work, "ffmpeg-late.mp4")),
-  );
-  row(
+  const ours = await againstFfmpeg(
+    server,
+    data,
+    project,
+    lateId,
+    late,
+    "1280x720",
     "export, ten 1 s shots from 18.5 s in (s)",
-    ours.toFixed(2),
-    `ffmpeg -ss ${ffmpeg.toFixed(2)}`,
-    "ratio <= 1.0",
-    ours <= ffmpeg,
+    "ffmpeg -ss",
   );
-  rows.at(-1).ratio = Number((ours / ffmpeg).toFixed(3));
+  const fromStart = await medianOf(RUNS, () => exported(server.url, project, earlyId));
   row(
     "export, the same shots from the takes' starts (s)",
     fromStart.toFixed(2),
@@ -151,19 +161,16 @@ async function scaledDown(server, data) {
   const takes = library(data, project, "take", SHOTS, { seconds: 60, size: "1920x1080" });
   const shots = takes.map((take) => ({ take, in_s: 50, out_s: 51 }));
   const id = await sequence(server.url, project, "1280x720", shots);
-  const ours = await medianOf(RUNS, () => exported(server.url, project, id));
-  const folder = join(data, "media/projects", project);
-  const ffmpeg = await medianOf(RUNS, () =>
-    ffmpegCut(folder, shots, "1280x720", join(work, "ffmpeg-1080.mp4")),
-  );
-  row(
+  await againstFfmpeg(
+    server,
+    data,
+    project,
+    id,
+    shots,
+    "1280x720",
     "export, 1080p takes in a 720p cut from 50 s (s)",
-    ours.toFixed(2),
-    `ffmpeg scale ${ffmpeg.toFixed(2)}`,
-    "ratio <= 1.0",
-    ours <= ffmpeg,
+    "ffmpeg scale",
   );
-  rows.at(-1).ratio = Number((ours / ffmpeg).toFixed(3));
 }
 
 /** The memory a 10-minute take at 48 kHz adds to a cut whose sound is at 44.1 kHz: the peak of

@@ -253,6 +253,15 @@ mod tests {
     use crate::storage::held::{Held, HeldStorage};
     use crate::storage::LocalStorage;
 
+    /// A link of project `p` sharing `a.mp4` for an hour.
+    async fn shared(storage: &dyn Storage) -> Share {
+        let folder = ProjectFolder::of("p");
+        let (share, _) = create(storage, "p", &folder, vec!["a.mp4".into()], 1, true)
+            .await
+            .unwrap();
+        share
+    }
+
     fn comment(video: &str) -> Note {
         Note::Comment(ReviewComment {
             id: note_id(None),
@@ -317,16 +326,7 @@ mod tests {
     async fn a_repeated_post_keeps_one_note_and_answers_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(
-            &storage,
-            "p",
-            &ProjectFolder::of("p"),
-            vec!["a.mp4".into()],
-            1,
-            true,
-        )
-        .await
-        .unwrap();
+        let share = shared(&storage).await;
         let with_client = |client: &str| {
             let Note::Comment(mut c) = comment("a.mp4") else {
                 unreachable!()
@@ -365,16 +365,7 @@ mod tests {
     async fn a_link_takes_sixty_notes_a_minute() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(
-            &storage,
-            "p",
-            &ProjectFolder::of("p"),
-            vec!["a.mp4".into()],
-            1,
-            true,
-        )
-        .await
-        .unwrap();
+        let share = shared(&storage).await;
         for _ in 0..NOTES_PER_MINUTE {
             add(&storage, None, &share, &comment("a.mp4"))
                 .await
@@ -391,16 +382,7 @@ mod tests {
     async fn a_link_takes_its_total_and_no_more() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(
-            &storage,
-            "p",
-            &ProjectFolder::of("p"),
-            vec!["a.mp4".into()],
-            1,
-            true,
-        )
-        .await
-        .unwrap();
+        let share = shared(&storage).await;
         // The notes of days past, all but the last place taken.
         let past: Vec<Note> = (0..NOTES_PER_LINK - 1)
             .map(|n| {
@@ -430,16 +412,7 @@ mod tests {
     async fn a_page_view_reads_the_notes_once() {
         let dir = tempfile::tempdir().unwrap();
         let storage = HeldStorage::new(dir.path(), Held::Delete, 1);
-        let (share, _) = create(
-            &storage,
-            "p",
-            &ProjectFolder::of("p"),
-            vec!["a.mp4".into()],
-            1,
-            true,
-        )
-        .await
-        .unwrap();
+        let share = shared(&storage).await;
         let mut posted = Vec::new();
         for _ in 0..50 {
             let note = comment("a.mp4");
@@ -461,16 +434,7 @@ mod tests {
     async fn notes_kept_one_per_object_are_read_and_moved_at_the_next_post() {
         let dir = tempfile::tempdir().unwrap();
         let storage = LocalStorage::new(dir.path().join("media"), dir.path().join("tmp")).unwrap();
-        let (share, _) = create(
-            &storage,
-            "p",
-            &ProjectFolder::of("p"),
-            vec!["a.mp4".into()],
-            1,
-            true,
-        )
-        .await
-        .unwrap();
+        let share = shared(&storage).await;
         storage.delete(&notes_key(&share.id)).await.unwrap();
         let old: Vec<Note> = (0..3).map(|_| comment("a.mp4")).collect();
         for note in &old {
