@@ -42,6 +42,7 @@ use tokio::sync::Semaphore;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::{now, rfc3339};
 use crate::engine::{self, VideoSpec};
 use crate::poster::Posters;
 use crate::providers::Catalog;
@@ -155,16 +156,6 @@ struct Inner {
     saved_here: std::sync::OnceLock<SavedHook>,
     /// The runtime the service was started on, where its work runs (`background`).
     runtime: tokio::runtime::Handle,
-}
-
-fn now() -> String {
-    rfc3339(time::OffsetDateTime::now_utc())
-}
-
-/// `at` as RFC 3339 text, as records keep times.
-fn rfc3339(at: time::OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 /// How long ago an RFC 3339 time was (zero when it cannot be read or is in the future).

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use utoipa::ToSchema;
 
+use crate::clock::now;
 use crate::frames::{At, FrameError};
 use crate::keyed_lock::KeyedLocks;
 use crate::project::ProjectFolder;
@@ -114,12 +115,6 @@ fn folder(project: &str) -> String {
 
 fn record_key(project: &str, id: &str) -> String {
     format!("{}{id}.json", folder(project))
-}
-
-fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 async fn blocking<T: Send + 'static>(

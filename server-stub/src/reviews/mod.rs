@@ -92,9 +92,7 @@ fn now() -> OffsetDateTime {
 }
 
 /// Now as RFC 3339.
-pub fn timestamp() -> String {
-    now().format(&Rfc3339).unwrap_or_default()
-}
+pub use crate::clock::now as timestamp;
 
 fn share_key(id: &str) -> String {
     format!("shares/{id}/share.json")

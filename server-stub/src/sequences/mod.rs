@@ -18,6 +18,7 @@ pub mod timeline;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now;
 use crate::engine::Fit;
 use crate::jobs::database::{Database, DbError};
 use crate::project::ProjectFolder;
@@ -92,13 +93,6 @@ pub struct ShotLink {
     pub sequence: String,
     /// The shot's id.
     pub shot: String,
-}
-
-/// Now, in RFC 3339.
-pub fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 /// Adds the library video `take` to the takes of the shot `link` names (and makes it the

@@ -248,11 +248,5 @@ pub(super) fn poster_url(
 }
 
 fn rfc3339(unix: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(unix)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
+    crate::clock::rfc3339_of_unix(unix).unwrap_or_default()
 }

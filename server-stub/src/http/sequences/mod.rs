@@ -22,9 +22,10 @@ use super::auth::Authorized;
 use super::error::{ApiError, ConflictBody, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
 use super::{valid_project, AppState};
+use crate::clock::now;
 use crate::project::ProjectFolder;
 use crate::project_events::Change;
-use crate::sequences::{self, frames, locked, new_id, now, Sequence, DEFAULT_SIZE, FPS_OFFERED};
+use crate::sequences::{self, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED};
 use crate::storage::Storage;
 
 /// The largest sequence change accepted: a sequence at its limits (500 shots, each with its
