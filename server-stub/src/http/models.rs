@@ -9,7 +9,7 @@ use super::auth::Authorized;
 use super::error::ErrorBody;
 use super::AppState;
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 use studio_core::price::Price;
 
 #[derive(Serialize, ToSchema)]

@@ -5,7 +5,8 @@
 use super::budget;
 use super::ledger::counts_seconds;
 use super::record::{self, JobRecord};
-use super::{estimate, inputs, Backend, JobError, JobService, NewJob};
+use super::{estimate, Backend, JobError, JobService, NewJob};
+use crate::providers::inputs;
 use crate::providers::Maker;
 
 /// Seconds until the next 00:00 UTC, when daily budgets renew.

@@ -20,7 +20,6 @@ pub mod estimate;
 pub mod events;
 mod held;
 mod hosted;
-pub mod inputs;
 pub mod ledger;
 mod library;
 mod persist;
@@ -108,7 +107,7 @@ pub struct NewJob {
     pub prompt: String,
     pub model: Option<String>,
     pub spec: VideoSpec,
-    pub inputs: Vec<inputs::Input>,
+    pub inputs: Vec<crate::providers::inputs::Input>,
     pub fit: engine::Fit,
     /// The seed asked for (the first take's, with takes); none lets the server choose.
     pub seed: Option<u32>,

@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::inputs::Input;
 use crate::engine::{Fit, VideoSpec};
+use crate::providers::inputs::Input;
+use crate::providers::is_valid_model;
 use crate::providers::Usage;
 
 /// The error a cancelled job ends with.
@@ -208,14 +209,6 @@ pub fn is_valid_id(id: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     is_valid_model(model) && rest_ok
-}
-
-/// Model names, as they appear in job ids: 1 to 32 characters of a-z, 0-9, '-' and '.'.
-pub fn is_valid_model(model: &str) -> bool {
-    (1..=32).contains(&model.len())
-        && model
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
 }
 
 /// A 1280x720, 5 s job of `local-1` in `project`, made at `created`, estimated at `usd`: for

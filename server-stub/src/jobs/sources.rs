@@ -2,12 +2,12 @@
 //! file name or a finished job's id), checked when the job is created and read back as
 //! pictures when it renders.
 
-use super::inputs::{self, ImageRole, Input, VideoRole};
 use super::record::{is_valid_id, JobRecord, Status};
 use super::{JobError, JobService, NewJob};
 use crate::engine::{fit_image, EngineError, Shot, VideoSpec};
 use crate::frames::At;
 use crate::project::ProjectFolder;
+use crate::providers::inputs::{self, ImageRole, Input, VideoRole};
 use crate::providers::{Picture, Pictures};
 use crate::references::ReferenceError;
 

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use crate::engine::{VideoSpec, LOCAL_MODEL};
-use crate::jobs::inputs::ModelInputs;
-use crate::jobs::record::is_valid_model;
 use crate::prices::Prices;
+use crate::providers::inputs::ModelInputs;
+use crate::providers::is_valid_model;
 use studio_core::price::Price;
 
 use super::Provider;

@@ -12,7 +12,7 @@ use super::{
     hd, nearest, portrait, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 /// A text-to-video endpoint's last segment; its image-to-video sibling ends in [`IMAGE`].
 const TEXT: &str = "/text-to-video";

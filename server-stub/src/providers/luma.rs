@@ -15,7 +15,7 @@ use super::{
     ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 const SECONDS: [u32; 2] = [5, 10];
 const POLL: Duration = Duration::from_secs(5);

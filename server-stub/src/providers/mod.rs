@@ -4,6 +4,7 @@
 mod catalog;
 mod fal;
 pub mod fetch;
+pub mod inputs;
 mod kling;
 mod luma;
 mod openai;
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 pub use catalog::{Catalog, CatalogError, Maker, Model};
 pub use fal::Fal;
 pub use kling::Kling;
@@ -207,6 +208,14 @@ fn hd_or_full(spec: &VideoSpec, seconds: u32) -> (VideoSpec, &'static str) {
 /// `(progress as a fraction 0..1)` to a percentage that stays below 100 until the job is done.
 fn percent(fraction: f64) -> u8 {
     (fraction.clamp(0.0, 1.0) * 100.0).floor().min(99.0) as u8
+}
+
+/// Model names, as they appear in job ids: 1 to 32 characters of a-z, 0-9, '-' and '.'.
+pub fn is_valid_model(model: &str) -> bool {
+    (1..=32).contains(&model.len())
+        && model
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::{
     ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 /// The guide's advice is 10 to 20 s; a gateway may say otherwise in `openai-poll-after-ms`.
 const POLL: Duration = Duration::from_secs(10);

@@ -17,7 +17,7 @@ use super::{
     Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 const POLL: Duration = Duration::from_secs(5);
 const TYPICAL: Duration = Duration::from_secs(120);

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::{hd, percent, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote};
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 pub const API_VERSION: &str = "2024-11-06";
 const DURATION: std::ops::RangeInclusive<u32> = 2..=10;

@@ -15,7 +15,7 @@ use super::{
     ProviderError, Remote, Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 /// The largest last frame read (a reference image's cap).
 const MAX_FRAME_BYTES: usize = crate::references::probe::MAX_BYTES;

@@ -16,7 +16,7 @@ use super::{
     ProviderError, Remote,
 };
 use crate::engine::VideoSpec;
-use crate::jobs::inputs::ModelInputs;
+use crate::providers::inputs::ModelInputs;
 
 const SECONDS: [u32; 3] = [4, 6, 8];
 const POLL: Duration = Duration::from_secs(10);

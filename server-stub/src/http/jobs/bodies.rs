@@ -8,8 +8,8 @@ use super::super::extract::PublicBase;
 use super::super::AppState;
 use crate::engine::Fit;
 use crate::jobs::cost::Cost;
-use crate::jobs::inputs::Input;
 use crate::jobs::record::{CopyPending, JobRecord, Status, Take};
+use crate::providers::inputs::Input;
 use crate::providers::Usage;
 use crate::sequences::ShotLink;
 
