@@ -8,6 +8,7 @@ pub mod durable;
 pub mod engine;
 pub mod frames;
 pub mod http;
+pub mod job_status;
 pub mod jobs;
 pub mod keyed_lock;
 pub mod memory;

@@ -10,31 +10,7 @@ use crate::providers::Usage;
 /// The error a cancelled job ends with.
 pub const CANCELLED: &str = "Cancelled";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Queued,
-    Running,
-    Done,
-    Error,
-}
-
-impl Status {
-    /// The status as the API and the database name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Queued => "queued",
-            Status::Running => "running",
-            Status::Done => "done",
-            Status::Error => "error",
-        }
-    }
-
-    /// Queued or running: still to finish.
-    pub fn is_active(self) -> bool {
-        matches!(self, Status::Queued | Status::Running)
-    }
-}
+pub use crate::job_status::Status;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
