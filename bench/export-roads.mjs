@@ -210,21 +210,27 @@ async function longSoundMemory() {
   }
 }
 
+/** A server of its own on data folder `name`, with ten 8 s 720p takes and a 60 s cut of 6 s
+ * of each: `measure(server, project, id)` runs, then the server stops. */
+async function onSixtySecondCut(name, flags, measure) {
+  const data = join(work, name);
+  const project = "bench-cut";
+  const takes = library(data, project, "take", SHOTS, { seconds: 8, size: "1280x720" });
+  const server = await startServer(data, flags);
+  try {
+    const shots = takes.map((take) => ({ take, in_s: 1, out_s: 7 }));
+    const id = await sequence(server.url, project, "1280x720", shots);
+    return await measure(server, project, id);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** One server exporting the same cut twenty times: resident memory after the first and after
  * the last. */
 async function exportsAllDay() {
-  const data = join(work, "data-all-day");
-  const project = "bench-day";
   console.log("\nexport: twenty exports of one cut on one server");
-  const takes = library(data, project, "take", SHOTS, { seconds: 8, size: "1280x720" });
-  const server = await startServer(data);
-  try {
-    const id = await sequence(
-      server.url,
-      project,
-      "1280x720",
-      takes.map((take) => ({ take, in_s: 1, out_s: 7 })),
-    );
+  await onSixtySecondCut("data-all-day", [], async (server, project, id) => {
     await exported(server.url, project, id);
     const first = memoryMb(server.pid, "VmRSS");
     for (let i = 1; i < 20; i++) await exported(server.url, project, id);
@@ -236,9 +242,7 @@ async function exportsAllDay() {
       "<= first + 16",
       last <= first + 16,
     );
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 /** What signing (Content Credentials) adds to an export: a 60 s cut of ten 6 s shots exported
@@ -247,23 +251,12 @@ async function exportsAllDay() {
 async function signingShare() {
   console.log("\nexport: a 60 s cut signed and with --c2pa off");
   const times = {};
-  for (const c2pa of ["on", "off"]) {
-    const data = join(work, `data-c2pa-${c2pa}`);
-    const project = "bench-signing";
-    const takes = library(data, project, "take", SHOTS, { seconds: 8, size: "1280x720" });
-    const server = await startServer(data, ["--c2pa", c2pa]);
-    try {
-      const id = await sequence(
-        server.url,
-        project,
-        "1280x720",
-        takes.map((take) => ({ take, in_s: 1, out_s: 7 })),
-      );
-      times[c2pa] = await medianOf(RUNS, () => exported(server.url, project, id));
-    } finally {
-      await server.stop();
-    }
-  }
+  for (const c2pa of ["on", "off"])
+    times[c2pa] = await onSixtySecondCut(
+      `data-c2pa-${c2pa}`,
+      ["--c2pa", c2pa],
+      (server, project, id) => medianOf(RUNS, () => exported(server.url, project, id)),
+    );
   const share = times.on / times.off - 1;
   row(
     "time signing adds to a 60 s export (%)",

@@ -37,18 +37,19 @@ impl Config {
         db: &Database,
         limits: Limits,
     ) -> anyhow::Result<Limits> {
-        let Some(ours) = limits.signing.as_ref().and_then(|s| s.local_pem()) else {
+        let Some((signing, ours)) = limits
+            .signing
+            .as_ref()
+            .and_then(|s| Some((s, s.local_pem()?)))
+        else {
             return Ok(limits);
         };
         let (chain, key) = db.local_signer(ours).await?;
-        let signing = limits
-            .signing
-            .as_ref()
-            .map(|s| s.sharing_local(&self.data, chain, key))
-            .transpose()
+        let shared = signing
+            .sharing_local(&self.data, chain, key)
             .context("the replicas' local Content Credentials signer could not be loaded")?;
         Ok(Limits {
-            signing: signing.map(Arc::new),
+            signing: Some(Arc::new(shared)),
             ..limits
         })
     }

@@ -188,6 +188,49 @@ fn context() -> Result<Context, CredentialsError> {
     )
 }
 
+/// The `uuid` of the box the BMFF binding keeps a C2PA manifest store in.
+const C2PA_BOX: [u8; 16] = [
+    0xd8, 0xfe, 0xc3, 0xd6, 0x1b, 0x0e, 0x48, 0x3c, 0x92, 0x97, 0x58, 0x28, 0x87, 0x7e, 0xc4, 0x81,
+];
+
+/// Whether an MP4 carries a C2PA manifest store, by its top-level boxes alone (a few small
+/// reads, no hashing); `None` when the file is not an MP4 (its first box is not `ftyp`).
+/// Blocking.
+pub fn carries_manifest(stream: &mut (impl Read + Seek)) -> std::io::Result<Option<bool>> {
+    let end = stream.seek(std::io::SeekFrom::End(0))?;
+    let mut at = 0;
+    while at + 8 <= end {
+        stream.seek(std::io::SeekFrom::Start(at))?;
+        let mut header = [0u8; 16];
+        stream.read_exact(&mut header[..8])?;
+        let kind: [u8; 4] = header[4..8].try_into().expect("four bytes");
+        if at == 0 && &kind != b"ftyp" {
+            return Ok(None);
+        }
+        let size = match u32::from_be_bytes([header[0], header[1], header[2], header[3]]) {
+            0 => end - at,
+            1 => {
+                stream.read_exact(&mut header[8..16])?;
+                u64::from_be_bytes(header[8..16].try_into().expect("eight bytes"))
+            }
+            size => u64::from(size),
+        };
+        if &kind == b"uuid" {
+            let mut uuid = [0u8; 16];
+            stream.read_exact(&mut uuid)?;
+            if uuid == C2PA_BOX {
+                return Ok(Some(true));
+            }
+        }
+        if size < 8 {
+            break;
+        }
+        at += size;
+    }
+    // Past the loop, the first box was `ftyp` unless the file is shorter than a box header.
+    Ok((end >= 8).then_some(false))
+}
+
 /// Reads the Content Credentials of an MP4 (`None`: the file carries none). Blocking.
 pub fn read(stream: impl Read + Seek + Send) -> Report {
     report::read(stream)

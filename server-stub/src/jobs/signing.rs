@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::record::JobRecord;
 use super::{now, JobService};
-use crate::credentials::{Facts, Ingredient, Made, Signing};
+use crate::credentials::{carries_manifest, Facts, Ingredient, Made, Signing};
 use crate::sequences::export::take_reader::TakeReader;
 use crate::storage::{file_name, Object};
 
@@ -98,13 +98,6 @@ impl JobService {
         object: &Object,
     ) -> Result<Option<Object>, String> {
         let storage = &self.inner.storage;
-        let head = storage
-            .read_range(&object.key, 0..object.size_bytes.min(12))
-            .await
-            .map_err(|e| e.to_string())?;
-        if head.get(4..8) != Some(b"ftyp".as_slice()) {
-            return Ok(None);
-        }
         let reader = || {
             TakeReader::stored(
                 storage.clone(),
@@ -113,12 +106,16 @@ impl JobService {
                 object.size_bytes,
             )
         };
+        let mut first = reader();
+        let carried = tokio::task::spawn_blocking(move || carries_manifest(&mut first))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        let Some(provider_signed) = carried else {
+            return Ok(None);
+        };
         let mut facts = facts(id, record, signing);
-        let (first, signing) = (reader(), signing.clone());
-        let provider_signed =
-            tokio::task::spawn_blocking(move || crate::credentials::read(first).present)
-                .await
-                .map_err(|e| e.to_string())?;
+        let signing = signing.clone();
         let mut ingredients = Vec::new();
         if provider_signed {
             facts.made = Made::Copied {
