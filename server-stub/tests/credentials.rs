@@ -127,6 +127,48 @@ async fn a_take_says_it_was_made_with_ai_and_a_changed_byte_reads_as_broken() {
         .contains("assertion.bmffHash.mismatch"));
 }
 
+/// Fails when the media is hashed flat: the crate then reads it in 256 MB chunks, two at a
+/// time, so signing a large video holds up to 512 MB. As a Merkle tree of 1 MiB leaves kept in
+/// the manifest, each leaf is read on its own and nothing is added after the media.
+#[tokio::test]
+async fn the_media_is_hashed_in_leaves_of_one_mebibyte() {
+    let h = signing();
+    let take = saved(&h, "leaves", "a kite over dunes").await;
+    let file = stored(&h, "leaves", &take);
+    let reader = c2pa::Reader::from_context(c2pa::Context::new())
+        .with_stream("video/mp4", std::fs::File::open(&file).unwrap())
+        .unwrap();
+    let detailed: Value = serde_json::from_str(&reader.detailed_json()).unwrap();
+    let text = detailed.to_string();
+    assert!(text.contains("c2pa.hash.bmff"), "{text}");
+    let merkle = find(&detailed, "merkle").expect("a Merkle map in the BMFF hash");
+    assert_eq!(merkle[0]["fixedBlockSize"], 1024 * 1024, "{merkle}");
+    let boxes = top_level_boxes(&std::fs::read(&file).unwrap());
+    assert_eq!(boxes.last().map(String::as_str), Some("mdat"), "{boxes:?}");
+}
+
+/// The first value under `key` anywhere in `value`.
+fn find<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(map) => map
+            .get(key)
+            .or_else(|| map.values().find_map(|v| find(v, key))),
+        Value::Array(items) => items.iter().find_map(|v| find(v, key)),
+        _ => None,
+    }
+}
+
+fn top_level_boxes(bytes: &[u8]) -> Vec<String> {
+    let mut boxes = Vec::new();
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let size = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        boxes.push(String::from_utf8_lossy(&bytes[at + 4..at + 8]).into_owned());
+        at += size.max(8);
+    }
+    boxes
+}
+
 /// Fails on an export that does not say it is a composite of its takes.
 #[tokio::test]
 async fn an_export_is_a_composite_of_its_takes_each_with_its_own_manifest() {

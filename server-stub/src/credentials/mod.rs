@@ -179,14 +179,21 @@ impl Signing {
     }
 }
 
-/// The crate's settings for signing: its working copy of the video spills to a temporary
-/// file past 16 MB (its default keeps up to 512 MB in memory).
+/// The crate's settings for signing, so that its memory does not grow with the video:
+/// - the `mdat` payload is hashed as a Merkle tree of 1 MiB leaves (the C2PA 2.x BMFF hash),
+///   each leaf read on its own, where a flat hash reads it in 256 MB chunks, two at a time;
+///   the leaves' hashes stay in the manifest (no proof boxes are added after the media);
+/// - its working copy of the video spills to a temporary file past 16 MB (its default keeps up
+///   to 512 MB in memory).
 fn context() -> Result<Context, CredentialsError> {
-    Ok(
-        Context::new()
-            .with_settings(r#"{"core": {"backing_store_memory_threshold_in_mb": 16}}"#)?,
-    )
+    Ok(Context::new().with_settings(SETTINGS)?)
 }
+
+const SETTINGS: &str = r#"{"core": {
+    "backing_store_memory_threshold_in_mb": 16,
+    "merkle_tree_chunk_size_in_kb": 1024,
+    "merkle_tree_max_proofs": 0
+}}"#;
 
 /// The `uuid` of the box the BMFF binding keeps a C2PA manifest store in.
 const C2PA_BOX: [u8; 16] = [
