@@ -12,4 +12,6 @@ export STUDIO_TEST_TOKEN=wasm-test-token
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=60
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-cargo test -p studio-core --target wasm32-unknown-unknown --test browser
+# In a target folder of its own: nothing else builds the wasm32 dev profile, and `npm test`
+# runs this beside the native cargo layers, which hold target/'s lock.
+cargo test -p studio-core --target wasm32-unknown-unknown --test browser --target-dir "$ROOT/target/wasm-test"
