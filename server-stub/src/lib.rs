@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod config;
 pub mod credentials;
+pub mod database;
 pub mod durable;
 pub mod engine;
 pub mod frames;

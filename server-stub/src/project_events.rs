@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::jobs::database::Database;
+use crate::database::Database;
 use crate::picks::Pick;
 use crate::project::ProjectFolder;
 use crate::reviews::Note;

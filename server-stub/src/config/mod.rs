@@ -14,8 +14,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
+use crate::database::Database;
 use crate::http::guard::{ForwardedHeader, GuardSettings, TrustedProxies};
-use crate::jobs::database::Database;
 use crate::jobs::{JobService, Limits};
 use crate::prices::Prices;
 use crate::providers::Catalog;

@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use super::{C2paMode, Config};
 use crate::credentials::{SignerSource, Signing};
-use crate::jobs::database::Database;
+use crate::database::Database;
 use crate::jobs::Limits;
 
 impl Config {

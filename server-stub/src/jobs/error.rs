@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 use super::budget;
-use super::database::DbError;
+use crate::database::DbError;
 use crate::storage::StorageError;
 
 #[derive(Debug, Error)]

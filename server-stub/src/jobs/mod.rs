@@ -14,7 +14,6 @@ mod copy_out;
 pub mod cost;
 mod counts;
 
-pub mod database;
 mod error;
 pub mod estimate;
 pub mod events;
@@ -26,6 +25,7 @@ mod persist;
 pub mod record;
 mod replica;
 mod retention;
+pub mod rows;
 mod running;
 mod signing;
 mod sources;

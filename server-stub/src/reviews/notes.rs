@@ -13,7 +13,7 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use rand::RngCore;
 
 use super::{Note, Share};
-use crate::jobs::database::{Database, Posted};
+use crate::database::{Database, Posted};
 use crate::keyed_lock::KeyedLocks;
 use crate::storage::{Storage, StorageError};
 

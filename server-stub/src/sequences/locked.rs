@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use super::SequenceError;
-use crate::jobs::database::Database;
+use crate::database::Database;
 use crate::keyed_lock::KeyedLocks;
 
 static CHANGING: KeyedLocks = KeyedLocks::new();

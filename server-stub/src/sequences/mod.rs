@@ -19,8 +19,8 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::now;
+use crate::database::{Database, DbError};
 use crate::engine::Fit;
-use crate::jobs::database::{Database, DbError};
 use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 

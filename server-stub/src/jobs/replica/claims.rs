@@ -4,8 +4,8 @@
 //! the leases back.
 
 use super::{Replica, CATCH_UP_EVERY};
-use crate::jobs::database::{Claim, Versioned};
 use crate::jobs::record::{JobRecord, Status};
+use crate::jobs::rows::{Claim, Versioned};
 use crate::jobs::running::job_span;
 use crate::jobs::{interrupted, now, JobService, MAX_ATTEMPTS};
 use crate::providers::Maker;

@@ -3,10 +3,10 @@
 //! replayed what it missed.
 
 use super::{Replica, CATCH_UP_EVERY};
-use crate::jobs::database::Event;
 use crate::jobs::events::{Change, Start};
 use crate::jobs::ledger::Spent;
 use crate::jobs::record::Status;
+use crate::jobs::rows::Event;
 use crate::jobs::JobService;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -25,8 +25,9 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::jobs::database::{Database, Versioned};
+use crate::database::Database;
 use crate::jobs::record::JobRecord;
+use crate::jobs::rows::Versioned;
 use crate::jobs::{Backend, JobError, JobService, Limits};
 use crate::providers::Catalog;
 use crate::storage::Storage;

@@ -5,8 +5,8 @@
 
 use super::Replica;
 use crate::jobs::admission::{Active, Counting};
-use crate::jobs::database::{Locked, Versioned, Written};
 use crate::jobs::record::JobRecord;
+use crate::jobs::rows::{Locked, Versioned, Written};
 use crate::jobs::{now, JobError, JobService};
 
 /// How often a change is made again when another replica's write came first.

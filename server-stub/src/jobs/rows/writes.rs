@@ -5,7 +5,8 @@ use sqlx::types::Json;
 use sqlx::Row;
 use studio_core::price::cents;
 
-use super::{versioned, Database, DbError, Versioned};
+use super::{versioned, Versioned};
+use crate::database::{Database, DbError};
 use crate::jobs::admission::{daily_seconds, Active, Counting};
 use crate::jobs::budget;
 use crate::jobs::ledger::Spent;

@@ -6,13 +6,12 @@ use sqlx::postgres::PgListener;
 use sqlx::types::Json;
 use sqlx::{Postgres, Row, Transaction};
 
-use super::{versioned, Database, DbError, Versioned};
+use super::{versioned, Versioned};
+use crate::database::{Database, DbError};
 use crate::jobs::record::JobRecord;
 
 /// The channel each commit notifies.
 const CHANNEL: &str = "studio_jobs";
-/// Where replicas tell each other of project changes beyond jobs (picks, review notes).
-const PROJECT_CHANNEL: &str = "studio_projects";
 /// The advisory lock taken while an event is numbered.
 const EVENTS_LOCK: i64 = 0x5354_5544_494f;
 /// Events kept for listeners and subscribers that catch up.
@@ -120,23 +119,6 @@ impl Database {
     pub async fn listen(&self) -> Result<PgListener, DbError> {
         let mut listener = PgListener::connect_with(&self.listening).await?;
         listener.listen(CHANNEL).await?;
-        Ok(listener)
-    }
-
-    /// Tells every replica's project listener `payload` (at most 8,000 bytes).
-    pub async fn announce(&self, payload: &str) -> Result<(), DbError> {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(PROJECT_CHANNEL)
-            .bind(payload)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    /// A listener of what replicas announce.
-    pub async fn listen_projects(&self) -> Result<PgListener, DbError> {
-        let mut listener = PgListener::connect_with(&self.listening).await?;
-        listener.listen(PROJECT_CHANNEL).await?;
         Ok(listener)
     }
 }

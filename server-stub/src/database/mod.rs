@@ -1,16 +1,13 @@
-//! Job records, the queue and the stream of job changes in PostgreSQL (`--database-url`), shared
-//! by any number of replicas: the connection and reads here; writes (each adding its event in
-//! the same transaction) in `writes`, leases on work in `leases`, the numbered events and the
-//! listeners they wake in `events`; the rate of review notes per link in `review_posts`; what
-//! rows written before a migration lack, filled in at start, in `backfill`.
+//! PostgreSQL (`--database-url`), shared by any number of replicas: the connection, the
+//! embedded migrations and what every part of the server uses of it: advisory locks
+//! (`locks`), the rate of review notes per link (`review_posts`), the shared local signer
+//! (`local_signer`) and the project channel replicas tell each other changes on (`projects`).
+//! The job rows' own queries are in `jobs/rows/`.
 
-mod backfill;
-mod events;
-mod leases;
 mod local_signer;
 mod locks;
+mod projects;
 mod review_posts;
-mod writes;
 
 use std::time::Duration;
 
@@ -18,16 +15,8 @@ use futures_util::future::BoxFuture;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::types::Json;
-use sqlx::Row;
 
-use super::ledger::Spent;
-use super::record::JobRecord;
-
-pub use events::Event;
-pub use leases::Claim;
 pub use review_posts::Posted;
-pub use writes::{Locked, Written};
 
 /// How long a replica waits for the database at start.
 const CONNECT_FOR: Duration = Duration::from_secs(60);
@@ -47,56 +36,56 @@ impl<'s> MigrationSource<'s> for Embedded {
                     1,
                     "jobs".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0001_jobs.sql").into(),
+                    include_str!("../../migrations/0001_jobs.sql").into(),
                     false,
                 ),
                 Migration::new(
                     2,
                     "jobs by month".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0002_jobs_by_month.sql").into(),
+                    include_str!("../../migrations/0002_jobs_by_month.sql").into(),
                     false,
                 ),
                 Migration::new(
                     3,
                     "jobs spend".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0003_jobs_spend.sql").into(),
+                    include_str!("../../migrations/0003_jobs_spend.sql").into(),
                     false,
                 ),
                 Migration::new(
                     4,
                     "made order and spend ledger".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0004_made_order_and_spend_ledger.sql").into(),
+                    include_str!("../../migrations/0004_made_order_and_spend_ledger.sql").into(),
                     false,
                 ),
                 Migration::new(
                     5,
                     "review posts".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0005_review_posts.sql").into(),
+                    include_str!("../../migrations/0005_review_posts.sql").into(),
                     false,
                 ),
                 Migration::new(
                     6,
                     "claim lapses".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0006_claim_lapses.sql").into(),
+                    include_str!("../../migrations/0006_claim_lapses.sql").into(),
                     false,
                 ),
                 Migration::new(
                     7,
                     "replicas".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0007_replicas.sql").into(),
+                    include_str!("../../migrations/0007_replicas.sql").into(),
                     false,
                 ),
                 Migration::new(
                     8,
                     "local signer".into(),
                     MigrationType::Simple,
-                    include_str!("../../../migrations/0008_local_signer.sql").into(),
+                    include_str!("../../migrations/0008_local_signer.sql").into(),
                     false,
                 ),
             ])
@@ -114,13 +103,6 @@ pub enum DbError {
     Lost(String),
 }
 
-/// A record as the database holds it, with its version.
-#[derive(Debug, Clone)]
-pub struct Versioned {
-    pub record: JobRecord,
-    pub version: i64,
-}
-
 /// Connections for requests, admissions, claims and writes.
 const WORK_CONNECTIONS: u32 = 8;
 /// Advisory locks a replica holds or waits for at once, each on a connection of its own.
@@ -129,26 +111,19 @@ const LOCK_CONNECTIONS: usize = 16;
 #[derive(Clone)]
 pub struct Database {
     /// Requests, admissions, claims and writes.
-    pool: PgPool,
+    pub(crate) pool: PgPool,
     /// The two event listeners, each holding a connection for good: apart, so that they
     /// never take two of the work pool's.
-    listening: PgPool,
+    pub(crate) listening: PgPool,
     /// Lease renewals, apart from the work pool: however many creates wait for a connection
     /// there, a replica that works keeps its leases.
-    leasing: PgPool,
+    pub(crate) leasing: PgPool,
     /// What a lock's own connection is opened with (`locks.rs`), and how many may be open.
     lock_options: PgConnectOptions,
     locking: std::sync::Arc<tokio::sync::Semaphore>,
     /// This replica's name in leases.
-    owner: String,
-    lease: Duration,
-}
-
-fn versioned(row: &sqlx::postgres::PgRow) -> Result<Versioned, sqlx::Error> {
-    Ok(Versioned {
-        record: row.try_get::<Json<JobRecord>, _>("record")?.0,
-        version: row.try_get("version")?,
-    })
+    pub(crate) owner: String,
+    pub(crate) lease: Duration,
 }
 
 impl Database {
@@ -194,41 +169,6 @@ impl Database {
 
     pub fn lease(&self) -> Duration {
         self.lease
-    }
-
-    /// Every job with its version, what removed jobs spent, and the number of the last event
-    /// before them.
-    pub async fn load_all(&self) -> Result<(Vec<Versioned>, Vec<Spent>, i64), DbError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            .execute(&mut *tx)
-            .await?;
-        let last: i64 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) FROM job_events")
-            .fetch_one(&mut *tx)
-            .await?;
-        let jobs = sqlx::query("SELECT record, version FROM jobs ORDER BY id")
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(versioned)
-            .collect::<Result<_, _>>()?;
-        let removed = sqlx::query_scalar::<_, Json<Spent>>("SELECT entry FROM spend_ledger")
-            .fetch_all(&mut *tx)
-            .await?
-            .into_iter()
-            .map(|entry| entry.0)
-            .collect();
-        tx.commit().await?;
-        Ok((jobs, removed, last))
-    }
-
-    /// One job as the database has it now.
-    pub async fn read(&self, id: &str) -> Result<Option<Versioned>, DbError> {
-        let row = sqlx::query("SELECT record, version FROM jobs WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(versioned).transpose()?)
     }
 
     /// Whether the database answers.

@@ -4,7 +4,8 @@
 use sqlx::types::Json;
 use sqlx::Row;
 
-use super::{versioned, Database, DbError, Versioned};
+use super::{versioned, Versioned};
+use crate::database::{Database, DbError};
 use crate::jobs::record::JobRecord;
 
 /// What a claim makes of the oldest claimable job.

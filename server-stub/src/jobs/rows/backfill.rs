@@ -7,7 +7,7 @@
 
 use sqlx::types::Json;
 
-use super::{Database, DbError};
+use crate::database::{Database, DbError};
 use crate::jobs::budget;
 use crate::jobs::record::JobRecord;
 
