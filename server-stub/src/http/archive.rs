@@ -83,7 +83,7 @@ pub(super) async fn entries_of(
     names: &[String],
 ) -> Result<Vec<Entry>, ApiError> {
     let folder = ProjectFolder::of(project);
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let mut entries = Vec::new();
     for name in names {
         let missing = || ApiError::NotFound(format!("No such video: {name}"));
@@ -121,7 +121,7 @@ pub(super) async fn archive_of(
     let entries = entries_of(state, project, names).await?;
     tracing::info!(project = %project, files = entries.len(), "a ZIP download");
     zip_response(
-        state.jobs.storage().clone(),
+        state.storage().clone(),
         entries,
         &format!("{project}-videos.zip"),
         "the chosen videos come to more than 4 GiB: download fewer at once",

@@ -35,7 +35,7 @@ pub struct BudgetView {
 }
 
 async fn view(state: &AppState, project: &str) -> Result<BudgetView, ApiError> {
-    let monthly_usd = budget::get(state.jobs.storage().as_ref(), project)
+    let monthly_usd = budget::get(state.storage().as_ref(), project)
         .await?
         .map(|b| b.monthly_usd);
     let (committed_usd, studio_committed_usd) = state.jobs.committed(project);
@@ -90,7 +90,7 @@ pub async fn set(
     let cap = Budget::new(body.monthly_usd).ok_or_else(|| {
         ApiError::Unprocessable("monthly_usd must be a number from 0 to 1000000000".into())
     })?;
-    budget::set(state.jobs.storage().as_ref(), &project, cap).await?;
+    budget::set(state.storage().as_ref(), &project, cap).await?;
     tracing::info!(project = %project, monthly_usd = cap.monthly_usd, "budget set");
     Ok(Json(view(&state, &project).await?))
 }
@@ -112,7 +112,7 @@ pub async fn remove(
     ApiPath(project): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     valid_project(&project)?;
-    budget::remove(state.jobs.storage().as_ref(), &project).await?;
+    budget::remove(state.storage().as_ref(), &project).await?;
     tracing::info!(project = %project, "budget removed");
     Ok(StatusCode::NO_CONTENT)
 }

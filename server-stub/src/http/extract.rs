@@ -101,7 +101,6 @@ impl FromRequestParts<AppState> for PublicBase {
 impl PublicBase {
     pub fn url(&self, state: &AppState, key: &str) -> String {
         state
-            .jobs
             .storage()
             .public_url(key)
             .unwrap_or_else(|| format!("{}/media/{key}", self.0))

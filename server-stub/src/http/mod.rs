@@ -35,8 +35,12 @@ use axum::{middleware, Router};
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::database::Database;
 use crate::jobs::JobService;
 use crate::project_events::ProjectEvents;
+use crate::prompts::Prompts;
+use crate::references::References;
+use crate::storage::Storage;
 use error::ApiError;
 use guard::Guard;
 use job_bodies::JobBodies;
@@ -53,8 +57,16 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
 
+/// The services side by side: a handler asks the one it needs (storage for the library, the
+/// database for sequences and review links, the job service for jobs), never one through
+/// another.
 struct Inner {
     shared: Shared,
+    storage: Arc<dyn Storage>,
+    /// The database replicas share, when there is one.
+    database: Option<Database>,
+    references: References,
+    prompts: Prompts,
     /// GET job answers kept for jobs that have not changed.
     job_bodies: JobBodies,
     /// Picks and review notes, for the project's event streams.
@@ -89,6 +101,10 @@ impl From<Shared> for AppState {
         }));
         AppState(Arc::new(Inner {
             project_events,
+            storage: shared.jobs.storage().clone(),
+            database: shared.jobs.database(),
+            references: shared.jobs.references().clone(),
+            prompts: shared.jobs.prompts().clone(),
             shared,
             job_bodies: JobBodies::default(),
         }))
@@ -96,6 +112,22 @@ impl From<Shared> for AppState {
 }
 
 impl AppState {
+    pub(crate) fn storage(&self) -> &Arc<dyn Storage> {
+        &self.0.storage
+    }
+
+    pub(crate) fn database(&self) -> Option<&Database> {
+        self.0.database.as_ref()
+    }
+
+    pub(crate) fn references(&self) -> &References {
+        &self.0.references
+    }
+
+    pub(crate) fn prompts(&self) -> &Prompts {
+        &self.0.prompts
+    }
+
     pub(crate) fn job_bodies(&self) -> &JobBodies {
         &self.0.job_bodies
     }

@@ -101,7 +101,7 @@ pub async fn create(
     request: Request,
 ) -> Result<(StatusCode, Json<ReferenceView>), ApiError> {
     valid_project(&project)?;
-    let references = state.jobs.references();
+    let references = state.references();
     let reference = if is_json(&request) {
         let JsonBody(grab) = JsonBody::<Grab>::from_request(request, &state).await?;
         let video = state.jobs.video_source(&project, &grab.from_video).await?;
@@ -140,7 +140,6 @@ pub async fn list(
 ) -> Result<Json<ReferenceList>, ApiError> {
     valid_project(&project)?;
     let references = state
-        .jobs
         .references()
         .list(&project)
         .await?
@@ -167,6 +166,6 @@ pub async fn remove(
     ApiPath((project, id)): ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     valid_project(&project)?;
-    state.jobs.references().delete(&project, &id).await?;
+    state.references().delete(&project, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -110,7 +110,7 @@ fn gone() -> ApiError {
 
 /// The live share the token opens, or 404.
 async fn opened(state: &AppState, token: &str) -> Result<Share, ApiError> {
-    reviews::open(state.jobs.storage().as_ref(), token)
+    reviews::open(state.storage().as_ref(), token)
         .await?
         .ok_or_else(gone)
 }
@@ -151,15 +151,7 @@ fn shared(share: &Share, video: &str) -> Result<String, ApiError> {
 
 /// Keeps `note` and tells the project; a repeat of a post already kept answers that one's note.
 async fn keep(state: &AppState, share: &Share, note: Note) -> Result<Added, ApiError> {
-    let database = state.jobs.database();
-    match reviews::add(
-        state.jobs.storage().as_ref(),
-        database.as_ref(),
-        share,
-        &note,
-    )
-    .await
-    {
+    match reviews::add(state.storage().as_ref(), state.database(), share, &note).await {
         Ok(Added::Kept) => {}
         Ok(repeat @ Added::Repeat(_)) => return Ok(repeat),
         Err(NoteError::TooMany { retry_after }) => {
@@ -214,7 +206,7 @@ pub async fn show(
     ApiPath(token): ApiPath<String>,
 ) -> Result<Json<Review>, ApiError> {
     let share = opened(&state, &token).await?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let (comments, decisions) = split(reviews::notes(storage.as_ref(), &share.id).await?);
     let folder = ProjectFolder::of(&share.project);
     let mut videos = Vec::new();
@@ -273,12 +265,7 @@ pub async fn credentials(
         return Err(not_shared());
     }
     let key = ProjectFolder::of(&share.project).file(&name);
-    let video = state
-        .jobs
-        .storage()
-        .head(&key)
-        .await?
-        .ok_or_else(not_shared)?;
+    let video = state.storage().head(&key).await?.ok_or_else(not_shared)?;
     Ok(Json(
         super::assets::read_credentials(&state, key, video.size_bytes).await?,
     ))

@@ -91,7 +91,7 @@ pub(super) fn split(notes: Vec<Note>) -> (Vec<ReviewComment>, Vec<ReviewDecision
 }
 
 async fn view(state: &AppState, share: Share) -> Result<ShareView, ApiError> {
-    let notes = reviews::notes(state.jobs.storage().as_ref(), &share.id).await?;
+    let notes = reviews::notes(state.storage().as_ref(), &share.id).await?;
     let (comments, decisions) = split(notes);
     Ok(ShareView {
         expired: share.expired(),
@@ -145,7 +145,7 @@ pub async fn create(
         )));
     }
     let folder = ProjectFolder::of(&project);
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     for name in &videos {
         let saved = name.ends_with(".mp4")
             && valid_file_name(name)
@@ -191,7 +191,7 @@ pub async fn list(
     ApiPath(project): ApiPath<String>,
 ) -> Result<Json<Shares>, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let mut shares = Vec::new();
     for share in
         reviews::of_project(storage.as_ref(), &project, &ProjectFolder::of(&project)).await?
@@ -219,7 +219,7 @@ pub async fn revoke(
     ApiPath((project, id)): ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let share = reviews::get(storage.as_ref(), &project, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("No such review link".into()))?;

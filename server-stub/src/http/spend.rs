@@ -146,7 +146,7 @@ pub async fn project(
     ApiQuery(range): ApiQuery<Range>,
 ) -> Result<Response, ApiError> {
     valid_project(&project)?;
-    let cap = budget::get(state.jobs.storage().as_ref(), &project)
+    let cap = budget::get(state.storage().as_ref(), &project)
         .await?
         .map(|b| b.monthly_usd);
     answer(&state, Some(&project), &range, cap)

@@ -72,7 +72,7 @@ pub(super) async fn sequence_cut(
     id: &str,
 ) -> Result<(Sequence, Cut), ApiError> {
     valid_project(project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(project);
     let sequence = crate::sequences::get(storage.as_ref(), &folder, id)
         .await?
@@ -210,7 +210,7 @@ pub async fn package(
     ApiPath((project, id)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
     let cut = cut(&state, &project, &id).await?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(&project);
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let mut entries: Vec<Entry> = Format::ALL

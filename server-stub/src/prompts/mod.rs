@@ -37,6 +37,8 @@ pub struct Summary {
 
 type Folders = Arc<Mutex<HashMap<String, Folder>>>;
 
+/// Cloned handles share one memory.
+#[derive(Clone)]
 pub struct Prompts {
     folders: Folders,
     /// Woken whenever a summary is learned, for listings waiting on reads.

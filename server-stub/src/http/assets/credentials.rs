@@ -46,7 +46,7 @@ pub(in crate::http) async fn read_credentials(
     size: u64,
 ) -> Result<Report, ApiError> {
     let file = TakeReader::stored(
-        state.jobs.storage().clone(),
+        state.storage().clone(),
         tokio::runtime::Handle::current(),
         key,
         size,

@@ -137,7 +137,7 @@ pub async fn list(
         None => None,
     };
     let folder = ProjectFolder::of(&project).library();
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let listed = storage.list(&folder).await?;
     // The library is the folder's own files; `references/` below it is not. Everything below
     // borrows from the listing: only the page's videos are copied out of it.
@@ -151,7 +151,6 @@ pub async fn list(
         .copied()
         .collect();
     let prompts = state
-        .jobs
         .prompts()
         .of(storage, &folder, &metadata, PROMPT_BUDGET)
         .await;

@@ -45,7 +45,7 @@ pub async fn remove(
     let Stored {
         folder, stem, key, ..
     } = stored(&state, &project, &name).await?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     for companion in ["json", "jpg"] {
         storage.delete(&folder.companion(&stem, companion)).await?;
     }
@@ -93,7 +93,7 @@ pub async fn pick(
         key,
         video,
     } = stored(&state, &project, &name).await?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     if body.favourite.is_none() && body.decision.is_none() {
         return Err(ApiError::Unprocessable(
             "give favourite (true or false) or decision (approved, rejected or null)".into(),
@@ -147,7 +147,7 @@ pub async fn one(
         video,
         ..
     } = stored(&state, &project, &name).await?;
-    let pick = picks::of(state.jobs.storage().as_ref(), &folder, &name).await?;
+    let pick = picks::of(state.storage().as_ref(), &folder, &name).await?;
     Ok(Json(
         shown(&state, &base, &folder, &stem, video, pick).await?,
     ))
@@ -162,13 +162,12 @@ async fn shown(
     video: Object,
     pick: Pick,
 ) -> Result<Asset, ApiError> {
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let metadata = folder.companion(stem, "json");
     let summary = match storage.head(&metadata).await? {
         Some(object) => {
             let folder = folder.library();
             state
-                .jobs
                 .prompts()
                 .one(storage.as_ref(), &folder, &object)
                 .await
@@ -205,7 +204,7 @@ pub(super) async fn stored(
         .ok_or_else(missing)?;
     let folder = ProjectFolder::of(project);
     let key = folder.file(name);
-    let video = state.jobs.storage().head(&key).await?.ok_or_else(missing)?;
+    let video = state.storage().head(&key).await?.ok_or_else(missing)?;
     Ok(Stored {
         stem: stem.to_owned(),
         folder,

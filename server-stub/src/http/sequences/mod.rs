@@ -67,7 +67,7 @@ pub(super) async fn check_link(
     project: &str,
     link: &sequences::ShotLink,
 ) -> Result<(), ApiError> {
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let sequence = sequences::get(
         storage.as_ref(),
         &ProjectFolder::of(project),
@@ -92,12 +92,11 @@ pub(super) async fn join_take(
     link: &sequences::ShotLink,
     take: &str,
 ) {
-    let storage = state.jobs.storage();
-    let database = state.jobs.database();
+    let storage = state.storage();
     let folder = ProjectFolder::of(project);
     match sequences::join_take(
         storage.as_ref(),
-        database.as_ref(),
+        state.database(),
         project,
         &folder,
         link,
@@ -159,7 +158,7 @@ pub async fn create(
         shots: Vec::new(),
         updated_at: now(),
     };
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(&project);
     let make = async {
         sequences::put(storage.as_ref(), &folder, &sequence).await?;
@@ -169,8 +168,7 @@ pub async fn create(
     // one is made and the other is answered with it, on any servers: the listing is read
     // afresh under the lock, never from what this server kept of it.
     let existing = if first {
-        let database = state.jobs.database();
-        locked::changing(database.as_ref(), &project, "", async {
+        locked::changing(state.database(), &project, "", async {
             storage.changed_elsewhere(&folder.sequences());
             match sequences::all(storage.as_ref(), &folder)
                 .await?
@@ -211,7 +209,7 @@ pub async fn list(
     ApiPath(project): ApiPath<String>,
 ) -> Result<Json<Sequences>, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let all = sequences::all(storage.as_ref(), &ProjectFolder::of(&project)).await?;
     Ok(Json(Sequences {
         sequences: all
@@ -246,7 +244,7 @@ pub async fn get(
     ApiPath((project, id)): ApiPath<(String, String)>,
 ) -> Result<Json<SequenceView>, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(&project);
     let sequence = sequences::get(storage.as_ref(), &folder, &id)
         .await?
@@ -283,11 +281,10 @@ pub async fn put(
     JsonBody(body): JsonBody<SequenceChange, SEQUENCE_BODY_LIMIT>,
 ) -> Result<Response, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(&project);
-    let database = state.jobs.database();
     let version = body.version;
-    let changed = locked::changing(database.as_ref(), &project, &id, async {
+    let changed = locked::changing(state.database(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
             return Ok(Changed::Refused(no_such()));
         };
@@ -370,10 +367,9 @@ pub async fn remove(
     ApiPath((project, id)): ApiPath<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     valid_project(&project)?;
-    let storage = state.jobs.storage();
+    let storage = state.storage();
     let folder = ProjectFolder::of(&project);
-    let database = state.jobs.database();
-    let removed = locked::changing(database.as_ref(), &project, &id, async {
+    let removed = locked::changing(state.database(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
             return Ok(None);
         };
