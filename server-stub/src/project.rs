@@ -1,11 +1,71 @@
-//! Where a project lives in storage, and every key it has. Its folder is the project id itself
+//! A project's id, checked once where a request names it, and where the project lives in
+//! storage, with every key it has. Its folder is the project id itself
 //! when the id is in the cleaned form (a-z, 0-9 and '-'), else `_` and a digest of it, so that
 //! no id reaches outside its folder or makes an unsafe key. Keys are built here: handlers never
 //! format one.
 
 use std::fmt;
+use std::ops::Deref;
 
 use sha2::{Digest, Sha256};
+
+/// A project id as the client defines it (`studio_core::project_id`): not blank, at most 100
+/// characters, no control characters. Deserialized from a request's path, it is checked there:
+/// a handler that takes one never sees an invalid id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub struct ProjectId(String);
+
+#[derive(Debug, thiserror::Error)]
+#[error("project id must be 1 to 100 characters, not blank, with no control characters")]
+pub struct InvalidProjectId;
+
+impl ProjectId {
+    pub fn parse(id: &str) -> Result<ProjectId, InvalidProjectId> {
+        ProjectId::try_from(id.to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The project's folder in storage.
+    pub fn folder(&self) -> ProjectFolder {
+        ProjectFolder::of(&self.0)
+    }
+}
+
+impl TryFrom<String> for ProjectId {
+    type Error = InvalidProjectId;
+
+    fn try_from(id: String) -> Result<ProjectId, InvalidProjectId> {
+        if studio_core::project_id::is_valid(&id) {
+            Ok(ProjectId(id))
+        } else {
+            Err(InvalidProjectId)
+        }
+    }
+}
+
+impl From<ProjectId> for String {
+    fn from(id: ProjectId) -> String {
+        id.0
+    }
+}
+
+impl Deref for ProjectId {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ProjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// A project's folder in storage.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

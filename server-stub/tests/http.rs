@@ -238,6 +238,37 @@ async fn bad_input_gets_a_clear_json_error() {
     }
 }
 
+/// Fails when a route under `/projects/{project_id}` takes its project id without the check:
+/// every one of them, whatever its method, answers 400 naming the rule for a blank id and
+/// one with a control character, before it reads anything else.
+#[tokio::test]
+async fn every_project_route_checks_the_project_id() {
+    let h = start();
+    let document = api(&h.app, "GET", "/api/openapi.json", None).await.json();
+    let mut checked = 0;
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        if !path.starts_with("/projects/{project_id}") {
+            continue;
+        }
+        for method in operations.as_object().unwrap().keys() {
+            for bad in ["%20%20", "a%0Ab"] {
+                let uri = format!("/api{}", path.replace("{project_id}", bad))
+                    .replace('{', "x")
+                    .replace('}', "");
+                let reply = api(&h.app, &method.to_uppercase(), &uri, Some(json!({}))).await;
+                assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{method} {uri}");
+                assert_eq!(
+                    reply.json()["error"]["message"],
+                    "project id must be 1 to 100 characters, not blank, with no control characters",
+                    "{method} {uri}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40, "{checked}");
+}
+
 #[tokio::test]
 async fn a_job_renders_saves_once_and_is_served_with_ranges() {
     let h = start();

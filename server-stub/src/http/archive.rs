@@ -15,8 +15,8 @@ use super::assets::valid_file_name;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery};
-use super::{valid_project, AppState};
-use crate::project::ProjectFolder;
+use super::AppState;
+use crate::project::ProjectId;
 use crate::zip::{self, portable, Entry, Source};
 
 /// The most videos one archive holds.
@@ -49,10 +49,9 @@ pub struct Chosen {
 pub async fn download(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     ApiQuery(chosen): ApiQuery<Chosen>,
 ) -> Result<Response, ApiError> {
-    valid_project(&project)?;
     let names = chosen_names(chosen.names.split(','))?;
     archive_of(&state, &project, &names).await
 }
@@ -79,10 +78,10 @@ pub(super) fn chosen_names<'a>(
 /// a video that is not in the library.
 pub(super) async fn entries_of(
     state: &AppState,
-    project: &str,
+    project: &ProjectId,
     names: &[String],
 ) -> Result<Vec<Entry>, ApiError> {
-    let folder = ProjectFolder::of(project);
+    let folder = project.folder();
     let storage = state.storage();
     let mut entries = Vec::new();
     for name in names {
@@ -115,7 +114,7 @@ pub(super) async fn entries_of(
 /// The ZIP of the named videos of `project` with their metadata.
 pub(super) async fn archive_of(
     state: &AppState,
-    project: &str,
+    project: &ProjectId,
     names: &[String],
 ) -> Result<Response, ApiError> {
     let entries = entries_of(state, project, names).await?;

@@ -10,8 +10,9 @@ use utoipa::ToSchema;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::jobs::budget::{self, Budget};
+use crate::project::ProjectId;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -61,9 +62,8 @@ async fn view(state: &AppState, project: &str) -> Result<BudgetView, ApiError> {
 pub async fn get(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<Json<BudgetView>, ApiError> {
-    valid_project(&project)?;
     Ok(Json(view(&state, &project).await?))
 }
 
@@ -83,10 +83,9 @@ pub async fn get(
 pub async fn set(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<SetBudget>,
 ) -> Result<Json<BudgetView>, ApiError> {
-    valid_project(&project)?;
     let cap = Budget::new(body.monthly_usd).ok_or_else(|| {
         ApiError::Unprocessable("monthly_usd must be a number from 0 to 1000000000".into())
     })?;
@@ -109,9 +108,8 @@ pub async fn set(
 pub async fn remove(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<StatusCode, ApiError> {
-    valid_project(&project)?;
     budget::remove(state.storage().as_ref(), &project).await?;
     tracing::info!(project = %project, "budget removed");
     Ok(StatusCode::NO_CONTENT)

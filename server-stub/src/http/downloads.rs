@@ -23,7 +23,8 @@ use super::archive::{archive_of, chosen_names, entries_of};
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
-use super::{valid_project, AppState};
+use super::AppState;
+use crate::project::ProjectId;
 
 /// How long a ticket is good for.
 const LIFETIME: Duration = Duration::from_secs(5 * 60);
@@ -104,10 +105,9 @@ fn read_ticket(token: &str, ticket: &str, now: u64) -> Option<(String, Vec<Strin
 pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(request): JsonBody<DownloadRequest>,
 ) -> Result<(StatusCode, Json<DownloadTicket>), ApiError> {
-    valid_project(&project)?;
     let names = chosen_names(request.names.iter().map(String::as_str))?;
     // Refused now rather than after the browser's download has begun.
     let entries = entries_of(&state, &project, &names).await?;
@@ -143,9 +143,11 @@ pub async fn fetch(
     State(state): State<AppState>,
     ApiPath(ticket): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let (project, names) = read_ticket(&state.token, &ticket, seconds_now()).ok_or_else(|| {
-        ApiError::NotFound("This download link is not valid or has expired".into())
-    })?;
+    let (project, names) = read_ticket(&state.token, &ticket, seconds_now())
+        .and_then(|(project, names)| Some((ProjectId::parse(&project).ok()?, names)))
+        .ok_or_else(|| {
+            ApiError::NotFound("This download link is not valid or has expired".into())
+        })?;
     archive_of(&state, &project, &names).await
 }
 

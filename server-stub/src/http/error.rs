@@ -1,6 +1,7 @@
 //! One error type for every /api answer, mapped to a status code and a JSON body
 //! `{"error":{"code","message"}}`. Internal details are logged, never sent.
 
+use axum::extract::path::ErrorKind;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -8,6 +9,7 @@ use axum::Json;
 
 use crate::jobs::budget::OverBudget;
 use crate::jobs::JobError;
+use crate::project::InvalidProjectId;
 use crate::storage::StorageError;
 
 #[derive(Debug, thiserror::Error)]
@@ -152,9 +154,24 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
+/// A path parameter that failed its own check (a project id) says what it must be; others say
+/// which parameter could not be read.
 impl From<PathRejection> for ApiError {
     fn from(rejection: PathRejection) -> Self {
+        if let PathRejection::FailedToDeserializePathParams(failed) = &rejection {
+            if let ErrorKind::DeserializeError { message, .. } | ErrorKind::Message(message) =
+                failed.kind()
+            {
+                return ApiError::BadRequest(message.clone());
+            }
+        }
         ApiError::BadRequest(rejection.body_text())
+    }
+}
+
+impl From<InvalidProjectId> for ApiError {
+    fn from(invalid: InvalidProjectId) -> Self {
+        ApiError::BadRequest(invalid.to_string())
     }
 }
 

@@ -22,9 +22,10 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, PublicBase};
 use super::jobs::JobView;
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::jobs::events::{Change, Start};
 use crate::jobs::record::JobRecord;
+use crate::project::ProjectId;
 
 /// A comment line this often keeps idle connections open.
 const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -69,10 +70,9 @@ pub async fn stream(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    valid_project(&project)?;
     let last = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -99,7 +99,7 @@ pub async fn stream(
         |(mut receiver, state, base, project)| async move {
             loop {
                 match receiver.recv().await {
-                    Ok(change) if change.record.project_id == *project => {
+                    Ok(change) if change.record.project_id == project.as_str() => {
                         let event = change_event(&state, &base, &change);
                         return Some((event, (receiver, state, base, project)));
                     }
@@ -116,7 +116,7 @@ pub async fn stream(
         |(mut receiver, project)| async move {
             loop {
                 match receiver.recv().await {
-                    Ok(change) if change.project == *project => {
+                    Ok(change) if change.project == project.as_str() => {
                         let event = Event::default()
                             .event(&change.event)
                             .json_data(&change.data)

@@ -16,7 +16,7 @@ use super::jobs::JobView;
 use super::timelines::sequence_cut;
 use super::AppState;
 use crate::engine::VideoSpec;
-use crate::project::ProjectFolder;
+use crate::project::ProjectId;
 use crate::sequences::export::Export;
 
 /// The formats a cut is exported in.
@@ -56,7 +56,7 @@ pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
     JsonBody(body): JsonBody<ExportRequest>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     let ExportFormat::Mp4 = body.format;
@@ -68,7 +68,7 @@ pub async fn create(
             "The sequence has no shots to export".into(),
         ));
     }
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let export = Export::of(&sequence.id, sequence.version, &cut, |file| {
         folder.file(file)
     });

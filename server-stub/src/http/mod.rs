@@ -145,18 +145,6 @@ impl std::ops::Deref for AppState {
     }
 }
 
-/// A project id as the client defines it (`studio_core::project_id`): not blank, at most 100
-/// characters, no control characters.
-pub fn valid_project(id: &str) -> Result<(), ApiError> {
-    if studio_core::project_id::is_valid(id) {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(
-            "project id must be 1 to 100 characters, not blank, with no control characters".into(),
-        ))
-    }
-}
-
 async fn api_not_found() -> ApiError {
     ApiError::NotFound("No such API route".into())
 }

@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
-use super::{valid_project, AppState};
+use super::AppState;
+use crate::project::ProjectId;
 use crate::references::probe::{ProbeError, MAX_BYTES};
 use crate::references::{Moment, Reference, ReferenceError, Source};
 
@@ -97,10 +98,9 @@ pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     request: Request,
 ) -> Result<(StatusCode, Json<ReferenceView>), ApiError> {
-    valid_project(&project)?;
     let references = state.references();
     let reference = if is_json(&request) {
         let JsonBody(grab) = JsonBody::<Grab>::from_request(request, &state).await?;
@@ -136,9 +136,8 @@ pub async fn list(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<Json<ReferenceList>, ApiError> {
-    valid_project(&project)?;
     let references = state
         .references()
         .list(&project)
@@ -163,9 +162,8 @@ pub async fn list(
 pub async fn remove(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<StatusCode, ApiError> {
-    valid_project(&project)?;
     state.references().delete(&project, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -13,8 +13,8 @@ use super::assets::valid_file_name;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
-use super::{valid_project, AppState};
-use crate::project::ProjectFolder;
+use super::AppState;
+use crate::project::ProjectId;
 use crate::reviews::{self, Note, ReviewComment, ReviewDecision, Share};
 
 /// The most videos one link shares.
@@ -123,10 +123,9 @@ pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<NewShare>,
 ) -> Result<(StatusCode, Json<ShareCreated>), ApiError> {
-    valid_project(&project)?;
     let hours = body.expires_in_hours.unwrap_or(DEFAULT_HOURS);
     if hours.fract() != 0.0 || !(1.0..=MAX_HOURS).contains(&hours) {
         return Err(ApiError::Unprocessable(
@@ -144,7 +143,7 @@ pub async fn create(
             "videos must name 1 to {MAX_SHARED} saved videos"
         )));
     }
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let storage = state.storage();
     for name in &videos {
         let saved = name.ends_with(".mp4")
@@ -188,14 +187,11 @@ pub async fn create(
 pub async fn list(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<Json<Shares>, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
     let mut shares = Vec::new();
-    for share in
-        reviews::of_project(storage.as_ref(), &project, &ProjectFolder::of(&project)).await?
-    {
+    for share in reviews::of_project(storage.as_ref(), &project, &project.folder()).await? {
         shares.push(view(&state, share).await?);
     }
     Ok(Json(Shares { shares }))
@@ -216,14 +212,13 @@ pub async fn list(
 pub async fn revoke(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<StatusCode, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
     let share = reviews::get(storage.as_ref(), &project, &id)
         .await?
         .ok_or_else(|| ApiError::NotFound("No such review link".into()))?;
-    reviews::revoke(storage.as_ref(), &ProjectFolder::of(&project), &share).await?;
+    reviews::revoke(storage.as_ref(), &project.folder(), &share).await?;
     tracing::info!(project = %project, share = %share.id, "revoked a review link");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -12,8 +12,9 @@ use utoipa::{IntoParams, ToSchema};
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery};
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::jobs::{budget, spend};
+use crate::project::ProjectId;
 
 /// The longest range one answer covers: a longer one is answered for its last 366 days.
 const MAX_DAYS: i64 = 366;
@@ -142,10 +143,9 @@ fn answer(
 pub async fn project(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     ApiQuery(range): ApiQuery<Range>,
 ) -> Result<Response, ApiError> {
-    valid_project(&project)?;
     let cap = budget::get(state.storage().as_ref(), &project)
         .await?
         .map(|b| b.monthly_usd);

@@ -17,8 +17,8 @@ use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::ApiPath;
 use super::sequences::{library, no_such};
-use super::{valid_project, AppState};
-use crate::project::ProjectFolder;
+use super::AppState;
+use crate::project::ProjectId;
 use crate::sequences::timeline::{self, Cut};
 use crate::sequences::{probe, Sequence};
 use crate::zip::{Entry, Source};
@@ -61,19 +61,18 @@ impl Format {
 
 /// The sequence `id` of `project` as a cut: every chosen take in the library, with the
 /// lengths its metadata gives.
-async fn cut(state: &AppState, project: &str, id: &str) -> Result<Cut, ApiError> {
+async fn cut(state: &AppState, project: &ProjectId, id: &str) -> Result<Cut, ApiError> {
     Ok(sequence_cut(state, project, id).await?.1)
 }
 
 /// The sequence `id` of `project`, and its cut.
 pub(super) async fn sequence_cut(
     state: &AppState,
-    project: &str,
+    project: &ProjectId,
     id: &str,
 ) -> Result<(Sequence, Cut), ApiError> {
-    valid_project(project)?;
     let storage = state.storage();
-    let folder = ProjectFolder::of(project);
+    let folder = project.folder();
     let sequence = crate::sequences::get(storage.as_ref(), &folder, id)
         .await?
         .ok_or_else(no_such)?;
@@ -109,7 +108,7 @@ fn file_name(cut: &Cut, extension: &str) -> String {
 
 async fn answer(
     state: &AppState,
-    (project, id): (String, String),
+    (project, id): (ProjectId, String),
     format: Format,
 ) -> Result<Response, ApiError> {
     let cut = cut(state, &project, &id).await?;
@@ -143,7 +142,7 @@ async fn answer(
 pub async fn otio(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(path): ApiPath<(String, String)>,
+    ApiPath(path): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
     answer(&state, path, Format::Otio).await
 }
@@ -164,7 +163,7 @@ pub async fn otio(
 pub async fn xml(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(path): ApiPath<(String, String)>,
+    ApiPath(path): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
     answer(&state, path, Format::Xml).await
 }
@@ -185,7 +184,7 @@ pub async fn xml(
 pub async fn edl(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(path): ApiPath<(String, String)>,
+    ApiPath(path): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
     answer(&state, path, Format::Edl).await
 }
@@ -207,11 +206,11 @@ pub async fn edl(
 pub async fn package(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
     let cut = cut(&state, &project, &id).await?;
     let storage = state.storage();
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let mut entries: Vec<Entry> = Format::ALL
         .into_iter()

@@ -1,6 +1,7 @@
 //! A saved video's Content Credentials, read from the file itself with the library that
 //! wrote them.
 
+use crate::project::ProjectId;
 use axum::extract::State;
 use axum::Json;
 
@@ -33,7 +34,7 @@ static READING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 pub async fn credentials(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, name)): ApiPath<(String, String)>,
+    ApiPath((project, name)): ApiPath<(ProjectId, String)>,
 ) -> Result<Json<Report>, ApiError> {
     let Stored { key, video, .. } = stored(&state, &project, &name).await?;
     Ok(Json(read_credentials(&state, key, video.size_bytes).await?))

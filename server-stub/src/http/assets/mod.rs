@@ -14,10 +14,10 @@ use utoipa::{IntoParams, ToSchema};
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery, JsonBody, PublicBase};
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::picks::{self, Decision, Pick};
 use crate::poster::poster_key;
-use crate::project::ProjectFolder;
+use crate::project::{ProjectFolder, ProjectId};
 use crate::project_events::Change;
 use crate::prompts::Summary;
 use crate::storage::{file_name, Object};
@@ -121,10 +121,9 @@ pub async fn list(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> Result<Json<Assets>, ApiError> {
-    valid_project(&project)?;
     if page.limit.is_some_and(|l| !(1..=PAGE_MAX).contains(&l)) {
         return Err(ApiError::BadRequest(format!(
             "limit must be 1 to {PAGE_MAX}"
@@ -136,7 +135,7 @@ pub async fn list(
         ),
         None => None,
     };
-    let folder = ProjectFolder::of(&project).library();
+    let folder = project.folder().library();
     let storage = state.storage();
     let listed = storage.list(&folder).await?;
     // The library is the folder's own files; `references/` below it is not. Everything below
@@ -159,7 +158,7 @@ pub async fn list(
         .filter(|o| o.key.ends_with(".jpg"))
         .map(|o| o.key.as_str())
         .collect();
-    let picks = picks::all(storage.as_ref(), &ProjectFolder::of(&project)).await?;
+    let picks = picks::all(storage.as_ref(), &project.folder()).await?;
     let pick_of = |o: &Object| picks.get(file_name(&o.key)).copied().unwrap_or_default();
     // A video's pick is looked up only when the page filters by it.
     let filtered = page.favourite.is_some() || page.decision.is_some();

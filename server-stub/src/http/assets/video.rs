@@ -2,6 +2,7 @@
 //! rejected) and removed with its metadata, poster and pick.
 
 use super::*;
+use crate::project::ProjectId;
 
 /// A change of a video's pick: each field left out stays; `decision: null` clears it.
 #[derive(Deserialize, ToSchema)]
@@ -40,7 +41,7 @@ where
 pub async fn remove(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, name)): ApiPath<(String, String)>,
+    ApiPath((project, name)): ApiPath<(ProjectId, String)>,
 ) -> Result<StatusCode, ApiError> {
     let Stored {
         folder, stem, key, ..
@@ -84,7 +85,7 @@ pub async fn pick(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath((project, name)): ApiPath<(String, String)>,
+    ApiPath((project, name)): ApiPath<(ProjectId, String)>,
     JsonBody(body): JsonBody<PickChange>,
 ) -> Result<Json<Asset>, ApiError> {
     let Stored {
@@ -139,7 +140,7 @@ pub async fn one(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath((project, name)): ApiPath<(String, String)>,
+    ApiPath((project, name)): ApiPath<(ProjectId, String)>,
 ) -> Result<Json<Asset>, ApiError> {
     let Stored {
         folder,
@@ -193,16 +194,15 @@ pub(super) struct Stored {
 /// The saved video `name` of `project`, or 404.
 pub(super) async fn stored(
     state: &AppState,
-    project: &str,
+    project: &ProjectId,
     name: &str,
 ) -> Result<Stored, ApiError> {
-    valid_project(project)?;
     let missing = || ApiError::NotFound("No such video".into());
     let stem = name
         .strip_suffix(".mp4")
         .filter(|_| valid_file_name(name))
         .ok_or_else(missing)?;
-    let folder = ProjectFolder::of(project);
+    let folder = project.folder();
     let key = folder.file(name);
     let video = state.storage().head(&key).await?.ok_or_else(missing)?;
     Ok(Stored {

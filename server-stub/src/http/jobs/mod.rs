@@ -19,9 +19,10 @@ use bytes::Bytes;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody, OverBudgetBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::jobs::record::is_valid_id;
 use crate::jobs::MAX_TAKES;
+use crate::project::ProjectId;
 use crate::project_events::Change;
 
 fn job_id(id: &str) -> Result<(), ApiError> {
@@ -55,11 +56,10 @@ pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<CreateJob>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
-    valid_project(&project)?;
-    let new = new_job(project, body)?;
+    let new = new_job(project.into(), body)?;
     check_shot(&state, &new.project_id, &new).await?;
     let record = state.jobs.create(new).await?;
     Ok((
@@ -89,10 +89,9 @@ pub async fn create_takes(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<CreateTakes>,
 ) -> Result<(StatusCode, Json<Takes>), ApiError> {
-    valid_project(&project)?;
     let count = Some(body.count)
         .filter(|n| n.fract() == 0.0 && (1.0..=f64::from(MAX_TAKES)).contains(n))
         .ok_or_else(|| {
@@ -103,7 +102,7 @@ pub async fn create_takes(
     // The job body is read as strictly as on its own route: an unknown field is refused.
     let job: CreateJob = serde_json::from_value(serde_json::Value::Object(body.job))
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-    let new = new_job(project, job)?;
+    let new = new_job(project.into(), job)?;
     check_shot(&state, &new.project_id, &new).await?;
     let records = state.jobs.create_takes(new, count).await?;
     let takes = records
@@ -128,9 +127,8 @@ pub async fn list(
     _: Authorized,
     State(state): State<AppState>,
     base: PublicBase,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<Json<JobList>, ApiError> {
-    valid_project(&project)?;
     let jobs = state
         .jobs
         .list(&project)
@@ -214,21 +212,18 @@ pub async fn save(
     JsonBody(body): JsonBody<SaveJob>,
 ) -> Result<Json<Saved>, ApiError> {
     job_id(&id)?;
-    valid_project(&body.project_id)?;
-    let key = state
-        .jobs
-        .save(&id, &body.project_id, body.prompt.trim())
-        .await?;
+    let project = ProjectId::parse(&body.project_id)?;
+    let key = state.jobs.save(&id, &project, body.prompt.trim()).await?;
     let file_name = crate::storage::file_name(&key).to_owned();
     state.project_events().publish(
-        &body.project_id,
+        &project,
         Change::Library {
             file_name: file_name.clone(),
             saved: true,
         },
     );
     if let Some(link) = state.jobs.get(&id).and_then(|record| record.shot) {
-        super::sequences::join_take(&state, &body.project_id, &link, &file_name).await;
+        super::sequences::join_take(&state, &project, &link, &file_name).await;
     }
     let public_url = base.url(&state, &key);
     Ok(Json(Saved {

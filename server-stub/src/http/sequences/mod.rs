@@ -21,9 +21,9 @@ use self::checks::{check_format, check_name, checked_shots};
 use super::auth::Authorized;
 use super::error::{ApiError, ConflictBody, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
-use super::{valid_project, AppState};
+use super::AppState;
 use crate::clock::now;
-use crate::project::ProjectFolder;
+use crate::project::{ProjectFolder, ProjectId};
 use crate::project_events::Change;
 use crate::sequences::{self, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED};
 use crate::storage::Storage;
@@ -88,12 +88,12 @@ pub(super) async fn check_link(
 /// save itself is done.
 pub(super) async fn join_take(
     state: &AppState,
-    project: &str,
+    project: &ProjectId,
     link: &sequences::ShotLink,
     take: &str,
 ) {
     let storage = state.storage();
-    let folder = ProjectFolder::of(project);
+    let folder = project.folder();
     match sequences::join_take(
         storage.as_ref(),
         state.database(),
@@ -140,10 +140,9 @@ fn announce(state: &AppState, project: &str, sequence: &Sequence, removed: bool)
 pub async fn create(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<NewSequence>,
 ) -> Result<(StatusCode, Json<SequenceView>), ApiError> {
-    valid_project(&project)?;
     let first = body.first;
     let name = check_name(&body.name)?;
     let size = body.size.unwrap_or_else(|| DEFAULT_SIZE.to_owned());
@@ -159,7 +158,7 @@ pub async fn create(
         updated_at: now(),
     };
     let storage = state.storage();
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let make = async {
         sequences::put(storage.as_ref(), &folder, &sequence).await?;
         Ok(None)
@@ -206,11 +205,10 @@ pub async fn create(
 pub async fn list(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath(project): ApiPath<String>,
+    ApiPath(project): ApiPath<ProjectId>,
 ) -> Result<Json<Sequences>, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
-    let all = sequences::all(storage.as_ref(), &ProjectFolder::of(&project)).await?;
+    let all = sequences::all(storage.as_ref(), &project.folder()).await?;
     Ok(Json(Sequences {
         sequences: all
             .into_iter()
@@ -241,11 +239,10 @@ pub async fn list(
 pub async fn get(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<Json<SequenceView>, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let sequence = sequences::get(storage.as_ref(), &folder, &id)
         .await?
         .ok_or_else(no_such)?;
@@ -277,12 +274,11 @@ pub(super) fn no_such() -> ApiError {
 pub async fn put(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
     JsonBody(body): JsonBody<SequenceChange, SEQUENCE_BODY_LIMIT>,
 ) -> Result<Response, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let version = body.version;
     let changed = locked::changing(state.database(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
@@ -364,11 +360,10 @@ enum Changed {
 pub async fn remove(
     _: Authorized,
     State(state): State<AppState>,
-    ApiPath((project, id)): ApiPath<(String, String)>,
+    ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<StatusCode, ApiError> {
-    valid_project(&project)?;
     let storage = state.storage();
-    let folder = ProjectFolder::of(&project);
+    let folder = project.folder();
     let removed = locked::changing(state.database(), &project, &id, async {
         let Some(current) = sequences::get(storage.as_ref(), &folder, &id).await? else {
             return Ok(None);
