@@ -12,7 +12,8 @@ use server_stub::engine::VideoSpec;
 use server_stub::jobs::record::{JobRecord, Status};
 use server_stub::jobs::{JobService, Limits, NewJob};
 use server_stub::providers::{
-    Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError, UsageUnit,
+    Catalog, Client, ClientSettings, OpenAi, Pictures, Provider, ProviderError, Submission,
+    UsageUnit,
 };
 use server_stub::storage::{ByteStream, Object, Objects, StorageError};
 
@@ -398,13 +399,13 @@ async fn retry_after_is_honoured_and_retries_end() {
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit("sora-2", &VideoSpec::default());
     let id = openai
-        .submit(
-            "sora-2",
-            "local-1:task_a",
-            "a calm sea",
-            &spec,
-            &Pictures::default(),
-        )
+        .submit(&Submission {
+            model: "sora-2",
+            job_id: "local-1:task_a",
+            prompt: "a calm sea",
+            spec: &spec,
+            pictures: &Pictures::default(),
+        })
         .await
         .unwrap();
     setup.fakes.fail_next("openai", 1, 429, Some("1"));
@@ -671,13 +672,13 @@ async fn a_create_that_times_out_is_not_sent_again() {
     let openai = OpenAi::new(client, &format!("{}/openai/v1", setup.base), "fake-key");
     let spec = openai.fit("sora-2", &VideoSpec::default());
     let error = openai
-        .submit(
-            "sora-2",
-            "local-1:task_b",
-            "a slow answer",
-            &spec,
-            &Pictures::default(),
-        )
+        .submit(&Submission {
+            model: "sora-2",
+            job_id: "local-1:task_b",
+            prompt: "a slow answer",
+            spec: &spec,
+            pictures: &Pictures::default(),
+        })
         .await
         .unwrap_err();
     assert!(error.to_string().contains("not sent again"), "{error}");

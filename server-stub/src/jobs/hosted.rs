@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::cancel::Switch;
 use super::record::{JobRecord, Status};
 use super::{age, now, JobService};
-use crate::providers::{Finished, Found, Maker, Poll, Provider, ProviderError, Remote};
+use crate::providers::{Finished, Found, Maker, Poll, Provider, ProviderError, Remote, Submission};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
 const UNREACHABLE_FOR: Duration = Duration::from_secs(60 * 60);
@@ -166,7 +166,13 @@ impl JobService {
             return None;
         }
         match provider
-            .submit(remote, id, &marked.prompt, &marked.spec, &pictures)
+            .submit(&Submission {
+                model: remote,
+                job_id: id,
+                prompt: &marked.prompt,
+                spec: &marked.spec,
+                pictures: &pictures,
+            })
             .await
         {
             Ok(remote_id) => {

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::retry::error_message;
 use super::{
-    hd, nearest, portrait, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote,
+    hd, nearest, portrait, Client, Finished, Poll, Provider, ProviderError, Remote, Submission,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -103,14 +103,14 @@ impl Provider for Fal {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let mut body = json!({
             "prompt": prompt,
             "duration": spec.seconds.to_string(),

@@ -19,7 +19,7 @@ use sha2::Sha256;
 
 use super::{
     hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
-    Remote, Usage, UsageUnit,
+    Remote, Submission, Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -214,14 +214,14 @@ impl Provider for Kling {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            job_id,
+            prompt,
+            spec,
+            pictures,
+        } = *job;
         let mut body = json!({
             "model_name": model,
             "prompt": prompt,

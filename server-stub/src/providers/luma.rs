@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
-    ProviderError, Remote,
+    hd_or_full, nearest, portrait, Client, Finished, Picture, Poll, Provider, ProviderError,
+    Remote, Submission,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -91,14 +91,14 @@ impl Provider for Luma {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let mut video = json!({
             "resolution": hd_or_full(spec, spec.seconds).1,
             "duration": format!("{}s", spec.seconds),

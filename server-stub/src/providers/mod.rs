@@ -104,6 +104,18 @@ pub struct Poll {
     pub next: Duration,
 }
 
+/// What a job asks a provider for.
+#[derive(Debug, Clone, Copy)]
+pub struct Submission<'a> {
+    pub model: &'a str,
+    /// Studio's id for the job, for a provider that keeps an id of the caller's to find the
+    /// job again by.
+    pub job_id: &'a str,
+    pub prompt: &'a str,
+    pub spec: &'a VideoSpec,
+    pub pictures: &'a Pictures,
+}
+
 #[async_trait]
 pub trait Provider: Send + Sync {
     /// The name kept in job records and metadata: `openai`, `runway`, `fal`, `gemini`, `luma`,
@@ -125,16 +137,8 @@ pub trait Provider: Send + Sync {
         false
     }
     /// Starts a job from the prompt and, where `inputs` allows them, pictures; answers the
-    /// provider's id for it. `job_id` is Studio's id for the job, for a provider that keeps
-    /// an id of the caller's to find the job again by.
-    async fn submit(
-        &self,
-        model: &str,
-        job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError>;
+    /// provider's id for it.
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError>;
     async fn poll(&self, model: &str, id: &str) -> Result<Poll, ProviderError>;
     /// Cancels a job at the provider: `false` where its API offers no cancel.
     async fn cancel(&self, _model: &str, _id: &str) -> Result<bool, ProviderError> {

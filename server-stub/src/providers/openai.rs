@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    fetch, hd, nearest, percent, Client, Finished, Found, Picture, Pictures, Poll, Provider,
-    ProviderError, Remote,
+    fetch, hd, nearest, percent, Client, Finished, Found, Picture, Poll, Provider, ProviderError,
+    Remote, Submission,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -113,14 +113,14 @@ impl Provider for OpenAi {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let post = |url: &str| self.client.http().post(url).bearer_auth(&self.key);
         let created: Video = match (&pictures.remix_of, &pictures.first) {
             (Some(source), _) => {

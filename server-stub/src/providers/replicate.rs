@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::replicate_inputs::{self, Fields};
 use super::{
-    hd, nearest, portrait, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote,
+    hd, nearest, portrait, Client, Finished, Poll, Provider, ProviderError, Remote, Submission,
     Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
@@ -125,14 +125,14 @@ impl Provider for Replicate {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let fields = self.fields(model);
         let mut input = json!({
             "prompt": prompt,

@@ -9,7 +9,7 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{hd, percent, Client, Finished, Pictures, Poll, Provider, ProviderError, Remote};
+use super::{hd, percent, Client, Finished, Poll, Provider, ProviderError, Remote, Submission};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
@@ -87,14 +87,14 @@ impl Provider for Runway {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let mut body = json!({
             "model": model,
             "promptText": prompt,

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
-    ProviderError, Remote, Usage, UsageUnit,
+    hd_or_full, nearest, portrait, Client, Finished, Picture, Poll, Provider, ProviderError,
+    Remote, Submission, Usage, UsageUnit,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -154,14 +154,14 @@ impl Provider for Seedance {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let mut content = vec![json!({ "type": "text", "text": prompt })];
         content.extend(pictures.first.iter().map(|p| image(p, "first_frame")));
         content.extend(pictures.last.iter().map(|p| image(p, "last_frame")));

@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    fetch, hd_or_full, nearest, portrait, Client, Finished, Picture, Pictures, Poll, Provider,
-    ProviderError, Remote,
+    fetch, hd_or_full, nearest, portrait, Client, Finished, Picture, Poll, Provider, ProviderError,
+    Remote, Submission,
 };
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -186,14 +186,14 @@ impl Provider for Veo {
         }
     }
 
-    async fn submit(
-        &self,
-        model: &str,
-        _job_id: &str,
-        prompt: &str,
-        spec: &VideoSpec,
-        pictures: &Pictures,
-    ) -> Result<String, ProviderError> {
+    async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let Submission {
+            model,
+            prompt,
+            spec,
+            pictures,
+            ..
+        } = *job;
         let mut instance = json!({ "prompt": prompt });
         if let Some(first) = &pictures.first {
             instance["image"] = inline(first);
