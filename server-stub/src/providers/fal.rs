@@ -104,24 +104,17 @@ impl Provider for Fal {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
         let mut body = json!({
-            "prompt": prompt,
-            "duration": spec.seconds.to_string(),
-            "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
+            "prompt": job.prompt,
+            "duration": job.spec.seconds.to_string(),
+            "aspect_ratio": if portrait(job.spec) { "9:16" } else { "16:9" },
         });
-        let endpoint = match (&pictures.first, model.strip_suffix(TEXT)) {
+        let endpoint = match (&job.pictures.first, job.model.strip_suffix(TEXT)) {
             (Some(first), Some(family)) => {
                 body["image_url"] = json!(first.data_uri());
                 format!("{family}{IMAGE}")
             }
-            _ => model.to_owned(),
+            _ => job.model.to_owned(),
         };
         let url = format!("{}/{endpoint}", self.base);
         let submitted = self

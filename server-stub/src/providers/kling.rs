@@ -215,29 +215,22 @@ impl Provider for Kling {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            job_id,
-            prompt,
-            spec,
-            pictures,
-        } = *job;
         let mut body = json!({
-            "model_name": model,
-            "prompt": prompt,
+            "model_name": job.model,
+            "prompt": job.prompt,
             "mode": "std",
-            "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
-            "duration": spec.seconds.to_string(),
-            "external_task_id": job_id,
+            "aspect_ratio": if portrait(job.spec) { "9:16" } else { "16:9" },
+            "duration": job.spec.seconds.to_string(),
+            "external_task_id": job.job_id,
         });
-        if let Some(first) = &pictures.first {
+        if let Some(first) = &job.pictures.first {
             body["image"] = Value::String(first.base64());
         }
-        if let Some(last) = &pictures.last {
+        if let Some(last) = &job.pictures.last {
             body["image_tail"] = Value::String(last.base64());
         }
         let token = self.token()?;
-        let url = format!("{}/v1/videos/{}", self.base, kind(pictures));
+        let url = format!("{}/v1/videos/{}", self.base, kind(job.pictures));
         let created: Envelope<Task> = self
             .client
             .create_json(|| {
@@ -250,7 +243,7 @@ impl Provider for Kling {
             .await?;
         let task = created.data()?;
         // Polls name the kind in the path: it travels with the task id.
-        Ok(format!("{}/{}", kind(pictures), task.task_id))
+        Ok(format!("{}/{}", kind(job.pictures), task.task_id))
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {

@@ -92,30 +92,23 @@ impl Provider for Luma {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
         let mut video = json!({
-            "resolution": hd_or_full(spec, spec.seconds).1,
-            "duration": format!("{}s", spec.seconds),
+            "resolution": hd_or_full(job.spec, job.spec.seconds).1,
+            "duration": format!("{}s", job.spec.seconds),
         });
-        match (&pictures.extend_of, &pictures.first) {
+        match (&job.pictures.extend_of, &job.pictures.first) {
             (Some(generation), _) => video["start_frame"] = json!({ "generation_id": generation }),
             (None, Some(first)) => video["start_frame"] = inline(first),
             (None, None) => {}
         }
-        if let Some(last) = &pictures.last {
+        if let Some(last) = &job.pictures.last {
             video["end_frame"] = inline(last);
         }
         let body = json!({
-            "model": model,
+            "model": job.model,
             "type": "video",
-            "prompt": prompt,
-            "aspect_ratio": if portrait(spec) { "9:16" } else { "16:9" },
+            "prompt": job.prompt,
+            "aspect_ratio": if portrait(job.spec) { "9:16" } else { "16:9" },
             "video": video,
         });
         let url = format!("{}/v1/generations", self.base);

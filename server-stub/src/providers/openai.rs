@@ -114,18 +114,11 @@ impl Provider for OpenAi {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
         let post = |url: &str| self.client.http().post(url).bearer_auth(&self.key);
-        let created: Video = match (&pictures.remix_of, &pictures.first) {
+        let created: Video = match (&job.pictures.remix_of, &job.pictures.first) {
             (Some(source), _) => {
                 let url = format!("{}/remix", self.video_url(source)?);
-                let body = json!({ "prompt": prompt });
+                let body = json!({ "prompt": job.prompt });
                 self.client.create_json(|| post(&url).json(&body)).await?
             }
             (None, Some(first)) => {
@@ -136,10 +129,10 @@ impl Provider for OpenAi {
                         .mime_str(Picture::CONTENT_TYPE)
                         .expect("a valid content type");
                     reqwest::multipart::Form::new()
-                        .text("model", model.to_owned())
-                        .text("prompt", prompt.to_owned())
-                        .text("seconds", spec.seconds.to_string())
-                        .text("size", spec.size())
+                        .text("model", job.model.to_owned())
+                        .text("prompt", job.prompt.to_owned())
+                        .text("seconds", job.spec.seconds.to_string())
+                        .text("size", job.spec.size())
                         .part("input_reference", image)
                 };
                 self.client
@@ -149,10 +142,10 @@ impl Provider for OpenAi {
             (None, None) => {
                 let url = format!("{}/videos", self.base);
                 let body = json!({
-                    "model": model,
-                    "prompt": prompt,
-                    "seconds": spec.seconds.to_string(),
-                    "size": spec.size(),
+                    "model": job.model,
+                    "prompt": job.prompt,
+                    "seconds": job.spec.seconds.to_string(),
+                    "size": job.spec.size(),
                 });
                 self.client.create_json(|| post(&url).json(&body)).await?
             }

@@ -126,35 +126,33 @@ impl Provider for Replicate {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
-        let fields = self.fields(model);
+        let fields = self.fields(job.model);
         let mut input = json!({
-            "prompt": prompt,
-            "duration": spec.seconds,
+            "prompt": job.prompt,
+            "duration": job.spec.seconds,
         });
-        if let (true, Some(seed)) = (fields.seed, pictures.seed) {
+        if let (true, Some(seed)) = (fields.seed, job.pictures.seed) {
             input["seed"] = json!(seed);
         }
         if fields.aspect {
-            input["aspect_ratio"] = json!(if portrait(spec) { "9:16" } else { "16:9" });
+            input["aspect_ratio"] = json!(if portrait(job.spec) { "9:16" } else { "16:9" });
         }
         for (name, picture) in [
-            (fields.first, &pictures.first),
-            (fields.last, &pictures.last),
+            (fields.first, &job.pictures.first),
+            (fields.last, &job.pictures.last),
         ] {
             if let (Some(name), Some(picture)) = (name, picture) {
                 input[name] = json!(picture.data_uri());
             }
         }
         if let Some((name, _)) = fields.references {
-            if !pictures.references.is_empty() {
-                let uris: Vec<String> = pictures.references.iter().map(|p| p.data_uri()).collect();
+            if !job.pictures.references.is_empty() {
+                let uris: Vec<String> = job
+                    .pictures
+                    .references
+                    .iter()
+                    .map(|p| p.data_uri())
+                    .collect();
                 input[name] = json!(uris);
             }
         }
@@ -164,9 +162,9 @@ impl Provider for Replicate {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         };
-        let path = match model.split_once('/') {
+        let path = match job.model.split_once('/') {
             Some((owner, name)) if plain(owner) && plain(name) => format!("{owner}/{name}"),
-            _ => return Err(ProviderError::Malformed(format!("model {model:?}"))),
+            _ => return Err(ProviderError::Malformed(format!("model {:?}", job.model))),
         };
         let url = format!("{}/v1/models/{path}/predictions", self.base);
         let body = json!({ "input": input });

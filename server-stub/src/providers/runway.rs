@@ -88,26 +88,20 @@ impl Provider for Runway {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
         let mut body = json!({
-            "model": model,
-            "promptText": prompt,
-            "ratio": format!("{}:{}", spec.width, spec.height),
-            "duration": spec.seconds,
+            "model": job.model,
+            "promptText": job.prompt,
+            "ratio": format!("{}:{}", job.spec.width, job.spec.height),
+            "duration": job.spec.seconds,
         });
-        let frames: Vec<serde_json::Value> = [("first", &pictures.first), ("last", &pictures.last)]
-            .into_iter()
-            .filter_map(|(position, picture)| {
-                let picture = picture.as_ref()?;
-                Some(json!({ "uri": picture.data_uri(), "position": position }))
-            })
-            .collect();
+        let frames: Vec<serde_json::Value> =
+            [("first", &job.pictures.first), ("last", &job.pictures.last)]
+                .into_iter()
+                .filter_map(|(position, picture)| {
+                    let picture = picture.as_ref()?;
+                    Some(json!({ "uri": picture.data_uri(), "position": position }))
+                })
+                .collect();
         let endpoint = if frames.is_empty() {
             "text_to_video"
         } else {

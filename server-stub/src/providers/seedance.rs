@@ -155,31 +155,24 @@ impl Provider for Seedance {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
-        let mut content = vec![json!({ "type": "text", "text": prompt })];
-        content.extend(pictures.first.iter().map(|p| image(p, "first_frame")));
-        content.extend(pictures.last.iter().map(|p| image(p, "last_frame")));
+        let mut content = vec![json!({ "type": "text", "text": job.prompt })];
+        content.extend(job.pictures.first.iter().map(|p| image(p, "first_frame")));
+        content.extend(job.pictures.last.iter().map(|p| image(p, "last_frame")));
         content.extend(
-            pictures
+            job.pictures
                 .references
                 .iter()
                 .map(|p| image(p, "reference_image")),
         );
         let mut body = json!({
-            "model": model,
+            "model": job.model,
             "content": content,
-            "resolution": hd_or_full(spec, spec.seconds).1,
-            "ratio": if portrait(spec) { "9:16" } else { "16:9" },
-            "duration": spec.seconds,
+            "resolution": hd_or_full(job.spec, job.spec.seconds).1,
+            "ratio": if portrait(job.spec) { "9:16" } else { "16:9" },
+            "duration": job.spec.seconds,
             "return_last_frame": true,
         });
-        if let Some(seed) = pictures.seed {
+        if let Some(seed) = job.pictures.seed {
             body["seed"] = json!(seed);
         }
         let url = format!("{}/api/v3/contents/generations/tasks", self.base);

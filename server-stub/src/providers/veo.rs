@@ -187,43 +187,40 @@ impl Provider for Veo {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let Submission {
-            model,
-            prompt,
-            spec,
-            pictures,
-            ..
-        } = *job;
-        let mut instance = json!({ "prompt": prompt });
-        if let Some(first) = &pictures.first {
+        let mut instance = json!({ "prompt": job.prompt });
+        if let Some(first) = &job.pictures.first {
             instance["image"] = inline(first);
         }
-        if let Some(last) = &pictures.last {
+        if let Some(last) = &job.pictures.last {
             instance["lastFrame"] = inline(last);
         }
-        if !pictures.references.is_empty() {
-            let references: Vec<Value> = pictures
+        if !job.pictures.references.is_empty() {
+            let references: Vec<Value> = job
+                .pictures
                 .references
                 .iter()
                 .map(|r| json!({ "image": inline(r), "referenceType": "ASSET" }))
                 .collect();
             instance["referenceImages"] = json!(references);
         }
-        if let Some(source) = &pictures.extend_of {
+        if let Some(source) = &job.pictures.extend_of {
             instance["video"] = json!({ "uri": self.video_uri(source).await? });
         }
         let mut body = json!({
             "instances": [instance],
             "parameters": {
-                "aspectRatio": if portrait(spec) { "9:16" } else { "16:9" },
-                "resolution": hd_or_full(spec, spec.seconds).1,
-                "durationSeconds": spec.seconds,
+                "aspectRatio": if portrait(job.spec) { "9:16" } else { "16:9" },
+                "resolution": hd_or_full(job.spec, job.spec.seconds).1,
+                "durationSeconds": job.spec.seconds,
             },
         });
-        if let Some(seed) = pictures.seed {
+        if let Some(seed) = job.pictures.seed {
             body["parameters"]["seed"] = json!(seed);
         }
-        let url = format!("{}/v1beta/models/{model}:predictLongRunning", self.base);
+        let url = format!(
+            "{}/v1beta/models/{}:predictLongRunning",
+            self.base, job.model
+        );
         let created: Created = self
             .client
             .create_json(|| {
