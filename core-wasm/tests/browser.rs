@@ -150,6 +150,46 @@ fn subscribers_hear_changes_and_can_unsubscribe() {
     assert_eq!(listener.calls(), 1);
 }
 
+/// Fails when a change a listener makes is told from inside that listener's call (the other
+/// listeners then hear the second change before the first), or when a listener that throws
+/// keeps the others from hearing.
+#[wasm_bindgen_test]
+fn a_change_made_by_a_listener_is_told_after_every_listener_heard_the_one_before() {
+    let studio = Rc::new(studio());
+    let heard = Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+    let listener = |name: &'static str, changes: bool| {
+        let (studio, heard) = (Rc::clone(&studio), Rc::clone(&heard));
+        Closure::<dyn FnMut()>::new(move || {
+            let draft = get(&studio.view("console").unwrap(), &["draft"])
+                .as_string()
+                .unwrap();
+            heard.borrow_mut().push(format!("{name} {draft}"));
+            if changes && draft == "one" {
+                studio.set_draft("two");
+            }
+        })
+    };
+    let _throws = studio
+        .subscribe(
+            Function::new_no_args("throw new Error('a listener that throws')"),
+            None,
+        )
+        .unwrap();
+    let first = listener("first", true);
+    let second = listener("second", false);
+    let _first = studio
+        .subscribe(first.as_ref().unchecked_ref::<Function>().clone(), None)
+        .unwrap();
+    let _second = studio
+        .subscribe(second.as_ref().unchecked_ref::<Function>().clone(), None)
+        .unwrap();
+    studio.set_draft("one");
+    assert_eq!(
+        *heard.borrow(),
+        ["first one", "second two", "first two", "second two"]
+    );
+}
+
 #[wasm_bindgen_test]
 fn a_part_listener_hears_only_its_part_and_views_keep_their_identity() {
     let studio = studio();

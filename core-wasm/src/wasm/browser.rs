@@ -15,17 +15,12 @@ use crate::part::Part;
 use crate::platform::{Body, BodyStream, HttpRequest, HttpResponse, LogLevel, Platform};
 use crate::time::TimeStyle;
 
-struct Listener {
-    id: u32,
-    /// The part it follows; every part when `None`.
-    part: Option<Part>,
-    function: Function,
-}
-
 #[derive(Default)]
 pub struct BrowserPlatform {
-    listeners: RefCell<Vec<Listener>>,
-    next_id: Cell<u32>,
+    /// The studio's listeners, told of the core's changes through `notify`; the sequence
+    /// editor and the review page keep theirs in their handles.
+    #[cfg(not(any(feature = "sequence-editor", feature = "review-page")))]
+    pub listeners: super::listeners::Listeners<Part>,
     /// The controller of the last stream opened (the core follows one at a time).
     stream: RefCell<Option<AbortController>>,
     /// The last text read by `get_item_if_changed`: its key, the JS string itself and its
@@ -56,19 +51,6 @@ extern "C" {
 }
 
 impl BrowserPlatform {
-    pub fn add_listener(&self, function: Function, part: Option<Part>) -> u32 {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        self.listeners
-            .borrow_mut()
-            .push(Listener { id, part, function });
-        id
-    }
-
-    pub fn remove_listener(&self, id: u32) {
-        self.listeners.borrow_mut().retain(|l| l.id != id);
-    }
-
     /// Closes the open stream, if any (its reader then ends with an error).
     pub fn abort_stream(&self) {
         if let Some(controller) = self.stream.take() {
@@ -316,21 +298,12 @@ impl Platform for BrowserPlatform {
         }
     }
 
+    #[cfg_attr(
+        any(feature = "sequence-editor", feature = "review-page"),
+        allow(unused_variables)
+    )]
     fn notify(&self, part: Part) {
-        let listeners: Vec<Function> = self
-            .listeners
-            .borrow()
-            .iter()
-            .filter(|l| l.part.is_none_or(|p| p.hears(part)))
-            .map(|l| l.function.clone())
-            .collect();
-        for listener in listeners {
-            if let Err(e) = listener.call0(&JsValue::NULL) {
-                self.log(
-                    LogLevel::Error,
-                    &format!("A subscriber threw: {}", describe(&e)),
-                );
-            }
-        }
+        #[cfg(not(any(feature = "sequence-editor", feature = "review-page")))]
+        self.listeners.tell(part);
     }
 }

@@ -2,6 +2,7 @@
 //! the studio's `wasm/mod.rs`): the browser's platform and the `SequenceEditor` handle.
 
 pub mod browser;
+mod listeners;
 mod sequence;
 
 pub use sequence::SequenceEditor;

@@ -4,6 +4,7 @@ mod browser;
 mod console;
 mod jobs;
 mod library;
+mod listeners;
 mod schedule;
 mod shares;
 mod shot;
@@ -22,6 +23,7 @@ use crate::core::{Core, Part};
 use crate::error::CoreError;
 use crate::json::browser as json;
 use browser::BrowserPlatform;
+use listeners::Views;
 use schedule::Timers;
 
 type SharedCore = Rc<Core<BrowserPlatform>>;
@@ -66,9 +68,9 @@ fn part(name: &str) -> Result<Part, JsValue> {
 pub struct Studio {
     core: SharedCore,
     timers: RefCell<Option<Timers>>,
-    snapshot: RefCell<Option<(u64, JsValue)>>,
+    snapshot: Views<1>,
     /// Each part's view with the part version it was made at.
-    views: RefCell<[Option<(u64, JsValue)>; Part::ALL.len()]>,
+    views: Views<{ Part::ALL.len() }>,
 }
 
 #[wasm_bindgen]
@@ -79,8 +81,8 @@ impl Studio {
         let studio = Studio {
             core: Rc::new(Core::new(BrowserPlatform::default())),
             timers: RefCell::new(None),
-            snapshot: RefCell::new(None),
-            views: RefCell::default(),
+            snapshot: Views::default(),
+            views: Views::default(),
         };
         if !config.is_undefined() && !config.is_null() {
             studio.configure(config)?;
@@ -118,11 +120,12 @@ impl Studio {
         part: Option<String>,
     ) -> Result<JsValue, JsValue> {
         let part = part.as_deref().map(self::part).transpose()?;
-        let id = self.core.platform().add_listener(listener, part);
-        let core = self.core.clone();
-        Ok(Closure::once_into_js(move || {
-            core.platform().remove_listener(id)
-        }))
+        Ok(self
+            .core
+            .platform()
+            .listeners
+            .subscribe(listener, part)
+            .into())
     }
 
     /// Grows by one with every state change.
@@ -133,30 +136,20 @@ impl Studio {
 
     /// Everything the UI renders; the same object until the version changes.
     pub fn snapshot(&self) -> JsValue {
-        let version = self.core.version();
-        if let Some((v, value)) = self.snapshot.borrow().as_ref() {
-            if *v == version {
-                return value.clone();
-            }
-        }
-        let value = json::serialized(&self.core.snapshot());
-        *self.snapshot.borrow_mut() = Some((version, value.clone()));
-        value
+        self.snapshot.at(0, self.core.version(), || {
+            json::serialized(&self.core.snapshot())
+        })
     }
 
     /// One part of the snapshot, e.g. `studio.view("jobs")`; the same object until that part
     /// changes, so a keystroke in the prompt rebuilds no job or asset.
     pub fn view(&self, part: &str) -> Result<JsValue, JsValue> {
         let part = self::part(part)?;
-        let version = self.core.part_version(part);
-        if let Some((v, value)) = &self.views.borrow()[part.index()] {
-            if *v == version {
-                return Ok(value.clone());
-            }
-        }
-        let value = json::to_js(&self.core.view_value(part));
-        self.views.borrow_mut()[part.index()] = Some((version, value.clone()));
-        Ok(value)
+        Ok(self
+            .views
+            .at(part.index(), self.core.part_version(part), || {
+                json::to_js(&self.core.view_value(part))
+            }))
     }
 
     /// The cleaned project id for what was typed, or `undefined` when it makes no valid id.

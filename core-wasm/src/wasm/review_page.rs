@@ -3,8 +3,8 @@
 //! opens a review link downloads this, never the studio.
 
 pub mod browser;
+mod listeners;
 
-use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -13,20 +13,18 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use self::browser::BrowserPlatform;
+use self::listeners::{Listeners, Views};
 use crate::error::CoreError;
 use crate::json::browser as json;
 use crate::review::{token_of, Verdict};
 use crate::review_page::ReviewSession;
 
-type Listeners = Rc<RefCell<Vec<(u32, js_sys::Function)>>>;
-
 /// The review page a link opens: its shared videos, comments and decisions.
 #[wasm_bindgen]
 pub struct ReviewLink {
     session: Rc<ReviewSession<BrowserPlatform>>,
-    listeners: Listeners,
-    next_listener: Cell<u32>,
-    view: RefCell<Option<(u64, JsValue)>>,
+    listeners: Listeners<()>,
+    view: Views<1>,
 }
 
 fn failed(error: CoreError) -> JsValue {
@@ -46,14 +44,9 @@ impl ReviewLink {
     /// `new ReviewLink(apiBase)`: the page's API, `/api` beside it.
     #[wasm_bindgen(constructor)]
     pub fn new(api_base: String) -> ReviewLink {
-        let listeners: Listeners = Rc::default();
-        let told = Rc::clone(&listeners);
-        let changed = Box::new(move || {
-            let all: Vec<js_sys::Function> = told.borrow().iter().map(|(_, f)| f.clone()).collect();
-            for listener in all {
-                let _ = listener.call0(&JsValue::NULL);
-            }
-        });
+        let listeners = Listeners::default();
+        let told = listeners.clone();
+        let changed = Box::new(move || told.tell(()));
         ReviewLink {
             session: Rc::new(ReviewSession::new(
                 BrowserPlatform::default(),
@@ -61,8 +54,7 @@ impl ReviewLink {
                 changed,
             )),
             listeners,
-            next_listener: Cell::new(0),
-            view: RefCell::new(None),
+            view: Views::default(),
         }
     }
 
@@ -74,29 +66,14 @@ impl ReviewLink {
 
     /// Calls `listener()` after every change; returns the function that unsubscribes.
     pub fn subscribe(&self, listener: js_sys::Function) -> js_sys::Function {
-        let id = self.next_listener.get();
-        self.next_listener.set(id + 1);
-        self.listeners.borrow_mut().push((id, listener));
-        let listeners = Rc::downgrade(&self.listeners);
-        Closure::once_into_js(move || {
-            if let Some(listeners) = listeners.upgrade() {
-                listeners.borrow_mut().retain(|(l, _)| *l != id);
-            }
-        })
-        .unchecked_into()
+        self.listeners.subscribe(listener, None)
     }
 
     /// What the page shows: the same object until something changes.
     pub fn view(&self) -> JsValue {
-        let version = self.session.version();
-        if let Some((seen, view)) = &*self.view.borrow() {
-            if *seen == version {
-                return view.clone();
-            }
-        }
-        let view = json::serialized(&self.session.view());
-        *self.view.borrow_mut() = Some((version, view.clone()));
-        view
+        self.view.at(0, self.session.version(), || {
+            json::serialized(&self.session.view())
+        })
     }
 
     /// Opens the link with `token` (or reads it again); resolves with how many videos it shows.

@@ -14,6 +14,7 @@ use wasm_bindgen_futures::{future_to_promise, spawn_local};
 
 use self::session::Inner;
 use super::browser::BrowserPlatform;
+use super::listeners::{Listeners, Views};
 use crate::api::ApiConfig;
 use crate::json::browser as json;
 use crate::sequence::client::Saved;
@@ -40,7 +41,7 @@ fn new_shot_id() -> String {
 #[wasm_bindgen]
 pub struct SequenceEditor {
     inner: Rc<Inner>,
-    view: RefCell<Option<(u64, JsValue)>>,
+    view: Views<1>,
 }
 
 #[wasm_bindgen]
@@ -54,8 +55,7 @@ impl SequenceEditor {
                 config: api_config(&config)?,
                 project,
                 state: RefCell::default(),
-                listeners: RefCell::default(),
-                next_listener: Cell::new(0),
+                listeners: Listeners::default(),
                 version: Cell::new(0),
                 opened: Cell::new(0),
                 settled: RefCell::default(),
@@ -67,46 +67,30 @@ impl SequenceEditor {
                 listing: Cell::new(0),
                 closed: Cell::new(false),
             }),
-            view: RefCell::new(None),
+            view: Views::default(),
         })
     }
 
     /// Calls `listener()` after every change; returns the function that unsubscribes.
     pub fn subscribe(&self, listener: js_sys::Function) -> js_sys::Function {
-        let id = self.inner.next_listener.get();
-        self.inner.next_listener.set(id + 1);
-        self.inner.listeners.borrow_mut().push((id, listener));
-        let inner = Rc::downgrade(&self.inner);
-        Closure::once_into_js(move || {
-            if let Some(inner) = inner.upgrade() {
-                inner.listeners.borrow_mut().retain(|(l, _)| *l != id);
-            }
-        })
-        .unchecked_into()
+        self.inner.listeners.subscribe(listener, None)
     }
 
     /// What the panel shows: the same object until something changes.
     pub fn view(&self) -> JsValue {
-        let version = self.inner.version.get();
-        if let Some((seen, view)) = &*self.view.borrow() {
-            if *seen == version {
-                return view.clone();
-            }
-        }
-        let state = self.inner.state.borrow();
-        let view = json::serialized(&PanelView {
-            sequences: state.sequences.clone(),
-            editor: state.editor.as_ref().map(Editor::view),
-            saving: state.saving,
-            error: state.error.clone(),
-            notice: state.notice.clone(),
-            videos: state.videos.clone(),
-            removed: state.removed.as_ref().map(|r| r.name.clone()),
-            announcement: state.announcement.clone(),
-        });
-        drop(state);
-        *self.view.borrow_mut() = Some((version, view.clone()));
-        view
+        self.view.at(0, self.inner.version.get(), || {
+            let state = self.inner.state.borrow();
+            json::serialized(&PanelView {
+                sequences: state.sequences.clone(),
+                editor: state.editor.as_ref().map(Editor::view),
+                saving: state.saving,
+                error: state.error.clone(),
+                notice: state.notice.clone(),
+                videos: state.videos.clone(),
+                removed: state.removed.as_ref().map(|r| r.name.clone()),
+                announcement: state.announcement.clone(),
+            })
+        })
     }
 
     /// Reads the project's sequences and opens the newest (or makes a first one).

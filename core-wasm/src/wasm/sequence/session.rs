@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
 use super::super::browser::BrowserPlatform;
+use super::super::listeners::Listeners;
 use super::{new_shot_id, plain_error};
 use crate::api::{Api, ApiConfig};
 use crate::asset::metadata_url;
@@ -40,8 +41,7 @@ pub(super) struct Inner {
     pub(super) config: ApiConfig,
     pub(super) project: String,
     pub(super) state: RefCell<State>,
-    pub(super) listeners: RefCell<Vec<(u32, js_sys::Function)>>,
-    pub(super) next_listener: Cell<u32>,
+    pub(super) listeners: Listeners<()>,
     pub(super) version: Cell<u64>,
     /// Raised each time another sequence is opened or the panel closes: a stream followed
     /// for an earlier one stops.
@@ -94,15 +94,7 @@ impl Inner {
     pub(super) fn change<T>(self: &Rc<Self>, change: impl FnOnce(&mut State) -> T) -> T {
         let out = change(&mut self.state.borrow_mut());
         self.version.set(self.version.get() + 1);
-        let listeners: Vec<js_sys::Function> = self
-            .listeners
-            .borrow()
-            .iter()
-            .map(|(_, f)| f.clone())
-            .collect();
-        for listener in listeners {
-            let _ = listener.call0(&JsValue::NULL);
-        }
+        self.listeners.tell(());
         self.find_videos();
         out
     }
