@@ -12,7 +12,9 @@ detail: string | null, };
 
 export type JobActivity = "checking" | "saving" | "cancelling" | "removing";
 
-export type JobView = { id: string, status: string, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, 
+export type JobStatus = "queued" | "running" | "done" | "error" | "other";
+
+export type JobView = { id: string, status: JobStatus, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, 
 /**
  * Shown by the player until it is played (the server's `poster_url`, beyond the spec).
  */

@@ -106,8 +106,11 @@ impl Serialize for Job {
     }
 }
 
-/// The four statuses of spec section 4; anything else a server says is `Other`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The four statuses of spec section 4; anything else a server says is `Other`. The views
+/// carry it as the TS union the app reads (`"queued" | "running" | "done" | "error" | "other"`).
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum JobStatus {
     Queued,
     Running,

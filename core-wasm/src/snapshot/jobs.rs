@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::asset;
-use crate::job::Job;
+use crate::job::{Job, JobStatus};
 use crate::time::{label, TimeStyle};
 
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -12,7 +12,7 @@ use crate::time::{label, TimeStyle};
 #[serde(rename_all = "camelCase")]
 pub struct JobView {
     pub id: String,
-    pub status: String,
+    pub status: JobStatus,
     pub badge: String,
     pub percent: u8,
     pub prompt: String,
@@ -94,7 +94,7 @@ impl JobView {
         let done = job.status() == crate::job::JobStatus::Done;
         JobView {
             id: job.sora_job_id.clone(),
-            status: job.status.clone(),
+            status: job.status(),
             badge: job.badge(),
             percent: job.percent(),
             prompt: job.prompt.clone(),

@@ -59,6 +59,7 @@ mod typescript {
         let decls = [
             Banner::decl(),
             JobActivity::decl(),
+            crate::job::JobStatus::decl(),
             JobView::decl(),
             TakeView::decl(),
             StreamState::decl(),
