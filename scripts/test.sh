@@ -52,6 +52,7 @@ layer() {
 cargo_lane() {
   local r="$logs/cargo.results"
   layer "$r" "cargo fmt --check" cargo fmt --all -- --check
+  layer "$r" "server-stub: no circles between modules" python3 scripts/module-circles.py
   layer "$r" "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
   layer "$r" "cargo clippy (wasm32)" cargo clippy -p studio-core --target wasm32-unknown-unknown --all-targets -- -D warnings
   layer "$r" "cargo clippy (wasm32, sequence editor)" cargo clippy -p studio-core --target wasm32-unknown-unknown --lib --features sequence-editor -- -D warnings

@@ -173,6 +173,7 @@ impl Client {
         resend: Resend,
     ) -> Result<Response, ProviderError> {
         let mut attempt = 0;
+        // Up a floor (docs/architecture.md): the retries are counted in the metrics registry.
         let metrics = crate::metrics::get();
         loop {
             let (client, built) = request().build_split();
