@@ -3,11 +3,14 @@
 #
 # After the builds, the layers run in two lanes side by side, each layer's output kept in a log
 # of its own (printed in full when the layer fails):
-# - cargo: fmt, clippy and the native tests, which compile (both cores while they do);
+# - cargo: fmt, the module check, clippy and the native tests, which compile (both cores while
+#   they do);
 # - built: the layers that run what the build made (the release server, the app, the provider
-#   fakes), mostly waiting on a browser or a server, so they fill what the compiles leave.
+#   fakes) and mostly wait on a browser, a server or Python, so they fill what the compiles
+#   leave.
 # Neither lane's cargo waits on the other's: the browser's wasm tests build in a target folder
-# of their own. STUDIO_TEST_LANES=1 runs the lanes one after the other.
+# of their own. The end-to-end tests run last, alone. STUDIO_TEST_LANES=1 runs the lanes one
+# after the other.
 source "$(dirname "$0")/lib.sh"
 started=$SECONDS
 bash "$ROOT/scripts/build.sh"
@@ -63,7 +66,6 @@ cargo_lane() {
 
 built_lane() {
   local r="$logs/built.results"
-  layer "$r" "end-to-end (Playwright + Chromium)" npm run --silent -w tests test
   layer "$r" "API contract (schemathesis against /api/openapi.json)" bash scripts/test-api-contract.sh
   layer "$r" "OpenAI SDK (Python) against the provider fake" bash scripts/test-openai-sdk.sh
   layer "$r" "wasm-bindgen-test (headless Chromium)" bash scripts/test-wasm.sh
@@ -86,6 +88,9 @@ else
   wait "${lanes[@]}"
   lanes=()
 fi
+# Alone, after both lanes: the player's checks watch frames presented in real time, which a
+# compile beside them can starve.
+layer "$logs/e2e.results" "end-to-end (Playwright + Chromium)" npm run --silent -w tests test
 
 passed=0
 failed=0
