@@ -28,7 +28,17 @@ logs="$ROOT/target/test-logs"
 rm -rf "$logs"
 mkdir -p "$logs"
 lanes=()
-trap 'kill "${lanes[@]}" 2>/dev/null; rm -rf "$TMPDIR"' EXIT
+# Keeps the run's own exit status: under `set -e`, a `kill` with no lane left to stop would
+# otherwise end a passing run with status 2.
+finish() {
+  local status=$?
+  if [ "${#lanes[@]}" -gt 0 ]; then
+    kill "${lanes[@]}" 2>/dev/null || true
+  fi
+  rm -rf "$TMPDIR"
+  exit "$status"
+}
+trap finish EXIT
 
 step "Provider fakes (release, for the SDK and end-to-end tests)"
 cargo build --release -p provider-fakes
