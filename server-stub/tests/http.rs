@@ -1047,6 +1047,8 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/references",
             "GET /projects/{project_id}/sequences",
             "GET /projects/{project_id}/sequences/{sequence_id}",
+            "GET /projects/{project_id}/sequences/{sequence_id}/captions.srt",
+            "GET /projects/{project_id}/sequences/{sequence_id}/captions.vtt",
             "GET /projects/{project_id}/sequences/{sequence_id}/package.zip",
             "GET /projects/{project_id}/sequences/{sequence_id}/timeline.edl",
             "GET /projects/{project_id}/sequences/{sequence_id}/timeline.otio",

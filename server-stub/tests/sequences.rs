@@ -14,6 +14,9 @@ use tower::ServiceExt;
 #[path = "common/harness.rs"]
 mod harness;
 use harness::*;
+#[path = "common/independent.rs"]
+mod independent;
+use independent::python;
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 
@@ -435,28 +438,6 @@ async fn a_take_made_for_a_shot_joins_it_when_saved() {
     );
 }
 
-/// Runs the test tools' Python (`scripts/setup-py.sh` installs it) with `args`: its output.
-fn python(args: &[&std::ffi::OsStr]) -> Vec<u8> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/py/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/setup-py.sh",
-        python.display()
-    );
-    let output = std::process::Command::new(python)
-        .current_dir(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
-}
-
 /// Fails on source points written in frames of the sequence's rate: a 24 fps take in a 30 fps
 /// cut got 30 fps source timecodes (`00:00:00:27` cannot be a 24 fps frame) and the XML told
 /// Premiere the file ran at 30.
@@ -808,6 +789,7 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
     assert_eq!(
         metadata["lineage"],
         json!({"sequence": {"id": sequence["id"], "version": version},
+               "loudness": "off",
                "shots": [{"file_name": first, "in_s": 0.2, "out_s": 0.8},
                          {"file_name": second, "in_s": 0.4, "out_s": 1.0}]})
     );
@@ -873,7 +855,18 @@ fn pitch(video: &std::path::Path, from: f64, to: f64) -> f64 {
 
 /// Exports a new sequence of `shots` (as a PUT sends them) as an MP4: where the export is.
 async fn exported(h: &Harness, shots: Value) -> std::path::PathBuf {
-    let sequence = made_sequence(h).await;
+    exported_as(h, "off", shots).await.0
+}
+
+/// Exports a new sequence of `shots` with its sound brought to `loudness`: where the export
+/// is, and its metadata.
+async fn exported_as(h: &Harness, loudness: &str, shots: Value) -> (std::path::PathBuf, Value) {
+    let sequence = made(
+        h,
+        json!({"name": "Sound", "size": "320x240", "fit": "pad", "loudness": loudness}),
+    )
+    .await;
+    assert_eq!(sequence["loudness"], loudness);
     let reply = api(
         &h.app,
         "PUT",
@@ -892,9 +885,137 @@ async fn exported(h: &Harness, shots: Value) -> std::path::PathBuf {
     assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
     let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
     wait_for(&h.jobs, &id, Status::Done).await;
-    h.dir
-        .path()
-        .join(format!("data/media/projects/cut/{id}.mp4"))
+    let media = h.dir.path().join("data/media/projects/cut");
+    let metadata = std::fs::read(media.join(format!("{id}.json"))).unwrap();
+    (
+        media.join(format!("{id}.mp4")),
+        serde_json::from_slice(&metadata).unwrap(),
+    )
+}
+
+/// Fails when an export's size is the sequence's whatever is asked, or any size is taken.
+#[tokio::test]
+async fn an_export_may_ask_for_a_size_a_platform_wants() {
+    use server_stub::frames::track_info;
+    let h = start();
+    let take = saved(&h, "cut", "a lighthouse at dusk").await;
+    let sequence = made_sequence(&h).await;
+    let shots = json!([{"label": "Shot 1", "take": take, "in_s": 0, "out_s": 0.5}]);
+    let reply = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, shots)),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let exports = format!("{}/exports", uri(&sequence));
+    let refused = api(
+        &h.app,
+        "POST",
+        &exports,
+        Some(json!({"format": "mp4", "size": "640x480"})),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "size must be one of 1920x1080, 1280x720, 1080x1920, 720x1280, 1080x1080, not 640x480"
+    );
+    let reply = api(
+        &h.app,
+        "POST",
+        &exports,
+        Some(json!({"format": "mp4", "size": "720x1280"})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    assert_eq!(reply.json()["size"], "720x1280");
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let video = std::fs::read(
+        h.dir
+            .path()
+            .join(format!("data/media/projects/cut/{id}.mp4")),
+    )
+    .unwrap();
+    let info = track_info(std::io::Cursor::new(&video), video.len() as u64).unwrap();
+    assert_eq!((info.width, info.height), (720, 1280));
+}
+
+/// ffmpeg's EBU R 128 meter (its `ebur128` filter) on `video`: integrated loudness in LUFS
+/// and true peak in dBTP.
+fn ffmpeg_loudness(video: &std::path::Path) -> (f64, f64) {
+    let out = ffmpeg_span(
+        video,
+        0.0,
+        1e6,
+        &["-af", "ebur128=peak=true", "-f", "null", "-"],
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    let summary = log.rsplit("Summary:").next().unwrap();
+    let value = |label: &str| -> f64 {
+        let after = summary.split(label).nth(1).expect(label);
+        after.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    (value(" I:"), value("Peak:"))
+}
+
+/// Fails with no loudness stage (the cut stays at its takes' -24 and -44 LUFS), with one
+/// that misses its target by more than ffmpeg's meter allows, or lets a true peak over
+/// -1 dBTP through; and when the export's metadata says other than what ffmpeg reads.
+#[tokio::test]
+async fn an_export_brings_uneven_takes_to_the_web_and_broadcast_loudness() {
+    let h = start();
+    if !take_with_sound(&h, "loud.mp4", 440, 48_000, 2).await
+        || !take_with_sound(&h, "quiet.mp4", 330, 48_000, 2).await
+    {
+        return;
+    }
+    // The quiet take made 20 dB quieter, as a second provider's might be.
+    let quiet = h.dir.path().join("data/media/projects/cut/quiet.mp4");
+    let quieter = h.dir.path().join("quieter.mp4");
+    assert!(ffmpeg(&[
+        "-i",
+        quiet.to_str().unwrap(),
+        "-af",
+        "volume=-20dB",
+        "-c:v",
+        "copy",
+        "-c:a",
+        "aac",
+        quieter.to_str().unwrap(),
+    ]));
+    std::fs::copy(&quieter, &quiet).unwrap();
+    let shots = json!([
+        {"label": "Loud", "take": "loud.mp4", "in_s": 0, "out_s": 2},
+        {"label": "Quiet", "take": "quiet.mp4", "in_s": 0, "out_s": 2},
+        {"label": "Loud again", "take": "loud.mp4", "in_s": 0, "out_s": 2},
+    ]);
+    let (untouched, _) = exported_as(&h, "off", shots.clone()).await;
+    let (before, _) = ffmpeg_loudness(&untouched);
+    for (loudness, target) in [("web", -14.0), ("broadcast", -23.0)] {
+        let (video, metadata) = exported_as(&h, loudness, shots.clone()).await;
+        let (integrated, peak) = ffmpeg_loudness(&video);
+        assert!(
+            (integrated - target).abs() <= 0.5,
+            "{loudness}: ffmpeg reads {integrated} LUFS (from {before})"
+        );
+        assert!(peak <= -1.0, "{loudness}: a true peak at {peak} dBTP");
+        let measured = &metadata["loudness"];
+        let said = measured["integrated_lufs"].as_f64().unwrap();
+        assert!(
+            (said - integrated).abs() <= 0.5,
+            "{loudness}: the metadata says {said} LUFS, ffmpeg reads {integrated}"
+        );
+        assert!(measured["true_peak_dbtp"].as_f64().unwrap() <= -1.0);
+        assert!(measured["lra"].as_f64().unwrap() >= 0.0, "{measured}");
+        assert_eq!(metadata["lineage"]["loudness"], loudness);
+    }
+    assert!(
+        (before - -14.0).abs() > 2.0,
+        "the takes alone are not at the web's loudness ({before} LUFS)"
+    );
 }
 
 /// Writes a 2 s take made by ffmpeg with a sine of `hz` at `rate` Hz on `channels` channels

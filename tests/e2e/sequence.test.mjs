@@ -763,3 +763,54 @@ test("moves, removals, undo and redo are said in one polite live region", async 
   await waitUntil(async () => (await region.textContent()) === "Shot 3 removed");
   await context.close();
 });
+
+test("a shot's caption is saved with the sequence and shown over its picture as it plays", async () => {
+  const project = "captioned";
+  const { context, page, panel, status } = await withShots(project, "reeds at dusk", 2, 2);
+  await panel.locator(".strip button", { hasText: "Shot 2" }).click();
+  const caption = panel.getByRole("textbox", { name: "Caption" });
+  await caption.fill("  MARY: Over the reeds \n\n now ");
+  await caption.blur();
+  await waitUntil(async () => (await firstSequence(project)).shots[1].caption !== null);
+  await waitUntil(async () => (await status.textContent()).endsWith("· Saved"));
+  const saved = await firstSequence(project);
+  assert.deepEqual(
+    saved.shots.map((s) => s.caption),
+    [null, "MARY: Over the reeds\nnow"],
+    "cleaned as the server keeps it",
+  );
+  assert.equal(await caption.inputValue(), "MARY: Over the reeds\nnow");
+
+  // The player gives each video the caption of the shot it shows as its one cue, over the
+  // shot's part of the take; the first shot has none.
+  const cues = () =>
+    panel.locator(".sequence-screen video.front").evaluate((video) => {
+      const track = Array.from(video.textTracks).find((t) => t.kind === "captions");
+      if (!track) return null;
+      return {
+        mode: track.mode,
+        cues: Array.from(track.cues ?? []).map((c) => [c.startTime, c.endTime, c.text]),
+        active: Array.from(track.activeCues ?? []).map((c) => c.text),
+      };
+    });
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await waitUntil(async () => (await panel.textContent()).includes("Shot 2 (2 of 2)"));
+  await waitUntil(async () => (await cues())?.active.length === 1);
+  assert.deepEqual(await cues(), {
+    mode: "showing",
+    cues: [[0, 2, "MARY: Over the reeds\nnow"]],
+    active: ["MARY: Over the reeds\nnow"],
+  });
+
+  // The captions file of the cut puts it at the second shot's time.
+  const srt = await fetch(
+    `${t.server.url}/api/projects/${project}/sequences/${saved.id}/captions.srt`,
+    { headers: { authorization: `Bearer ${TOKEN}` } },
+  );
+  assert.equal(
+    await srt.text(),
+    "1\r\n00:00:02,000 --> 00:00:04,000\r\nMARY: Over the reeds\r\nnow\r\n\r\n",
+  );
+  assert.deepEqual(await audit(page), []);
+  await context.close();
+});

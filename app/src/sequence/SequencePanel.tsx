@@ -1,5 +1,5 @@
 // The Sequence panel: the open sequence's shots in order as a strip (reordered by dragging or
-// Alt+Left/Right), the chosen shot's label, take and in and out points, undo and redo (Ctrl+Z,
+// Alt+Left/Right), the chosen shot's label, take, caption and in and out points, undo and redo (Ctrl+Z,
 // Ctrl+Shift+Z), the player, and the MP4 export. Every edit is the sequence editor's (its own
 // wasm); this only renders its view and calls its commands.
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
@@ -80,6 +80,11 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     slate: shot.take === null ? "No take yet" : "Take missing",
     inS: shot.inFrame / fps,
     outS: shot.outFrame / fps,
+    caption: shot.caption && {
+      text: shot.caption.text,
+      startS: (shot.caption.inFrame ?? shot.inFrame) / fps,
+      endS: (shot.caption.outFrame ?? shot.outFrame) / fps,
+    },
   }));
   const selected = shots.find((s) => s.id === chosen) ?? null;
 
@@ -108,7 +113,8 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   };
   const onPanelKey = (event: KeyboardEvent) => {
     if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
-    if (event.target instanceof HTMLInputElement) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement)
+      return;
     event.preventDefault();
     if (event.shiftKey) editor.redo();
     else editor.undo();
@@ -295,6 +301,20 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
                 </option>
               ))}
             </select>
+          </label>
+          <label>
+            Caption
+            <textarea
+              rows={2}
+              maxLength={500}
+              defaultValue={selected.caption?.text ?? ""}
+              key={`${selected.id}-caption-${selected.caption?.text ?? ""}`}
+              placeholder="MARY: A line shown over the shot"
+              onBlur={(event) =>
+                event.target.value !== (selected.caption?.text ?? "") &&
+                runNow(() => editor.caption(selected.id, event.target.value))
+              }
+            />
           </label>
           <PointField
             label="In (s)"

@@ -19,6 +19,8 @@ export type Clip = {
   slate: string;
   inS: number;
   outS: number;
+  /** Shown over the take between these seconds on it (the player plays only the shot's part). */
+  caption: { text: string; startS: number; endS: number } | null;
 };
 
 type Props = {
@@ -27,9 +29,25 @@ type Props = {
   onPoint: (id: string, point: "in" | "out", seconds: number) => void;
 };
 
-/** Loads `clip` into `video`, paused at its in point. */
+/**
+ * Gives `video` the caption of `clip` as its one cue, in the take's time: the browser draws it
+ * over the picture while the take is inside it, and screen readers can read it.
+ */
+function caption(video: HTMLVideoElement, clip: Clip | undefined) {
+  const track =
+    Array.from(video.textTracks).find((t) => t.kind === "captions") ??
+    video.addTextTrack("captions", "Captions");
+  for (const old of Array.from(track.cues ?? [])) track.removeCue(old);
+  if (clip?.caption) {
+    track.addCue(new VTTCue(clip.caption.startS, clip.caption.endS, clip.caption.text));
+  }
+  track.mode = "showing";
+}
+
+/** Loads `clip` into `video`, paused at its in point, with its caption. */
 function cue(video: HTMLVideoElement, clip: Clip | undefined) {
   if (!clip?.url) return;
+  caption(video, clip);
   if (video.dataset.url !== clip.url) {
     video.dataset.url = clip.url;
     video.src = clip.url;
@@ -70,7 +88,8 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
   // Stopped, the player shows the chosen shot's in point and holds the next one ready. Each is
   // cued again only when what it shows changed (a point set, a move), so Stop leaves the
   // player where it was.
-  const key = (c: Clip | undefined) => (c ? `${c.id} ${c.url} ${c.inS}` : "");
+  const key = (c: Clip | undefined) =>
+    c ? `${c.id} ${c.url} ${c.inS} ${c.caption?.text} ${c.caption?.startS} ${c.caption?.endS}` : "";
   const shownKey = key(clip);
   const nextKey = key(clips[index + 1]);
   useEffect(() => {
@@ -117,6 +136,7 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
       } else if (video.dataset.url !== next.url) {
         cue(video, next);
       }
+      caption(video, next);
       void video.play();
       watch(at, video);
     };

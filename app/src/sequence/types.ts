@@ -1,12 +1,22 @@
 // Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
 
-export type Sequence = { id: string, name: string, fps: number, size: string, fit: string, version: number, shots: Array<Shot>, };
+export type Sequence = { id: string, name: string, fps: number, size: string, fit: string, 
+/**
+ * The standard an export brings its sound to: `web`, `broadcast` or `off`.
+ */
+loudness: string, version: number, shots: Array<Shot>, };
 
 export type Shot = { id: string, label: string, prompt: string | null, takes: Array<string>, take: string | null, inFrame: number, outFrame: number, 
 /**
  * The chosen take is no longer in the library.
  */
-takeMissing: boolean, };
+takeMissing: boolean, 
+/**
+ * Shown over the shot.
+ */
+caption: Caption | null, };
+
+export type Caption = { text: string, inFrame: number | null, outFrame: number | null, };
 
 export type EditorView = { 
 /**

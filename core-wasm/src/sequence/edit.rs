@@ -1,7 +1,7 @@
 //! The edits a sequence takes, each naming its shot by id (so an edit made on one version can
 //! be applied again on another) and each answered, when applied, by the edit that undoes it.
 
-use super::{Sequence, Shot, MAX_LABEL, MAX_SHOTS};
+use super::{Caption, Sequence, Shot, MAX_LABEL, MAX_SHOTS};
 
 /// One change to a sequence.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,11 @@ pub enum Edit {
         id: String,
         label: String,
     },
+    /// A new caption, or none.
+    Caption {
+        id: String,
+        caption: Option<Caption>,
+    },
 }
 
 impl Edit {
@@ -45,7 +50,8 @@ impl Edit {
             | Edit::Move { id, .. }
             | Edit::Trim { id, .. }
             | Edit::Choose { id, .. }
-            | Edit::Label { id, .. } => id,
+            | Edit::Label { id, .. }
+            | Edit::Caption { id, .. } => id,
         }
     }
 }
@@ -63,6 +69,8 @@ pub enum EditError {
     Empty(String),
     #[error("A shot's label is at most {MAX_LABEL} characters")]
     LongLabel,
+    #[error("{}", super::caption::LongCaption)]
+    LongCaption,
     #[error("{0} has no take to continue from")]
     NoTake(String),
     #[error("{label}: the out point is past the end of its take ({} s)", *.length_ms as f64 / 1000.0)]
@@ -172,7 +180,31 @@ pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
                 label: before,
             })
         }
+        Edit::Caption { id, caption } => {
+            let at = find(sequence, id)?;
+            let before = std::mem::replace(&mut sequence.shots[at].caption, caption.clone());
+            Ok(Edit::Caption {
+                id: id.clone(),
+                caption: before,
+            })
+        }
     }
+}
+
+/// The edit that gives shot `id` the caption `text` (cleaned; none when nothing is left),
+/// keeping its points.
+pub fn caption(sequence: &Sequence, id: &str, text: &str) -> Result<Edit, EditError> {
+    let shot = &sequence.shots[find(sequence, id)?];
+    let text = super::caption::clean(text).map_err(|_| EditError::LongCaption)?;
+    let kept = shot.caption.as_ref();
+    Ok(Edit::Caption {
+        id: id.to_owned(),
+        caption: text.map(|text| Caption {
+            text,
+            in_frame: kept.and_then(|c| c.in_frame),
+            out_frame: kept.and_then(|c| c.out_frame),
+        }),
+    })
 }
 
 #[cfg(test)]
@@ -251,6 +283,39 @@ mod tests {
             },
             |s| assert_eq!(s.shots[0].label, "Shot 1: close-up"),
         );
+        let captioned = caption(&sequence(&["a", "b", "c"]), "b", "  MARY: Hello \n\n").unwrap();
+        undoes(captioned, |s| {
+            assert_eq!(s.shots[1].caption.as_ref().unwrap().text, "MARY: Hello")
+        });
+    }
+
+    /// A new text keeps the caption's points; an empty one is no caption.
+    #[test]
+    fn a_caption_s_text_changes_and_its_points_stay() {
+        let mut s = sequence(&["a"]);
+        s.shots[0].caption = Some(Caption {
+            text: "Before".into(),
+            in_frame: Some(3),
+            out_frame: Some(9),
+        });
+        let edit = caption(&s, "a", "After").unwrap();
+        apply(&mut s, &edit).unwrap();
+        assert_eq!(
+            s.shots[0].caption,
+            Some(Caption {
+                text: "After".into(),
+                in_frame: Some(3),
+                out_frame: Some(9),
+            })
+        );
+        let edit = caption(&s, "a", " ").unwrap();
+        apply(&mut s, &edit).unwrap();
+        assert_eq!(s.shots[0].caption, None);
+        assert_eq!(
+            caption(&s, "a", &"x".repeat(501)),
+            Err(EditError::LongCaption)
+        );
+        assert_eq!(caption(&s, "z", "x"), Err(EditError::NoShot("z".into())));
     }
 
     #[test]

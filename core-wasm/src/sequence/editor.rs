@@ -207,6 +207,7 @@ impl Editor {
             in_frame: 0,
             out_frame: before.frames().max(1),
             take_missing: false,
+            caption: None,
         };
         self.edit(Edit::Insert {
             index: at + 1,

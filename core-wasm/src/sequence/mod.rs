@@ -3,6 +3,7 @@
 //! their inverse (`edit.rs`), and the editor that keeps the undo history, what is not saved
 //! yet and what a refused save leaves to apply again (`editor.rs`).
 
+pub mod caption;
 pub mod client;
 pub mod edit;
 pub mod editor;
@@ -10,6 +11,8 @@ pub mod frames;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+pub use caption::Caption;
 
 /// The most shots a sequence holds.
 pub const MAX_SHOTS: usize = 500;
@@ -26,6 +29,8 @@ pub struct Sequence {
     pub fps: u32,
     pub size: String,
     pub fit: String,
+    /// The standard an export brings its sound to: `web`, `broadcast` or `off`.
+    pub loudness: String,
     #[cfg_attr(test, ts(type = "number"))]
     pub version: u64,
     pub shots: Vec<Shot>,
@@ -47,6 +52,8 @@ pub struct Shot {
     pub out_frame: u64,
     /// The chosen take is no longer in the library.
     pub take_missing: bool,
+    /// Shown over the shot.
+    pub caption: Option<Caption>,
 }
 
 impl Shot {
@@ -64,6 +71,8 @@ struct SequenceBody {
     fps: u32,
     size: String,
     fit: String,
+    #[serde(default = "no_loudness")]
+    loudness: String,
     version: u64,
     shots: Vec<ShotBody>,
 }
@@ -80,6 +89,16 @@ struct ShotBody {
     out_s: f64,
     #[serde(default)]
     take_missing: bool,
+    #[serde(default)]
+    caption: Option<String>,
+    #[serde(default)]
+    caption_in_s: Option<f64>,
+    #[serde(default)]
+    caption_out_s: Option<f64>,
+}
+
+fn no_loudness() -> String {
+    "off".to_owned()
 }
 
 impl Sequence {
@@ -91,6 +110,18 @@ impl Sequence {
             .shots
             .into_iter()
             .map(|s| {
+                let point = |seconds: Option<f64>| match seconds {
+                    Some(s) => frames::of_seconds(s, fps).map(Some),
+                    None => Some(None),
+                };
+                let caption = match s.caption {
+                    Some(text) => Some(Caption {
+                        text,
+                        in_frame: point(s.caption_in_s)?,
+                        out_frame: point(s.caption_out_s)?,
+                    }),
+                    None => None,
+                };
                 Some(Shot {
                     id: s.id,
                     label: s.label,
@@ -100,6 +131,7 @@ impl Sequence {
                     in_frame: frames::of_seconds(s.in_s, fps)?,
                     out_frame: frames::of_seconds(s.out_s, fps)?,
                     take_missing: s.take_missing,
+                    caption,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -109,6 +141,7 @@ impl Sequence {
             fps,
             size: body.size,
             fit: body.fit,
+            loudness: body.loudness,
             version: body.version,
             shots,
         })
@@ -121,6 +154,7 @@ impl Sequence {
             "fps": self.fps,
             "size": self.size,
             "fit": self.fit,
+            "loudness": self.loudness,
             "version": self.version,
             "shots": self.shots.iter().map(|s| json!({
                 "id": s.id,
@@ -130,6 +164,11 @@ impl Sequence {
                 "take": s.take,
                 "in_s": frames::seconds(s.in_frame, self.fps),
                 "out_s": frames::seconds(s.out_frame, self.fps),
+                "caption": s.caption.as_ref().map(|c| &c.text),
+                "caption_in_s": s.caption.as_ref()
+                    .and_then(|c| c.in_frame).map(|f| frames::seconds(f, self.fps)),
+                "caption_out_s": s.caption.as_ref()
+                    .and_then(|c| c.out_frame).map(|f| frames::seconds(f, self.fps)),
             })).collect::<Vec<_>>(),
         })
     }
@@ -157,6 +196,7 @@ pub(crate) mod tests {
             fps: 24,
             size: "1280x720".into(),
             fit: "crop".into(),
+            loudness: "off".into(),
             version: 1,
             shots: ids
                 .iter()
@@ -169,6 +209,7 @@ pub(crate) mod tests {
                     in_frame: 0,
                     out_frame: 24,
                     take_missing: false,
+                    caption: None,
                 })
                 .collect(),
         }
@@ -178,9 +219,11 @@ pub(crate) mod tests {
     fn the_apis_sequence_reads_into_frames_and_goes_back_as_a_change() {
         let api = json!({
             "id": "seq_a", "name": "Marsh", "fps": 25, "size": "1280x720", "fit": "pad",
+            "loudness": "web",
             "version": 4, "duration_s": 1.2, "updated_at": "2026-11-26T10:00:00Z",
             "shots": [{"id": "s1", "label": "Wide", "prompt": null, "takes": ["a.mp4"],
-                       "take": "a.mp4", "in_s": 0.2, "out_s": 1.4, "take_missing": true}]
+                       "take": "a.mp4", "in_s": 0.2, "out_s": 1.4, "take_missing": true,
+                       "caption": "MARY: Hi", "caption_in_s": 0.4, "caption_out_s": null}]
         });
         let sequence = Sequence::from_api(&api).unwrap();
         assert_eq!(
@@ -194,6 +237,11 @@ pub(crate) mod tests {
         assert_eq!(change["shots"][0]["in_s"], 0.2);
         assert_eq!(change["shots"][0]["out_s"], 1.4);
         assert_eq!(change["shots"][0].get("take_missing"), None);
+        // What the editor does not change goes back as it came, so a save keeps it.
+        assert_eq!(change["loudness"], "web");
+        assert_eq!(change["shots"][0]["caption"], "MARY: Hi");
+        assert_eq!(change["shots"][0]["caption_in_s"], 0.4);
+        assert_eq!(change["shots"][0]["caption_out_s"], Value::Null);
         assert_eq!(Sequence::from_api(&json!({"id": 1})), None);
     }
 
@@ -201,9 +249,10 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
+            Caption::decl(),
             editor::EditorView::decl(),
             client::Summary::decl(),
             client::Video::decl(),

@@ -1,5 +1,5 @@
 //! A sequence's cut made into one video: POST /api/projects/{projectId}/sequences/{id}/exports
-//! with `{format: "mp4"}` answers 202 with a job (`model: "sequence"`), whose progress comes on
+//! with `{format: "mp4", size?}` (the sequence's size, or one of `EXPORT_SIZES`) answers 202 with a job (`model: "sequence"`), whose progress comes on
 //! the project's stream like any job's, and whose video is saved to the library when done, its
 //! metadata naming the sequence's version and each shot's take and points (`lineage`).
 
@@ -27,11 +27,25 @@ pub enum ExportFormat {
     Mp4,
 }
 
+/// The sizes an export may ask for other than its sequence's: landscape, the portrait frame
+/// phones and their platforms play, and square.
+pub const EXPORT_SIZES: [&str; 5] = [
+    "1920x1080",
+    "1280x720",
+    "1080x1920",
+    "720x1280",
+    "1080x1080",
+];
+
 /// What to export.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExportRequest {
     format: ExportFormat,
+    /// The picture's size; the sequence's when left out. A take of another shape fills it as
+    /// the sequence's `fit` says (crop keeps the centre).
+    #[schema(pattern = "^(1920x1080|1280x720|1080x1920|720x1280|1080x1080)$")]
+    size: Option<String>,
 }
 
 #[utoipa::path(
@@ -48,7 +62,7 @@ pub struct ExportRequest {
         (status = 409, description = "The sequence has no shots yet, or a shot has no take chosen or its take is no longer in the library: the message names the shot", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 422, description = "A format not offered", body = ErrorBody),
+        (status = 422, description = "A format or size not offered", body = ErrorBody),
         (status = 429, description = "Too many active jobs (see Retry-After)", body = ErrorBody),
     ),
 )]
@@ -69,12 +83,29 @@ pub async fn create(
         ));
     }
     let folder = project.folder();
-    let export = Export::of(&sequence.id, sequence.version, &cut, |file| {
-        folder.file(file)
-    });
+    let export = Export::of(
+        &sequence.id,
+        sequence.version,
+        sequence.loudness,
+        &cut,
+        |file| folder.file(file),
+    );
+    let (width, height) = match &body.size {
+        None => (cut.width, cut.height),
+        Some(size) => EXPORT_SIZES
+            .contains(&size.as_str())
+            .then(|| studio_core::video_size::parse(size))
+            .flatten()
+            .ok_or_else(|| {
+                ApiError::Unprocessable(format!(
+                    "size must be one of {}, not {size}",
+                    EXPORT_SIZES.join(", ")
+                ))
+            })?,
+    };
     let spec = VideoSpec {
-        width: cut.width,
-        height: cut.height,
+        width,
+        height,
         fps: cut.fps,
         seconds: export.seconds().ceil() as u32,
     };

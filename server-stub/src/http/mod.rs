@@ -7,6 +7,7 @@ mod archive;
 mod assets;
 mod auth;
 mod budget;
+mod captions;
 mod downloads;
 pub mod error;
 mod events;

@@ -13,8 +13,8 @@ use utoipa_axum::routes;
 use super::archive::FILE_NAME_PATTERN;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
-    archive, assets, budget, downloads, events, exports, jobs, models, references, review,
-    sequences, shares, spend, timelines, AppState, API,
+    archive, assets, budget, captions, downloads, events, exports, jobs, models, references,
+    review, sequences, shares, spend, timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -70,6 +70,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(timelines::xml))
         .routes(routes!(timelines::edl))
         .routes(routes!(timelines::package))
+        .routes(routes!(captions::srt))
+        .routes(routes!(captions::vtt))
         .routes(routes!(exports::create))
         .routes(routes!(review::show))
         .routes(routes!(review::credentials))

@@ -1,7 +1,7 @@
 //! A sequence handed to an editor: GET /api/projects/{projectId}/sequences/{id}/timeline.otio,
 //! `.xml` (Final Cut Pro 7 XML) and `.edl` (CMX 3600), written by `sequences::timeline`, and
 //! `package.zip`, the three with the source videos under `media/`, where the timelines look
-//! for them. A shot whose take is not chosen, or no longer in the library, refuses the export
+//! for them, and the captions as `captions.srt` when a shot has one. A shot whose take is not chosen, or no longer in the library, refuses the export
 //! with 409 naming the shot.
 
 use std::collections::{HashMap, HashSet};
@@ -20,7 +20,7 @@ use super::sequences::{library, no_such};
 use super::AppState;
 use crate::project::ProjectId;
 use crate::sequences::timeline::{self, Cut};
-use crate::sequences::{probe, Sequence};
+use crate::sequences::{captions, probe, Sequence};
 use crate::zip::{Entry, Source};
 
 /// The three ways a timeline is written.
@@ -94,9 +94,8 @@ pub(super) async fn sequence_cut(
 
 /// A file name for the download: the sequence's name with only letters, digits, spaces, `-`
 /// and `_` kept, and `extension`.
-fn file_name(cut: &Cut, extension: &str) -> String {
-    let stem: String = cut
-        .name
+pub(super) fn file_name(name: &str, extension: &str) -> String {
+    let stem: String = name
         .chars()
         .map(|c| match c {
             c if c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_') => c,
@@ -114,7 +113,7 @@ async fn answer(
     let cut = cut(state, &project, &id).await?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
-        file_name(&cut, format.extension())
+        file_name(&cut.name, format.extension())
     );
     Ok((
         [
@@ -196,7 +195,7 @@ pub async fn edl(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, and every source video under media/ where they look for it (`:` in names becomes `_`, and a name taken already gets `-2`, `-3` ...), stored without compression", content_type = "application/zip", body = Vec<u8>),
+        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, captions.srt when a shot has a caption, and every source video under media/ where they look for it (`:` in names becomes `_`, and a name taken already gets `-2`, `-3` ...), stored without compression", content_type = "application/zip", body = Vec<u8>),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -208,7 +207,7 @@ pub async fn package(
     State(state): State<AppState>,
     ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
-    let cut = cut(&state, &project, &id).await?;
+    let (sequence, cut) = sequence_cut(&state, &project, &id).await?;
     let storage = state.storage();
     let folder = project.folder();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
@@ -219,6 +218,10 @@ pub async fn package(
             Entry::made(name, Bytes::from(f.write(&cut)), now)
         })
         .collect();
+    if !captions::cues(&sequence).is_empty() {
+        let srt = Bytes::from(captions::srt(&sequence));
+        entries.push(Entry::made("captions.srt".into(), srt, now));
+    }
     let mut packed = HashSet::new();
     for clip in &cut.clips {
         if !packed.insert(clip.file_name.as_str()) {
@@ -239,7 +242,7 @@ pub async fn package(
     zip_response(
         storage.clone(),
         entries,
-        &file_name(&cut, "zip"),
+        &file_name(&cut.name, "zip"),
         "the sequence's videos come to more than 4 GiB",
     )
 }

@@ -104,6 +104,9 @@ impl JobService {
             if let (Some(export), Some(fields)) = (&record.export, metadata.as_object_mut()) {
                 fields.insert("duration".into(), json!(export.seconds()));
                 fields.insert("lineage".into(), export.lineage());
+                if let Some(measured) = &export.measured {
+                    fields.insert("loudness".into(), json!(measured));
+                }
             }
             // Frame rate and codec are known facts only for what the embedded engine made.
             if record.provider != "local" {

@@ -144,15 +144,23 @@ impl JobService {
                     &target,
                     &switch.flag,
                     progress,
-                ),
+                )
+                .map(|()| None),
             }
         })
         .await
         .unwrap_or_else(|e| Err(EngineError::Encode(format!("worker panicked: {e}"))));
         // What the render held, given back (an export's threads have ended).
         let _ = tokio::task::spawn_blocking(crate::memory::give_back).await;
+        if let Ok(Some(measured)) = rendered {
+            self.update(id, |r| {
+                if let Some(export) = r.export.as_mut() {
+                    export.measured = Some(measured);
+                }
+            });
+        }
         let stored = match rendered {
-            Ok(()) => self.signed(id, &signed_as, &out).await,
+            Ok(_) => self.signed(id, &signed_as, &out).await,
             Err(e) => Err(e.to_string()),
         };
         let outcome = match &stored {

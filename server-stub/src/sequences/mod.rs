@@ -9,6 +9,7 @@
 //! made from another version is refused, under the sequence's lock (`locked.rs`), which every
 //! replica shares when they share a database: two editors never overwrite each other silently.
 
+pub mod captions;
 pub mod export;
 pub use studio_core::sequence::frames;
 pub mod locked;
@@ -23,6 +24,7 @@ use crate::database::{Database, DbError};
 use crate::engine::Fit;
 use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
+use export::loudness::Loudness;
 
 /// The frame rates a sequence may have; the first is the default.
 pub const FPS_OFFERED: [u32; 3] = [24, 25, 30];
@@ -56,6 +58,9 @@ pub struct Sequence {
     /// `WxH`.
     pub size: String,
     pub fit: Fit,
+    /// The standard an export brings its sound to (off when not told).
+    #[serde(default)]
+    pub loudness: Loudness,
     /// 1 when made; one more at each change.
     pub version: u64,
     pub shots: Vec<Shot>,
@@ -75,6 +80,9 @@ pub struct Shot {
     pub take: Option<String>,
     pub in_frame: u64,
     pub out_frame: u64,
+    /// Shown over the shot (`captions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<captions::Caption>,
 }
 
 impl Sequence {
@@ -224,6 +232,7 @@ mod tests {
             fps: 24,
             size: DEFAULT_SIZE.into(),
             fit: Fit::Crop,
+            loudness: Loudness::Off,
             version: 1,
             shots: vec![Shot {
                 id: "s1".into(),
@@ -233,6 +242,7 @@ mod tests {
                 take: Some("t0.mp4".into()),
                 in_frame: 0,
                 out_frame: 24,
+                caption: None,
             }],
             updated_at: now(),
         };

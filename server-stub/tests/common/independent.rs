@@ -1,27 +1,41 @@
-//! Content Credentials as an independent reader sees them: the C2PA project's c2pa-python
-//! (installed into target/py by scripts/setup-test.sh), not the Rust crate that wrote them.
+//! Files as independent readers see them: Python packages nobody here wrote (c2pa-python for
+//! Content Credentials, OpenTimelineIO for timelines, pysubs2 and webvtt-py for captions),
+//! installed into target/py by scripts/setup-test.sh, never the Rust code that wrote them.
 
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
 use std::path::Path;
 
 use serde_json::Value;
 
-/// What c2pa-python reads of `file` (`tests/python/read_credentials.py`'s JSON).
-pub fn independent(file: &Path) -> Value {
+/// Runs the test tools' Python with `args` from the repository's root: its output.
+pub fn python(args: &[&OsStr]) -> Vec<u8> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let python = root.join("target/py/bin/python");
     assert!(
         python.exists(),
-        "c2pa-python is missing: run scripts/setup-test.sh"
+        "{} is missing: run scripts/setup-test.sh",
+        python.display()
     );
-    let out = std::process::Command::new(python)
-        .arg(root.join("tests/python/read_credentials.py"))
-        .arg(file)
+    let output = std::process::Command::new(python)
+        .current_dir(root)
+        .args(args)
         .output()
         .unwrap();
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    output.stdout
+}
+
+/// What c2pa-python reads of `file` (`tests/python/read_credentials.py`'s JSON).
+pub fn independent(file: &Path) -> Value {
+    let read = python(&[
+        "tests/python/read_credentials.py".as_ref(),
+        file.as_os_str(),
+    ]);
+    serde_json::from_slice(&read).unwrap()
 }

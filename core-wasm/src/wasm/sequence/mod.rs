@@ -18,7 +18,7 @@ use super::listeners::{Listeners, Views};
 use crate::api::ApiConfig;
 use crate::json::browser as json;
 use crate::sequence::client::Saved;
-use crate::sequence::edit::{within_take, Edit};
+use crate::sequence::edit::{caption, within_take, Edit};
 use crate::sequence::editor::{Editor, PanelView};
 use crate::sequence::frames;
 
@@ -247,6 +247,18 @@ impl SequenceEditor {
 
     pub fn label(&self, id: String, label: String) -> Result<(), JsValue> {
         self.inner.edit(Edit::Label { id, label })
+    }
+
+    /// Gives shot `id` the caption `text` (lines trimmed, blank ones dropped; none when
+    /// empty), keeping its points on the take.
+    pub fn caption(&self, id: String, text: String) -> Result<(), JsValue> {
+        let edit = {
+            let state = self.inner.state.borrow();
+            let sequence = state.editor.as_ref().map(Editor::current);
+            let sequence = sequence.ok_or_else(|| plain_error("Open a sequence first"))?;
+            caption(sequence, &id, &text).map_err(|e| plain_error(&e.to_string()))?
+        };
+        self.inner.edit(edit)
     }
 
     /// Undoes the last edit; `false` when there is nothing to undo.

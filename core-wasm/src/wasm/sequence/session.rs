@@ -292,6 +292,7 @@ impl Inner {
             in_frame: 0,
             out_frame,
             take_missing: false,
+            caption: None,
         };
         self.make(Edit::Insert {
             index: usize::MAX,

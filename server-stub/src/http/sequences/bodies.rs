@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::Fit;
+use crate::sequences::export::loudness::Loudness;
 
 /// A new sequence.
 #[derive(Deserialize, ToSchema)]
@@ -26,6 +27,8 @@ pub struct NewSequence {
     pub(super) size: Option<String>,
     /// How a take of another shape fills the frame; crop when left out.
     pub(super) fit: Option<Fit>,
+    /// The standard an export brings the cut's sound to; off when left out.
+    pub(super) loudness: Option<Loudness>,
     /// Made only when the project has no sequence yet; else the answer is 200 with its most
     /// recently changed one, so two browsers opening an empty project open the same sequence.
     #[serde(default)]
@@ -48,6 +51,8 @@ pub struct SequenceChange {
     pub(super) fps: f64,
     pub(super) size: String,
     pub(super) fit: Fit,
+    /// Kept as it is when left out.
+    pub(super) loudness: Option<Loudness>,
     /// The version this change was made from.
     #[schema(value_type = i64, minimum = 0)]
     pub(super) version: f64,
@@ -77,6 +82,18 @@ pub struct ShotChange {
     /// Where it ends, after `in_s`.
     #[schema(minimum = 0, maximum = 86400)]
     pub(super) out_s: f64,
+    /// Shown over the shot, at most 500 characters; a speaker's name in capitals may lead it
+    /// (`MARY: line`). Lines are trimmed and blank ones dropped; none, or only white space,
+    /// is no caption.
+    #[schema(max_length = 500)]
+    pub(super) caption: Option<String>,
+    /// Where the caption starts on the take, in seconds (the shot's in point when left out);
+    /// only the part inside the shot is shown.
+    #[schema(minimum = 0, maximum = 86400)]
+    pub(super) caption_in_s: Option<f64>,
+    /// Where it ends on the take (the shot's out point when left out).
+    #[schema(minimum = 0, maximum = 86400)]
+    pub(super) caption_out_s: Option<f64>,
 }
 
 /// A sequence whole.
@@ -87,6 +104,9 @@ pub struct SequenceView {
     pub(super) fps: u32,
     pub(super) size: String,
     pub(super) fit: Fit,
+    /// `web`: -14 LUFS integrated; `broadcast`: EBU R 128's -23 LUFS; both with true peak at
+    /// most -1 dBTP; `off`: the takes' sound as it is.
+    pub(super) loudness: Loudness,
     pub(super) version: u64,
     pub(super) shots: Vec<ShotView>,
     /// The shots' lengths added, in whole frames, as seconds.
@@ -108,6 +128,10 @@ pub struct ShotView {
     /// The chosen take is no longer in the library: the shot keeps its place, and an export
     /// refuses until another take is chosen.
     pub(super) take_missing: bool,
+    pub(super) caption: Option<String>,
+    /// On the take; `null` for the shot's own point.
+    pub(super) caption_in_s: Option<f64>,
+    pub(super) caption_out_s: Option<f64>,
 }
 
 /// A sequence in the project's list.

@@ -8,6 +8,7 @@ use super::ShotChange;
 use crate::http::assets::valid_file_name;
 use crate::http::error::ApiError;
 use crate::project::ProjectFolder;
+use crate::sequences::captions::{self, Caption};
 use crate::sequences::{
     frames, new_id, probe, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS,
     MAX_SHOT_TAKES,
@@ -53,6 +54,24 @@ pub(super) fn check_format(fps: f64, size: &str) -> Result<u32, ApiError> {
     Ok(fps)
 }
 
+/// A shot's caption, its points in frames of the take.
+fn checked_caption(
+    text: Option<&str>,
+    in_s: Option<f64>,
+    out_s: Option<f64>,
+    fps: u32,
+) -> Result<Option<Caption>, String> {
+    let point = |seconds: Option<f64>, name: &str| match seconds {
+        None => Ok(None),
+        Some(s) => frames::of_seconds(s, fps)
+            .map(Some)
+            .ok_or_else(|| format!("{name} must be seconds from 0")),
+    };
+    let in_frame = point(in_s, "caption_in_s")?;
+    let out_frame = point(out_s, "caption_out_s")?;
+    captions::caption(text.unwrap_or(""), in_frame, out_frame).map_err(|e| e.to_string())
+}
+
 /// The shots of a change, checked: each refusal names the shot. Takes and ends already in
 /// `current` are not checked again (a take deleted since stays, and says it is missing).
 pub(super) async fn checked_shots(
@@ -87,6 +106,13 @@ pub(super) async fn checked_shots(
         if !ids.insert(id.clone()) {
             return refuse(format!("the id {id} is given twice"));
         }
+        let caption = checked_caption(
+            shot.caption.as_deref(),
+            shot.caption_in_s,
+            shot.caption_out_s,
+            fps,
+        )
+        .map_err(|why| ApiError::Unprocessable(format!("{named}: {why}")))?;
         let before = current.shots.iter().find(|s| s.id == id);
         // Each take once, in the order given; the chosen one joins them when it is not there.
         let mut seen = HashSet::new();
@@ -139,6 +165,7 @@ pub(super) async fn checked_shots(
             take: shot.take,
             in_frame,
             out_frame,
+            caption,
         });
     }
     Ok(checked)

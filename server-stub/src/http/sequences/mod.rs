@@ -25,7 +25,9 @@ use super::AppState;
 use crate::clock::now;
 use crate::project::{ProjectFolder, ProjectId};
 use crate::project_events::Change;
-use crate::sequences::{self, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED};
+use crate::sequences::{
+    self, captions, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED,
+};
 use crate::storage::Storage;
 
 /// The largest sequence change accepted: a sequence at its limits (500 shots, each with its
@@ -44,6 +46,15 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
                 take_missing: shot.take.as_ref().is_some_and(|t| !library.contains(t)),
                 in_s: frames::seconds(shot.in_frame, fps),
                 out_s: frames::seconds(shot.out_frame, fps),
+                caption_in_s: shot
+                    .caption
+                    .as_ref()
+                    .and_then(|c| captions::seconds(c.in_frame, fps)),
+                caption_out_s: shot
+                    .caption
+                    .as_ref()
+                    .and_then(|c| captions::seconds(c.out_frame, fps)),
+                caption: shot.caption.map(|c| c.text),
                 id: shot.id,
                 label: shot.label,
                 prompt: shot.prompt,
@@ -56,6 +67,7 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
         fps,
         size: sequence.size,
         fit: sequence.fit,
+        loudness: sequence.loudness,
         version: sequence.version,
         updated_at: sequence.updated_at,
     }
@@ -153,6 +165,7 @@ pub async fn create(
         fps,
         size,
         fit: body.fit.unwrap_or_default(),
+        loudness: body.loudness.unwrap_or_default(),
         version: 1,
         shots: Vec::new(),
         updated_at: now(),
@@ -329,6 +342,7 @@ async fn next_version(
         fps,
         size: change.size,
         fit: change.fit,
+        loudness: change.loudness.unwrap_or(current.loudness),
         version: current.version + 1,
         shots,
         updated_at: now(),

@@ -1,12 +1,14 @@
 //! A sequence exported as one H.264 MP4 at its size and rate: every shot's take decoded from
 //! its in point to its out point (`pictures.rs`), fitted as the sequence says, encoded with the
 //! engine's encoder and written as it goes (`mp4_out.rs`), with the takes' sound, where they
-//! have some, copied into one AAC track (`audio.rs`). What is exported is fixed when the
+//! have some, made again as one AAC track (`audio.rs`, `sound/`), brought to a loudness
+//! standard when the sequence asks (`loudness.rs`). What is exported is fixed when the
 //! export is asked for (`Export`), so a restart makes the same cut and the library's copy
 //! names the version it came from.
 
 mod audio;
 mod faststart;
+pub mod loudness;
 mod mp4_out;
 mod pictures;
 mod scale;
@@ -22,6 +24,7 @@ use serde_json::{json, Value};
 use super::frames;
 use super::timeline::Cut;
 use crate::engine::{encode_frames, EngineError, Fit, Output};
+use loudness::{Loudness, Measured};
 use take_reader::TakeReader;
 
 /// The model name export jobs carry.
@@ -35,6 +38,12 @@ pub struct Export {
     pub version: u64,
     pub fps: u32,
     pub shots: Vec<ExportShot>,
+    /// The standard its sound is brought to.
+    #[serde(default)]
+    pub loudness: Loudness,
+    /// What was measured of the sound it wrote, once written (with a loudness standard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
 }
 
 /// One shot of an export: its take's library file and storage key, and its points in frames of
@@ -51,10 +60,18 @@ pub struct ExportShot {
 impl Export {
     /// The export of `cut` (of version `version` of sequence `sequence`), its takes found in the
     /// library under `key_of(file name)`.
-    pub fn of(sequence: &str, version: u64, cut: &Cut, key_of: impl Fn(&str) -> String) -> Export {
+    pub fn of(
+        sequence: &str,
+        version: u64,
+        loudness: Loudness,
+        cut: &Cut,
+        key_of: impl Fn(&str) -> String,
+    ) -> Export {
         Export {
             sequence: sequence.to_owned(),
             version,
+            loudness,
+            measured: None,
             fps: cut.fps,
             shots: cut
                 .clips
@@ -84,6 +101,7 @@ impl Export {
     pub fn lineage(&self) -> Value {
         json!({
             "sequence": {"id": self.sequence, "version": self.version},
+            "loudness": self.loudness,
             "shots": self.shots.iter().map(|s| json!({
                 "file_name": s.file_name,
                 "in_s": frames::seconds(s.in_frame, self.fps),
@@ -95,7 +113,8 @@ impl Export {
 
 /// Exports `export` at `width` x `height`, fitted as `fit` says, to the MP4 `out`, reading each
 /// shot's take through the reader `open` gives (one take at a time, a block at a time) and
-/// reporting encoded frames to `progress`.
+/// reporting encoded frames to `progress`: what was measured of its sound, when it has sound
+/// brought to a loudness standard.
 pub fn export(
     export: &Export,
     (width, height): (u32, u32),
@@ -104,7 +123,7 @@ pub fn export(
     out: &Path,
     cancel: &AtomicBool,
     progress: impl FnMut(u32, u32),
-) -> Result<(), EngineError> {
+) -> Result<Option<Measured>, EngineError> {
     let frames = u32::try_from(export.frames())
         .map_err(|_| EngineError::Inputs("the cut is too long".into()))?;
     if frames == 0 {
@@ -128,20 +147,22 @@ pub fn export(
     )?;
     let sounds = pictures.sounds;
     // Sound when any take has it.
+    let mut measured = None;
     if let Some(shape) = audio::track_shape(&sounds) {
         mp4.add_audio(shape.config())?;
-        sound::write_track(
+        measured = sound::write_track(
             &export.shots,
             export.fps,
             shape,
             &sounds,
             open,
+            export.loudness,
             |start, frame| mp4.write_audio(start, frame),
         )?;
     }
     mp4.finish()?;
     faststart::faststart(out)?;
-    Ok(())
+    Ok(measured)
 }
 
 #[cfg(test)]

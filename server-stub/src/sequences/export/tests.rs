@@ -41,6 +41,8 @@ fn a_cut_of_trimmed_takes_of_other_sizes_and_rates_exports_frame_exact() {
     let cut = Export {
         sequence: "seq_1".into(),
         version: 3,
+        loudness: Loudness::Off,
+        measured: None,
         fps: 25,
         shots: vec![
             shot("Shot 1", "a.mp4", 10, 35),
@@ -139,6 +141,8 @@ fn shots_from_late_in_a_take_with_b_frames_show_its_pictures_frame_for_frame() {
     let cut = Export {
         sequence: "seq_1".into(),
         version: 1,
+        loudness: Loudness::Off,
+        measured: None,
         fps: 24,
         shots: vec![
             shot("Shot 1", "b.mp4", 43, 50),
@@ -197,6 +201,8 @@ fn the_headers_say_the_exports_length_to_the_picture() {
     let cut = Export {
         sequence: "seq_1".into(),
         version: 1,
+        loudness: Loudness::Off,
+        measured: None,
         fps: 24,
         shots: vec![shot("Shot 1", "t.mp4", 3, 44)],
     };
@@ -229,6 +235,8 @@ fn a_take_that_cannot_be_read_fails_the_export_naming_its_shot() {
     let cut = Export {
         sequence: "seq_1".into(),
         version: 1,
+        loudness: Loudness::Off,
+        measured: None,
         fps: 24,
         shots: vec![shot("Close-up", "junk.mp4", 0, 24)],
     };

@@ -273,6 +273,7 @@ pub(crate) mod tests {
             take: Some(take.into()),
             in_frame,
             out_frame,
+            caption: None,
         };
         Sequence {
             id: "seq_1".into(),
@@ -280,6 +281,7 @@ pub(crate) mod tests {
             fps: 25,
             size: "1280x720".into(),
             fit: Fit::Crop,
+            loudness: Default::default(),
             version: 3,
             shots: vec![
                 shot("s1", "Shot 1: wide", "a.mp4", 0, 50),

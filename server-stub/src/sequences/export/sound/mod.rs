@@ -1,7 +1,8 @@
 //! The cut's sound, made again as one stream: each shot's sound decoded from its take, trimmed
 //! to the sample (past the take's priming, the samples its edit list says are not played),
 //! made stereo and resampled to the track's rate where it differs, faded over 3 ms at each cut
-//! so that no join clicks, and encoded as AAC-LC stereo. Silence where a take has none.
+//! so that no join clicks, brought to a loudness standard when asked (`loudness.rs`), and
+//! encoded as AAC-LC stereo. Silence where a take has none.
 //!
 //! Memory does not grow with a shot's or a cut's length: a take is decoded one AAC frame at a
 //! time, resampled a frame at a time, and the track is encoded in segments of `SEGMENT` frames
@@ -17,6 +18,7 @@ use rubato::{
 use rusty_aac::{AacDecoder, AacEncoder, AacEncoderConfig, AudioSpecificConfig, Error};
 
 use super::audio::{priming, track_of, Shape, FRAME};
+use super::loudness::{Limiter, Loudness, Measured, Meter};
 use super::take_reader::TakeReader;
 use super::ExportShot;
 use crate::engine::EngineError;
@@ -298,18 +300,49 @@ fn gain(i: usize, length: usize, fade: usize, (fade_in, fade_out): (bool, bool))
 }
 
 /// Writes the cut's sound, AAC-LC stereo at `shape`'s rate, as `write(start sample, frame)`
-/// calls: each shot's sound (`shapes`: its take's, `None` for silence) read again with `open`,
-/// trimmed to the sample, at the track's rate, and its length that of its pictures.
+/// calls: each shot's sound (`shapes`: its take's, `None` for silence) read with `open`,
+/// trimmed to the sample, at the track's rate, and its length that of its pictures; brought to
+/// `loudness` (made twice then: measured, then written through the limiter), with what was
+/// measured of the sound written.
 pub fn write_track(
     shots: &[ExportShot],
     fps: u32,
     shape: Shape,
     shapes: &[Option<Shape>],
     mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
+    loudness: Loudness,
     write: impl FnMut(u64, Bytes) -> Result<(), EngineError>,
-) -> Result<(), EngineError> {
+) -> Result<Option<Measured>, EngineError> {
     let rate = shape.rate();
     let mut encoder = Encoder::new(rate as u32, SEGMENT, write);
+    let Some(target) = loudness.target_lufs() else {
+        mix(shots, fps, rate, shapes, &mut open, |l, r| {
+            encoder.push(l, r)
+        })?;
+        encoder.finish()?;
+        return Ok(None);
+    };
+    let mut meter = Meter::new(rate as u32, false)?;
+    mix(shots, fps, rate, shapes, &mut open, |l, r| meter.push(l, r))?;
+    let gain = meter.gain_to(target)?;
+    let mut limiter = Limiter::new(rate as u32, |l, r| encoder.push(l, r))?;
+    mix(shots, fps, rate, shapes, &mut open, |l, r| {
+        limiter.push(l * gain, r * gain)
+    })?;
+    let measured = limiter.finish()?;
+    encoder.finish()?;
+    Ok(Some(measured))
+}
+
+/// The cut's sound, a sample at a time to `sink`: each shot's sound read again with `open`.
+fn mix(
+    shots: &[ExportShot],
+    fps: u32,
+    rate: u64,
+    shapes: &[Option<Shape>],
+    open: &mut impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
+    mut sink: impl FnMut(f32, f32) -> Result<(), EngineError>,
+) -> Result<(), EngineError> {
     let fade = ((rate as f64 * FADE_S) as usize).max(1);
     let (mut video_frames, mut samples_made) = (0u64, 0u64);
     for (n, (shot, take_shape)) in shots.iter().zip(shapes).enumerate() {
@@ -344,7 +377,7 @@ pub fn write_track(
             let Some([left, right]) = block else {
                 // Silence: no sound, or the take's ended before the shot's out point.
                 while made < length {
-                    encoder.push(0.0, 0.0)?;
+                    sink(0.0, 0.0)?;
                     made += 1;
                 }
                 break;
@@ -354,12 +387,12 @@ pub fn write_track(
                     break;
                 }
                 let g = gain(made, length, fade, fades);
-                encoder.push(l * g, r * g)?;
+                sink(l * g, r * g)?;
                 made += 1;
             }
         }
     }
-    encoder.finish()
+    Ok(())
 }
 
 #[cfg(test)]

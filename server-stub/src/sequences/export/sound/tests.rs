@@ -27,6 +27,7 @@ fn silent_shots_make_a_track_the_length_of_the_pictures() {
         shape,
         &shapes,
         |_| panic!("no take is read for silence"),
+        Loudness::Off,
         |start, _| {
             starts.push(start);
             Ok(())

@@ -1,0 +1,216 @@
+//! Captions through the real router: a shot's caption kept with the sequence, refused with the
+//! shot named, and written as SubRip and WebVTT at the cut's times, read back by pysubs2 and
+//! webvtt-py; the editor's package carries them as `captions.srt`.
+
+use axum::http::{header, StatusCode};
+use serde_json::{json, Value};
+
+#[path = "common/harness.rs"]
+mod harness;
+use harness::*;
+#[path = "common/independent.rs"]
+mod independent;
+use independent::python;
+
+const SEQUENCES: &str = "/api/projects/cut/sequences";
+
+/// A sequence at 24 fps with two shots of two takes: the first captioned over the whole shot,
+/// the second from a point on its take to past the shot's end.
+async fn captioned(h: &Harness) -> (String, Value) {
+    let first = saved(h, "cut", "a heron lifts off the water").await;
+    let second = saved(h, "cut", "reeds bending in the wind").await;
+    let made = api(
+        &h.app,
+        "POST",
+        SEQUENCES,
+        Some(json!({"name": "Marsh", "fps": 24})),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::CREATED);
+    let mut sequence = made.json();
+    let uri = format!("{SEQUENCES}/{}", sequence["id"].as_str().unwrap());
+    sequence["shots"] = json!([
+        {"label": "Shot 1", "take": first, "in_s": 0, "out_s": 1,
+         "caption": "  MARY: Look & listen  "},
+        {"label": "Shot 2", "take": second, "in_s": 0.25, "out_s": 1,
+         "caption": "The wind\n\nrises", "caption_in_s": 0.5, "caption_out_s": 2},
+        {"label": "Shot 3", "take": first, "in_s": 0, "out_s": 0.5},
+    ]);
+    let reply = api(&h.app, "PUT", &uri, Some(sequence)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    (uri, reply.json())
+}
+
+/// What the readers make of the caption file `body`, saved as `name`.
+fn read(name: &str, body: &[u8]) -> Value {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(name);
+    std::fs::write(&path, body).unwrap();
+    let read = python(&["tests/python/read_captions.py".as_ref(), path.as_os_str()]);
+    serde_json::from_slice(&read).unwrap()
+}
+
+fn cues(read: &Value, reader: &str) -> Vec<(i64, i64, String)> {
+    read[reader]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["start"].as_i64().unwrap(),
+                c["end"].as_i64().unwrap(),
+                c["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_caption_is_kept_with_its_shot_and_read_back_as_written() {
+    let h = start();
+    let (uri, sequence) = captioned(&h).await;
+    let shots = &sequence["shots"];
+    assert_eq!(shots[0]["caption"], "MARY: Look & listen", "trimmed");
+    assert_eq!(shots[0]["caption_in_s"], Value::Null);
+    assert_eq!(
+        shots[1]["caption"], "The wind\nrises",
+        "blank lines dropped"
+    );
+    assert_eq!(shots[1]["caption_in_s"], 0.5);
+    assert_eq!(shots[1]["caption_out_s"], 2.0);
+    assert_eq!(shots[2]["caption"], Value::Null);
+    let again = api(&h.app, "GET", &uri, None).await.json();
+    assert_eq!(again["shots"], sequence["shots"]);
+}
+
+/// Fails when a caption's points are read on the cut rather than the take, when a cue runs
+/// past its shot's cut, or when either file's times or text are spelled so that a reader
+/// nobody here wrote reads them otherwise.
+#[tokio::test]
+async fn captions_are_srt_and_vtt_at_the_cut_s_times_as_pysubs2_and_webvtt_py_read_them() {
+    let h = start();
+    let (uri, _) = captioned(&h).await;
+    // Shot 2 starts at 1 s on the cut, 0.25 s into its take: its caption from 0.5 s on the
+    // take is at 1.25 s, and stops at the shot's end (1.75 s), not at 2 s on the take.
+    let wanted = vec![
+        (0, 1000, "MARY: Look & listen".to_owned()),
+        (1250, 1750, "The wind\nrises".to_owned()),
+    ];
+
+    let srt = api(&h.app, "GET", &format!("{uri}/captions.srt"), None).await;
+    assert_eq!(srt.status, StatusCode::OK);
+    assert_eq!(
+        srt.headers[header::CONTENT_TYPE],
+        "application/x-subrip; charset=utf-8"
+    );
+    assert_eq!(
+        srt.headers[header::CONTENT_DISPOSITION],
+        "attachment; filename=\"Marsh.srt\""
+    );
+    assert_eq!(cues(&read("cut.srt", &srt.body), "pysubs2"), wanted);
+
+    let vtt = api(&h.app, "GET", &format!("{uri}/captions.vtt"), None).await;
+    assert_eq!(vtt.status, StatusCode::OK);
+    assert_eq!(vtt.headers[header::CONTENT_TYPE], "text/vtt; charset=utf-8");
+    let read = read("cut.vtt", &vtt.body);
+    let webvtt = cues(&read, "webvtt");
+    assert_eq!(
+        webvtt.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+        [(0, 1000), (1250, 1750)]
+    );
+    assert_eq!(
+        read["webvtt"][0]["voice"], "MARY",
+        "the speaker is the voice"
+    );
+    assert_eq!(
+        webvtt[0].2, "Look &amp; listen",
+        "webvtt-py keeps the escape"
+    );
+    assert_eq!(webvtt[1].2, "The wind\nrises");
+    assert_eq!(
+        cues(&read, "pysubs2")
+            .iter()
+            .map(|c| (c.0, c.1))
+            .collect::<Vec<_>>(),
+        [(0, 1000), (1250, 1750)]
+    );
+}
+
+#[tokio::test]
+async fn the_editor_s_package_carries_the_captions() {
+    let h = start();
+    let (uri, _) = captioned(&h).await;
+    let package = api(&h.app, "GET", &format!("{uri}/package.zip"), None).await;
+    assert_eq!(package.status, StatusCode::OK);
+    let folder = tempfile::tempdir().unwrap();
+    let zip = folder.path().join("package.zip");
+    std::fs::write(&zip, &package.body).unwrap();
+    let unpacked = folder.path().join("unpacked");
+    python(&[
+        "-m".as_ref(),
+        "zipfile".as_ref(),
+        "-e".as_ref(),
+        zip.as_os_str(),
+        unpacked.as_os_str(),
+    ]);
+    let srt = api(&h.app, "GET", &format!("{uri}/captions.srt"), None).await;
+    assert_eq!(
+        std::fs::read(unpacked.join("captions.srt")).unwrap(),
+        srt.body.to_vec()
+    );
+}
+
+#[tokio::test]
+async fn bad_captions_are_refused_with_the_shot_named() {
+    let h = start();
+    let (uri, sequence) = captioned(&h).await;
+    let cases = [
+        (
+            json!({"caption": "x".repeat(501)}),
+            "the caption is over 500 characters",
+        ),
+        (
+            json!({"caption": "Hi", "caption_in_s": 0.5, "caption_out_s": 0.5}),
+            "caption_in_s must come before caption_out_s by a frame or more",
+        ),
+        (
+            json!({"caption": "Hi", "caption_in_s": -1}),
+            "caption_in_s must be seconds from 0",
+        ),
+    ];
+    for (caption, why) in cases {
+        let mut change = sequence.clone();
+        for (field, value) in caption.as_object().unwrap() {
+            change["shots"][1][field] = value.clone();
+        }
+        let reply = api(&h.app, "PUT", &uri, Some(change)).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(
+            reply.json()["error"]["message"],
+            format!("Shot 2 (\"Shot 2\"): {why}"),
+            "{caption}"
+        );
+    }
+    let unchanged = api(&h.app, "GET", &uri, None).await.json();
+    assert_eq!(unchanged["version"], sequence["version"], "nothing kept");
+}
+
+#[tokio::test]
+async fn a_sequence_with_no_caption_has_files_with_no_cue_and_an_unknown_one_none() {
+    let h = start();
+    let made = api(&h.app, "POST", SEQUENCES, Some(json!({"name": "Quiet"}))).await;
+    let uri = format!("{SEQUENCES}/{}", made.json()["id"].as_str().unwrap());
+    let srt = api(&h.app, "GET", &format!("{uri}/captions.srt"), None).await;
+    assert_eq!(srt.status, StatusCode::OK);
+    assert!(srt.body.is_empty());
+    let vtt = api(&h.app, "GET", &format!("{uri}/captions.vtt"), None).await;
+    assert_eq!(&vtt.body[..], b"WEBVTT\n\n");
+    let unknown = api(
+        &h.app,
+        "GET",
+        &format!("{SEQUENCES}/seq_none/captions.vtt"),
+        None,
+    )
+    .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+}
