@@ -25,6 +25,7 @@ pub mod references;
 pub mod reviews;
 pub mod sequences;
 pub mod serve;
+pub mod sounds;
 pub mod storage;
 pub mod tls;
 pub mod zip;

@@ -113,6 +113,11 @@ impl ProjectFolder {
         format!("projects/{}/references/", self.0)
     }
 
+    /// The sounds a project brings (music, voice-over), each with its `.json` record.
+    pub fn sounds(&self) -> String {
+        format!("projects/{}/sounds/", self.0)
+    }
+
     /// An empty object per review link, so one listing finds the project's links.
     pub fn shares(&self) -> String {
         format!("projects/{}/shares/", self.0)

@@ -32,6 +32,9 @@ pub enum ApiError {
     UnsupportedMediaType,
     #[error("The body is not a PNG, JPEG or WebP image")]
     UnsupportedImage,
+    /// A body that is not a sound this server reads: the message says why.
+    #[error("{0}")]
+    UnsupportedSound(String),
     #[error("This server does not answer to that host name")]
     MisdirectedHost,
     #[error("{message}")]
@@ -86,7 +89,9 @@ impl ApiError {
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            ApiError::UnsupportedMediaType | ApiError::UnsupportedImage => {
+            ApiError::UnsupportedMediaType
+            | ApiError::UnsupportedImage
+            | ApiError::UnsupportedSound(_) => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
             }
             ApiError::MisdirectedHost => (StatusCode::MISDIRECTED_REQUEST, "misdirected"),

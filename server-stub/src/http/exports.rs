@@ -18,6 +18,7 @@ use super::AppState;
 use crate::engine::VideoSpec;
 use crate::project::ProjectId;
 use crate::sequences::export::Export;
+use crate::sounds;
 
 /// The formats a cut is exported in.
 #[derive(Deserialize, ToSchema)]
@@ -59,7 +60,7 @@ pub struct ExportRequest {
         (status = 202, description = "The export's job (`model: \"sequence\"`), queued; its video is saved to the library when done", body = JobView),
         (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
-        (status = 409, description = "The sequence has no shots yet, or a shot has no take chosen or its take is no longer in the library: the message names the shot", body = ErrorBody),
+        (status = 409, description = "The sequence has no shots yet, a shot has no take chosen or its take is no longer in the library (the message names the shot), or a lane's sound is gone", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "A format or size not offered", body = ErrorBody),
@@ -83,13 +84,13 @@ pub async fn create(
         ));
     }
     let folder = project.folder();
-    let export = Export::of(
-        &sequence.id,
-        sequence.version,
-        sequence.loudness,
-        &cut,
-        |file| folder.file(file),
-    );
+    let sounds = sounds::list(state.storage().as_ref(), &folder)
+        .await?
+        .into_iter()
+        .map(|s| (s.id.clone(), (s.key(&folder), s.size_bytes)))
+        .collect();
+    let export = Export::of(&sequence, &cut, |file| folder.file(file), &sounds)
+        .map_err(ApiError::Conflict)?;
     let (width, height) = match &body.size {
         None => (cut.width, cut.height),
         Some(size) => EXPORT_SIZES

@@ -25,6 +25,7 @@ mod references;
 mod review;
 mod sequences;
 mod shares;
+mod sounds;
 mod spend;
 mod timelines;
 

@@ -14,7 +14,7 @@ use super::archive::FILE_NAME_PATTERN;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
     archive, assets, budget, captions, downloads, events, exports, jobs, models, references,
-    review, sequences, shares, spend, timelines, AppState, API,
+    review, sequences, shares, sounds, spend, timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -23,7 +23,7 @@ use crate::jobs::MAX_TAKES;
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "sequences"), (name = "spend"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "sequences"), (name = "sounds"), (name = "spend"))
 )]
 struct ApiDoc;
 
@@ -70,6 +70,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(timelines::xml))
         .routes(routes!(timelines::edl))
         .routes(routes!(timelines::package))
+        .routes(routes!(sounds::list, sounds::create))
+        .routes(routes!(sounds::remove))
         .routes(routes!(captions::srt))
         .routes(routes!(captions::vtt))
         .routes(routes!(exports::create))

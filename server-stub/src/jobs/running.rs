@@ -11,6 +11,7 @@ use crate::engine::{self, EngineError};
 use crate::providers::Maker;
 use crate::sequences::export;
 use crate::sequences::export::take_reader::TakeReader;
+use crate::sounds::decode::Decoded;
 
 /// The span a job's work runs in: every line logged while it runs names the job and its
 /// project (fields of each JSON log line with `STUDIO_LOG_FORMAT=json`).
@@ -117,21 +118,33 @@ impl JobService {
                     cut,
                     (record.spec.width, record.spec.height),
                     record.fit,
-                    |shot| {
-                        let failed = |e: &dyn std::fmt::Display| {
-                            EngineError::Inputs(format!("{}: {e}", shot.file_name))
-                        };
-                        let size = runtime
-                            .block_on(storage.head(&shot.key))
-                            .map_err(|e| failed(&e))?
-                            .ok_or_else(|| failed(&"not in the library"))?
-                            .size_bytes;
-                        Ok(TakeReader::stored(
-                            storage.clone(),
-                            runtime.clone(),
-                            shot.key.clone(),
-                            size,
-                        ))
+                    export::Sources {
+                        takes: |shot: &export::ExportShot| {
+                            let failed = |e: &dyn std::fmt::Display| {
+                                EngineError::Inputs(format!("{}: {e}", shot.file_name))
+                            };
+                            let size = runtime
+                                .block_on(storage.head(&shot.key))
+                                .map_err(|e| failed(&e))?
+                                .ok_or_else(|| failed(&"not in the library"))?
+                                .size_bytes;
+                            Ok(TakeReader::stored(
+                                storage.clone(),
+                                runtime.clone(),
+                                shot.key.clone(),
+                                size,
+                            ))
+                        },
+                        sounds: |clip: &export::ExportLaneClip, from_s: f64| {
+                            let source = crate::sounds::source(
+                                storage.clone(),
+                                runtime.clone(),
+                                clip.key.clone(),
+                                clip.size_bytes,
+                            );
+                            Decoded::open(source, from_s)
+                                .map_err(|e| EngineError::Inputs(format!("{}: {e}", clip.key)))
+                        },
                     },
                     &target,
                     &switch.flag,

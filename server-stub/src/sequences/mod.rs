@@ -11,6 +11,7 @@
 
 pub mod captions;
 pub mod export;
+pub mod lanes;
 pub use studio_core::sequence::frames;
 pub mod locked;
 pub mod probe;
@@ -25,6 +26,7 @@ use crate::engine::Fit;
 use crate::project::ProjectFolder;
 use crate::storage::{Storage, StorageError};
 use export::loudness::Loudness;
+use lanes::Lanes;
 
 /// The frame rates a sequence may have; the first is the default.
 pub const FPS_OFFERED: [u32; 3] = [24, 25, 30];
@@ -61,6 +63,12 @@ pub struct Sequence {
     /// The standard an export brings its sound to (off when not told).
     #[serde(default)]
     pub loudness: Loudness,
+    /// Music and voice under the shots.
+    #[serde(default)]
+    pub lanes: Lanes,
+    /// How much the music drops under a voice clip, in dB.
+    #[serde(default = "lanes::default_duck")]
+    pub duck_db: f64,
     /// 1 when made; one more at each change.
     pub version: u64,
     pub shots: Vec<Shot>,
@@ -83,6 +91,11 @@ pub struct Shot {
     /// Shown over the shot (`captions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caption: Option<captions::Caption>,
+    /// The take's own sound: its gain in dB, or muted.
+    #[serde(default)]
+    pub gain_db: f64,
+    #[serde(default)]
+    pub mute: bool,
 }
 
 impl Sequence {
@@ -233,6 +246,8 @@ mod tests {
             size: DEFAULT_SIZE.into(),
             fit: Fit::Crop,
             loudness: Loudness::Off,
+            lanes: Default::default(),
+            duck_db: lanes::DUCK_DB,
             version: 1,
             shots: vec![Shot {
                 id: "s1".into(),
@@ -243,6 +258,8 @@ mod tests {
                 in_frame: 0,
                 out_frame: 24,
                 caption: None,
+                gain_db: 0.0,
+                mute: false,
             }],
             updated_at: now(),
         };

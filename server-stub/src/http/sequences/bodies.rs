@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::engine::Fit;
 use crate::sequences::export::loudness::Loudness;
+use crate::sequences::lanes::{LanesSeconds, LanesView};
 
 /// A new sequence.
 #[derive(Deserialize, ToSchema)]
@@ -53,6 +54,12 @@ pub struct SequenceChange {
     pub(super) fit: Fit,
     /// Kept as it is when left out.
     pub(super) loudness: Option<Loudness>,
+    /// Music and voice under the shots; kept as they are when left out.
+    pub(super) lanes: Option<LanesSeconds>,
+    /// How much the music drops under each voice clip, 0 to 60 dB (0: not at all); kept as it
+    /// is when left out (10 for a new sequence).
+    #[schema(minimum = 0, maximum = 60)]
+    pub(super) duck_db: Option<f64>,
     /// The version this change was made from.
     #[schema(value_type = i64, minimum = 0)]
     pub(super) version: f64,
@@ -87,6 +94,11 @@ pub struct ShotChange {
     /// is no caption.
     #[schema(max_length = 500)]
     pub(super) caption: Option<String>,
+    /// The take's own sound, -60 to 12 dB; 0 when left out.
+    #[schema(minimum = -60, maximum = 12)]
+    pub(super) gain_db: Option<f64>,
+    /// The take's own sound not heard; false when left out.
+    pub(super) mute: Option<bool>,
     /// Where the caption starts on the take, in seconds (the shot's in point when left out);
     /// only the part inside the shot is shown.
     #[schema(minimum = 0, maximum = 86400)]
@@ -107,6 +119,9 @@ pub struct SequenceView {
     /// `web`: -14 LUFS integrated; `broadcast`: EBU R 128's -23 LUFS; both with true peak at
     /// most -1 dBTP; `off`: the takes' sound as it is.
     pub(super) loudness: Loudness,
+    /// Music and voice under the shots, each lane's clips in the order they start.
+    pub(super) lanes: LanesView,
+    pub(super) duck_db: f64,
     pub(super) version: u64,
     pub(super) shots: Vec<ShotView>,
     /// The shots' lengths added, in whole frames, as seconds.
@@ -128,6 +143,8 @@ pub struct ShotView {
     /// The chosen take is no longer in the library: the shot keeps its place, and an export
     /// refuses until another take is chosen.
     pub(super) take_missing: bool,
+    pub(super) gain_db: f64,
+    pub(super) mute: bool,
     pub(super) caption: Option<String>,
     /// On the take; `null` for the shot's own point.
     pub(super) caption_in_s: Option<f64>,

@@ -9,6 +9,7 @@ use crate::http::assets::valid_file_name;
 use crate::http::error::ApiError;
 use crate::project::ProjectFolder;
 use crate::sequences::captions::{self, Caption};
+use crate::sequences::lanes::{MAX_CUT_DB, MAX_GAIN_DB};
 use crate::sequences::{
     frames, new_id, probe, valid_id, Sequence, Shot, FPS_OFFERED, MAX_LABEL, MAX_SHOTS,
     MAX_SHOT_TAKES,
@@ -114,6 +115,11 @@ pub(super) async fn checked_shots(
         )
         .map_err(|why| ApiError::Unprocessable(format!("{named}: {why}")))?;
         let before = current.shots.iter().find(|s| s.id == id);
+        // Left out, the take's sound stays as it was.
+        let gain_db = shot.gain_db.or(before.map(|b| b.gain_db)).unwrap_or(0.0);
+        if !(-MAX_CUT_DB..=MAX_GAIN_DB).contains(&gain_db) {
+            return refuse(format!("gain_db must be -{MAX_CUT_DB} to {MAX_GAIN_DB}"));
+        }
         // Each take once, in the order given; the chosen one joins them when it is not there.
         let mut seen = HashSet::new();
         let takes: Vec<String> = shot
@@ -166,6 +172,8 @@ pub(super) async fn checked_shots(
             in_frame,
             out_frame,
             caption,
+            gain_db,
+            mute: shot.mute.or(before.map(|b| b.mute)).unwrap_or(false),
         });
     }
     Ok(checked)

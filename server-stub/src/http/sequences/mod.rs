@@ -25,9 +25,11 @@ use super::AppState;
 use crate::clock::now;
 use crate::project::{ProjectFolder, ProjectId};
 use crate::project_events::Change;
+use crate::sequences::lanes::{self, LanesView};
 use crate::sequences::{
     self, captions, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED,
 };
+use crate::sounds;
 use crate::storage::Storage;
 
 /// The largest sequence change accepted: a sequence at its limits (500 shots, each with its
@@ -55,6 +57,8 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
                     .as_ref()
                     .and_then(|c| captions::seconds(c.out_frame, fps)),
                 caption: shot.caption.map(|c| c.text),
+                gain_db: shot.gain_db,
+                mute: shot.mute,
                 id: shot.id,
                 label: shot.label,
                 prompt: shot.prompt,
@@ -68,6 +72,8 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
         size: sequence.size,
         fit: sequence.fit,
         loudness: sequence.loudness,
+        lanes: LanesView::of(&sequence.lanes, fps),
+        duck_db: sequence.duck_db,
         version: sequence.version,
         updated_at: sequence.updated_at,
     }
@@ -166,6 +172,8 @@ pub async fn create(
         size,
         fit: body.fit.unwrap_or_default(),
         loudness: body.loudness.unwrap_or_default(),
+        lanes: Default::default(),
+        duck_db: crate::sequences::lanes::DUCK_DB,
         version: 1,
         shots: Vec::new(),
         updated_at: now(),
@@ -337,12 +345,31 @@ async fn next_version(
     let name = check_name(&change.name)?;
     let fps = check_format(change.fps, &change.size)?;
     let shots = checked_shots(storage, folder, saved, fps, change.shots, &current).await?;
+    let lanes = match change.lanes {
+        Some(given) => {
+            let sounds = sounds::list(storage, folder)
+                .await?
+                .into_iter()
+                .map(|s| (s.id.clone(), s))
+                .collect();
+            lanes::checked(given, fps, &sounds).map_err(ApiError::Unprocessable)?
+        }
+        None => current.lanes.at_rate(current.fps, fps),
+    };
+    let duck_db = change
+        .duck_db
+        .map(lanes::checked_duck)
+        .transpose()
+        .map_err(ApiError::Unprocessable)?
+        .unwrap_or(current.duck_db);
     Ok(Sequence {
         name,
         fps,
         size: change.size,
         fit: change.fit,
         loudness: change.loudness.unwrap_or(current.loudness),
+        lanes,
+        duck_db,
         version: current.version + 1,
         shots,
         updated_at: now(),

@@ -12,6 +12,8 @@ fn shot(id: &str, in_frame: u64, out_frame: u64, caption: Option<Caption>) -> Sh
         in_frame,
         out_frame,
         caption,
+        gain_db: 0.0,
+        mute: false,
     }
 }
 
@@ -27,6 +29,8 @@ fn sequence(shots: Vec<Shot>) -> Sequence {
         size: "1280x720".into(),
         fit: Fit::Crop,
         loudness: Default::default(),
+        lanes: Default::default(),
+        duck_db: crate::sequences::lanes::DUCK_DB,
         version: 1,
         shots,
         updated_at: String::new(),

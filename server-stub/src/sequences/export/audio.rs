@@ -24,6 +24,14 @@ impl Shape {
         u64::from(self.freq_index.freq())
     }
 
+    /// The track made when no take has sound (a cut of lanes only): 48 kHz stereo.
+    pub fn stereo_48k() -> Shape {
+        Shape {
+            freq_index: SampleFreqIndex::Freq48000,
+            channels: ChannelConfig::Stereo,
+        }
+    }
+
     pub fn config(self) -> AacConfig {
         AacConfig {
             bitrate: 0,

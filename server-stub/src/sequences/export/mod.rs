@@ -21,9 +21,14 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use std::collections::HashMap;
+
 use super::frames;
+use super::lanes::LaneClip;
 use super::timeline::Cut;
+use super::Sequence;
 use crate::engine::{encode_frames, EngineError, Fit, Output};
+use crate::sounds::decode::Decoded;
 use loudness::{Loudness, Measured};
 use take_reader::TakeReader;
 
@@ -44,6 +49,35 @@ pub struct Export {
     /// What was measured of the sound it wrote, once written (with a loudness standard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
+    /// The music and voice clips under the shots, each lane's in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lanes: Vec<ExportLaneClip>,
+    /// How much the music drops under a voice clip, in dB.
+    #[serde(default)]
+    pub duck_db: f64,
+}
+
+/// Which lane a clip is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaneKind {
+    Music,
+    Voice,
+}
+
+/// A clip of a project's sound on a lane, its points in frames of the sequence's rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportLaneClip {
+    pub lane: LaneKind,
+    /// The sound's storage key and size.
+    pub key: String,
+    pub size_bytes: u64,
+    pub start_frame: u64,
+    pub in_frame: u64,
+    pub out_frame: u64,
+    pub gain_db: f64,
+    pub fade_in_s: f64,
+    pub fade_out_s: f64,
 }
 
 /// One shot of an export: its take's library file and storage key, and its points in frames of
@@ -55,36 +89,69 @@ pub struct ExportShot {
     pub key: String,
     pub in_frame: u64,
     pub out_frame: u64,
+    /// The take's own sound: its gain, in dB, or muted.
+    #[serde(default)]
+    pub gain_db: f64,
+    #[serde(default)]
+    pub mute: bool,
 }
 
 impl Export {
-    /// The export of `cut` (of version `version` of sequence `sequence`), its takes found in the
-    /// library under `key_of(file name)`.
+    /// The export of `sequence` as `cut` (its shots with their takes), its takes found in the
+    /// library under `key_of(file name)` and its lanes' sounds among `sounds`: the sound a
+    /// lane names that is not there, when one is not.
     pub fn of(
-        sequence: &str,
-        version: u64,
-        loudness: Loudness,
+        sequence: &Sequence,
         cut: &Cut,
         key_of: impl Fn(&str) -> String,
-    ) -> Export {
-        Export {
-            sequence: sequence.to_owned(),
-            version,
-            loudness,
+        sounds: &HashMap<String, (String, u64)>,
+    ) -> Result<Export, String> {
+        let lane = |kind: LaneKind, clips: &[LaneClip]| {
+            clips
+                .iter()
+                .map(|c| {
+                    let (key, size_bytes) = sounds.get(&c.sound).cloned().ok_or_else(|| {
+                        format!("The sound {} of the {kind:?} lane is gone", c.sound)
+                    })?;
+                    Ok(ExportLaneClip {
+                        lane: kind,
+                        key,
+                        size_bytes,
+                        start_frame: c.start_frame,
+                        in_frame: c.in_frame,
+                        out_frame: c.out_frame,
+                        gain_db: c.gain_db,
+                        fade_in_s: c.fade_in_s,
+                        fade_out_s: c.fade_out_s,
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()
+        };
+        let mut lanes = lane(LaneKind::Music, &sequence.lanes.music)?;
+        lanes.extend(lane(LaneKind::Voice, &sequence.lanes.voice)?);
+        Ok(Export {
+            sequence: sequence.id.clone(),
+            version: sequence.version,
+            loudness: sequence.loudness,
             measured: None,
             fps: cut.fps,
             shots: cut
                 .clips
                 .iter()
-                .map(|clip| ExportShot {
+                .zip(&sequence.shots)
+                .map(|(clip, shot)| ExportShot {
                     label: clip.label.clone(),
                     file_name: clip.file_name.clone(),
                     key: key_of(&clip.file_name),
                     in_frame: clip.in_frame,
                     out_frame: clip.out_frame,
+                    gain_db: shot.gain_db,
+                    mute: shot.mute,
                 })
                 .collect(),
-        }
+            lanes,
+            duck_db: sequence.duck_db,
+        })
     }
 
     /// The cut's length in frames.
@@ -111,15 +178,24 @@ impl Export {
     }
 }
 
-/// Exports `export` at `width` x `height`, fitted as `fit` says, to the MP4 `out`, reading each
-/// shot's take through the reader `open` gives (one take at a time, a block at a time) and
-/// reporting encoded frames to `progress`: what was measured of its sound, when it has sound
-/// brought to a loudness standard.
+/// Where an export reads: each shot's take (`takes`, one take at a time, a block at a time) and
+/// each lane clip's sound from a point in seconds (`sounds`).
+pub struct Sources<T, S> {
+    pub takes: T,
+    pub sounds: S,
+}
+
+/// Exports `export` at `width` x `height`, fitted as `fit` says, to the MP4 `out`, reading from
+/// `sources` and reporting encoded frames to `progress`: what was measured of its sound, when
+/// it has sound brought to a loudness standard.
 pub fn export(
     export: &Export,
     (width, height): (u32, u32),
     fit: Fit,
-    mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError> + Send,
+    sources: Sources<
+        impl FnMut(&ExportShot) -> Result<TakeReader, EngineError> + Send,
+        impl FnMut(&ExportLaneClip, f64) -> Result<Decoded, EngineError>,
+    >,
     out: &Path,
     cancel: &AtomicBool,
     progress: impl FnMut(u32, u32),
@@ -129,6 +205,10 @@ pub fn export(
     if frames == 0 {
         return Err(EngineError::Inputs("the sequence has no shots".into()));
     }
+    let Sources {
+        takes: mut open,
+        sounds: open_sound,
+    } = sources;
     let output = Output {
         width,
         height,
@@ -146,17 +226,20 @@ pub fn export(
         progress,
     )?;
     let sounds = pictures.sounds;
-    // Sound when any take has it.
+    // Sound when any take has it, or a lane has a clip.
+    let shape = audio::track_shape(&sounds)
+        .or_else(|| (!export.lanes.is_empty()).then(audio::Shape::stereo_48k));
     let mut measured = None;
-    if let Some(shape) = audio::track_shape(&sounds) {
+    if let Some(shape) = shape {
         mp4.add_audio(shape.config())?;
         measured = sound::write_track(
-            &export.shots,
-            export.fps,
+            export,
             shape,
             &sounds,
-            open,
-            export.loudness,
+            Sources {
+                takes: open,
+                sounds: open_sound,
+            },
             |start, frame| mp4.write_audio(start, frame),
         )?;
     }

@@ -12,7 +12,14 @@ fn shot(label: &str, file: &str, in_frame: u64, out_frame: u64) -> ExportShot {
         key: file.into(),
         in_frame,
         out_frame,
+        gain_db: 0.0,
+        mute: false,
     }
+}
+
+/// No lane is read in these exports.
+fn no_sound(_: &ExportLaneClip, _: f64) -> Result<Decoded, EngineError> {
+    unreachable!("an export with no lanes reads no sound")
 }
 
 #[test]
@@ -43,6 +50,8 @@ fn a_cut_of_trimmed_takes_of_other_sizes_and_rates_exports_frame_exact() {
         version: 3,
         loudness: Loudness::Off,
         measured: None,
+        lanes: Vec::new(),
+        duck_db: 0.0,
         fps: 25,
         shots: vec![
             shot("Shot 1", "a.mp4", 10, 35),
@@ -60,10 +69,13 @@ fn a_cut_of_trimmed_takes_of_other_sizes_and_rates_exports_frame_exact() {
         &cut,
         (320, 240),
         Fit::Pad,
-        |s| {
-            opened.push(s.file_name.clone());
-            let take = bytes[s.key.as_str()].clone();
-            Ok(in_memory(take, 4096, Arc::clone(&asked)))
+        Sources {
+            takes: |s: &ExportShot| {
+                opened.push(s.file_name.clone());
+                let take = bytes[s.key.as_str()].clone();
+                Ok(in_memory(take, 4096, Arc::clone(&asked)))
+            },
+            sounds: no_sound,
         },
         &out,
         &AtomicBool::new(false),
@@ -143,6 +155,8 @@ fn shots_from_late_in_a_take_with_b_frames_show_its_pictures_frame_for_frame() {
         version: 1,
         loudness: Loudness::Off,
         measured: None,
+        lanes: Vec::new(),
+        duck_db: 0.0,
         fps: 24,
         shots: vec![
             shot("Shot 1", "b.mp4", 43, 50),
@@ -155,7 +169,10 @@ fn shots_from_late_in_a_take_with_b_frames_show_its_pictures_frame_for_frame() {
         &cut,
         (320, 240),
         Fit::Crop,
-        |_| Ok(in_memory(take.clone(), 64 * 1024, Arc::default())),
+        Sources {
+            takes: |_: &ExportShot| Ok(in_memory(take.clone(), 64 * 1024, Arc::default())),
+            sounds: no_sound,
+        },
         &out,
         &AtomicBool::new(false),
         |_, _| {},
@@ -203,6 +220,8 @@ fn the_headers_say_the_exports_length_to_the_picture() {
         version: 1,
         loudness: Loudness::Off,
         measured: None,
+        lanes: Vec::new(),
+        duck_db: 0.0,
         fps: 24,
         shots: vec![shot("Shot 1", "t.mp4", 3, 44)],
     };
@@ -211,7 +230,10 @@ fn the_headers_say_the_exports_length_to_the_picture() {
         &cut,
         (160, 96),
         Fit::Crop,
-        |_| Ok(in_memory(take.clone(), 1 << 20, Arc::default())),
+        Sources {
+            takes: |_: &ExportShot| Ok(in_memory(take.clone(), 1 << 20, Arc::default())),
+            sounds: no_sound,
+        },
         &out,
         &AtomicBool::new(false),
         |_, _| {},
@@ -237,6 +259,8 @@ fn a_take_that_cannot_be_read_fails_the_export_naming_its_shot() {
         version: 1,
         loudness: Loudness::Off,
         measured: None,
+        lanes: Vec::new(),
+        duck_db: 0.0,
         fps: 24,
         shots: vec![shot("Close-up", "junk.mp4", 0, 24)],
     };
@@ -244,12 +268,15 @@ fn a_take_that_cannot_be_read_fails_the_export_naming_its_shot() {
         &cut,
         (320, 240),
         Fit::Crop,
-        |_| {
-            Ok(in_memory(
-                Bytes::from_static(b"not a video"),
-                64,
-                Arc::default(),
-            ))
+        Sources {
+            takes: |_: &ExportShot| {
+                Ok(in_memory(
+                    Bytes::from_static(b"not a video"),
+                    64,
+                    Arc::default(),
+                ))
+            },
+            sounds: no_sound,
         },
         &dir.path().join("cut.mp4"),
         &AtomicBool::new(false),

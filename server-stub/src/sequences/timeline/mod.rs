@@ -274,6 +274,8 @@ pub(crate) mod tests {
             in_frame,
             out_frame,
             caption: None,
+            gain_db: 0.0,
+            mute: false,
         };
         Sequence {
             id: "seq_1".into(),
@@ -282,6 +284,8 @@ pub(crate) mod tests {
             size: "1280x720".into(),
             fit: Fit::Crop,
             loudness: Default::default(),
+            lanes: Default::default(),
+            duck_db: crate::sequences::lanes::DUCK_DB,
             version: 3,
             shots: vec![
                 shot("s1", "Shot 1: wide", "a.mp4", 0, 50),

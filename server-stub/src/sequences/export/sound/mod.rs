@@ -12,19 +12,19 @@
 
 use bytes::Bytes;
 use mp4::{ChannelConfig, Mp4Reader};
-use rubato::{
-    Resampler, SincFixedIn, SincInterpolationParameters, SincInterpolationType, WindowFunction,
-};
 use rusty_aac::{AacDecoder, AacEncoder, AacEncoderConfig, AudioSpecificConfig, Error};
 
 use super::audio::{priming, track_of, Shape, FRAME};
-use super::loudness::{Limiter, Loudness, Measured, Meter};
+use super::loudness::{Limiter, Measured, Meter};
 use super::take_reader::TakeReader;
-use super::ExportShot;
+use super::{Export, ExportLaneClip, ExportShot, Sources};
 use crate::engine::EngineError;
 use crate::frames::Video;
+use crate::sounds::decode::Decoded;
+use lanes::Lanes;
+use resample::{Blocks, Resampled};
 
-const FRAME_LEN: usize = FRAME as usize;
+pub(super) const FRAME_LEN: usize = FRAME as usize;
 /// Frames encoded by one encoder (about 5.5 s at 48 kHz, 2 MB of samples).
 const SEGMENT: usize = 256;
 /// The fade at each cut, in seconds.
@@ -32,7 +32,7 @@ const FADE_S: f64 = 0.003;
 /// AAC-LC's object type in an `AudioSpecificConfig`.
 const AAC_LC: u8 = 2;
 
-fn failed(what: &str, e: impl std::fmt::Display) -> EngineError {
+pub(super) fn failed(what: &str, e: impl std::fmt::Display) -> EngineError {
     EngineError::Encode(format!("the sound could not be {what}: {e}"))
 }
 
@@ -201,86 +201,9 @@ impl TakeSound {
     }
 }
 
-/// A take's sound at another rate, a block at a time (the resampler's delay taken off).
-struct Resampled {
-    source: TakeSound,
-    resampler: SincFixedIn<f32>,
-    /// Input waiting for a whole block.
-    input: [Vec<f32>; 2],
-    /// Output samples still to drop (the resampler's delay).
-    delay: usize,
-    ended: bool,
-}
-
-impl Resampled {
-    fn new(source: TakeSound, from: u64, to: u64) -> Result<Resampled, EngineError> {
-        // Windowed sinc with rubato's suggested parameters: not its FFT resampler, which
-        // brings rustfft, a long build, into every first start.
-        let parameters = SincInterpolationParameters {
-            sinc_len: 256,
-            f_cutoff: 0.95,
-            oversampling_factor: 128,
-            interpolation: SincInterpolationType::Linear,
-            window: WindowFunction::BlackmanHarris2,
-        };
-        let resampler =
-            SincFixedIn::<f32>::new(to as f64 / from as f64, 1.0, parameters, FRAME_LEN, 2)
-                .map_err(|e| failed("resampled", e))?;
-        Ok(Resampled {
-            delay: resampler.output_delay(),
-            source,
-            resampler,
-            input: [Vec::new(), Vec::new()],
-            ended: false,
-        })
-    }
-
-    fn next(&mut self) -> Result<Option<[Vec<f32>; 2]>, EngineError> {
-        loop {
-            let wanted = self.resampler.input_frames_next();
-            while !self.ended && self.input[0].len() < wanted {
-                match self.source.next() {
-                    Some([left, right]) => {
-                        self.input[0].extend(left);
-                        self.input[1].extend(right);
-                    }
-                    None => self.ended = true,
-                }
-            }
-            if self.input[0].is_empty() {
-                return Ok(None);
-            }
-            let block: Vec<Vec<f32>> = self
-                .input
-                .iter_mut()
-                .map(|channel| {
-                    let take = wanted.min(channel.len());
-                    let mut part: Vec<f32> = channel.drain(..take).collect();
-                    part.resize(wanted, 0.0);
-                    part
-                })
-                .collect();
-            let mut out = self
-                .resampler
-                .process(&block, None)
-                .map_err(|e| failed("resampled", e))?;
-            let drop = self.delay.min(out[0].len());
-            self.delay -= drop;
-            for channel in &mut out {
-                channel.drain(..drop);
-            }
-            if !out[0].is_empty() {
-                let right = out.pop().unwrap_or_default();
-                let left = out.pop().unwrap_or_default();
-                return Ok(Some([left, right]));
-            }
-        }
-    }
-}
-
 /// Where a shot's sound comes from: the next block of two channels at the track's rate, until
 /// `None`.
-type Source = Box<dyn FnMut() -> Result<Option<[Vec<f32>; 2]>, EngineError>>;
+pub(super) type Source = Box<dyn FnMut() -> Result<Option<[Vec<f32>; 2]>, EngineError>>;
 
 /// The gain at sample `i` of a shot of `length` samples: a fade of `fade` samples in at its
 /// start (unless it opens the cut) and out at its end (unless it closes it).
@@ -300,35 +223,58 @@ fn gain(i: usize, length: usize, fade: usize, (fade_in, fade_out): (bool, bool))
 }
 
 /// Writes the cut's sound, AAC-LC stereo at `shape`'s rate, as `write(start sample, frame)`
-/// calls: each shot's sound (`shapes`: its take's, `None` for silence) read with `open`,
-/// trimmed to the sample, at the track's rate, and its length that of its pictures; brought to
-/// `loudness` (made twice then: measured, then written through the limiter), with what was
-/// measured of the sound written.
+/// calls: each shot's sound (`shapes`: its take's, `None` for silence) read with
+/// `sources.takes`, trimmed to the sample, at the track's rate, and its length that of its
+/// pictures, with its gain (or muted); the lanes' clips under it, read with `sources.sounds`;
+/// brought to the export's loudness (made twice then: measured, then written through the
+/// limiter), with what was measured of the sound written.
 pub fn write_track(
-    shots: &[ExportShot],
-    fps: u32,
+    export: &Export,
     shape: Shape,
     shapes: &[Option<Shape>],
-    mut open: impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
-    loudness: Loudness,
+    sources: Sources<
+        impl FnMut(&ExportShot) -> Result<TakeReader, EngineError>,
+        impl FnMut(&ExportLaneClip, f64) -> Result<Decoded, EngineError>,
+    >,
     write: impl FnMut(u64, Bytes) -> Result<(), EngineError>,
 ) -> Result<Option<Measured>, EngineError> {
     let rate = shape.rate();
+    let Sources {
+        takes: mut open,
+        sounds: mut open_sound,
+    } = sources;
     let mut encoder = Encoder::new(rate as u32, SEGMENT, write);
-    let Some(target) = loudness.target_lufs() else {
-        mix(shots, fps, rate, shapes, &mut open, |l, r| {
-            encoder.push(l, r)
-        })?;
+    // The shots' sound with the lanes' under it.
+    let mut whole = |sink: &mut dyn FnMut(f32, f32) -> Result<(), EngineError>| {
+        let mut lanes = Lanes::new(
+            &export.lanes,
+            export.duck_db,
+            export.fps,
+            rate,
+            Box::new(&mut open_sound),
+        );
+        mix(
+            &export.shots,
+            export.fps,
+            rate,
+            shapes,
+            &mut open,
+            |l, r| {
+                let [ml, mr] = lanes.next()?;
+                sink(l + ml, r + mr)
+            },
+        )
+    };
+    let Some(target) = export.loudness.target_lufs() else {
+        whole(&mut |l, r| encoder.push(l, r))?;
         encoder.finish()?;
         return Ok(None);
     };
     let mut meter = Meter::new(rate as u32, false)?;
-    mix(shots, fps, rate, shapes, &mut open, |l, r| meter.push(l, r))?;
+    whole(&mut |l, r| meter.push(l, r))?;
     let gain = meter.gain_to(target)?;
     let mut limiter = Limiter::new(rate as u32, |l, r| encoder.push(l, r))?;
-    mix(shots, fps, rate, shapes, &mut open, |l, r| {
-        limiter.push(l * gain, r * gain)
-    })?;
+    whole(&mut |l, r| limiter.push(l * gain, r * gain))?;
     let measured = limiter.finish()?;
     encoder.finish()?;
     Ok(Some(measured))
@@ -351,6 +297,11 @@ fn mix(
         let length = (end - samples_made) as usize;
         samples_made = end;
         let fades = (n > 0, n + 1 < shots.len());
+        let level = if shot.mute {
+            0.0
+        } else {
+            10f32.powf(shot.gain_db as f32 / 20.0)
+        };
         let mut source: Option<Source> = match take_shape {
             Some(take_shape) => {
                 let take = open(shot)?;
@@ -359,8 +310,9 @@ fn mix(
                         let mut sound = sound;
                         Some(Box::new(move || Ok(sound.next())))
                     }
-                    Some(sound) => {
-                        let mut resampled = Resampled::new(sound, take_shape.rate(), rate)?;
+                    Some(mut sound) => {
+                        let blocks: Blocks = Box::new(move || sound.next());
+                        let mut resampled = Resampled::new(blocks, take_shape.rate(), rate)?;
                         Some(Box::new(move || resampled.next()))
                     }
                     None => None,
@@ -386,7 +338,7 @@ fn mix(
                 if made == length {
                     break;
                 }
-                let g = gain(made, length, fade, fades);
+                let g = gain(made, length, fade, fades) * level;
                 sink(l * g, r * g)?;
                 made += 1;
             }
@@ -394,6 +346,9 @@ fn mix(
     }
     Ok(())
 }
+
+mod lanes;
+mod resample;
 
 #[cfg(test)]
 mod tests;

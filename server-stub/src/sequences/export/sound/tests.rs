@@ -8,6 +8,8 @@ fn shot(in_frame: u64, out_frame: u64) -> ExportShot {
         key: "t.mp4".into(),
         in_frame,
         out_frame,
+        gain_db: 0.0,
+        mute: false,
     }
 }
 
@@ -21,13 +23,24 @@ fn silent_shots_make_a_track_the_length_of_the_pictures() {
     let shots: Vec<ExportShot> = (0..500).map(|_| shot(0, 7)).collect();
     let shapes = vec![None; 500];
     let mut starts = Vec::new();
+    let export = Export {
+        sequence: "seq_1".into(),
+        version: 1,
+        fps: 24,
+        shots,
+        loudness: Default::default(),
+        measured: None,
+        lanes: Vec::new(),
+        duck_db: 0.0,
+    };
     write_track(
-        &shots,
-        24,
+        &export,
         shape,
         &shapes,
-        |_| panic!("no take is read for silence"),
-        Loudness::Off,
+        Sources {
+            takes: |_: &ExportShot| panic!("no take is read for silence"),
+            sounds: |_: &ExportLaneClip, _: f64| panic!("no lane is read"),
+        },
         |start, _| {
             starts.push(start);
             Ok(())
