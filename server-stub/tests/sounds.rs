@@ -10,6 +10,9 @@ use server_stub::jobs::record::Status;
 #[path = "common/harness.rs"]
 mod harness;
 use harness::*;
+#[path = "common/independent.rs"]
+mod independent;
+use independent::python;
 
 const SOUNDS: &str = "/api/projects/cut/sounds";
 const SEQUENCES: &str = "/api/projects/cut/sequences";
@@ -305,4 +308,67 @@ async fn a_music_bed_ducks_under_a_voice_over_in_the_export() {
     let voice_before = level(&video, 880, 0.2, 1.2);
     assert!(voice_in > -40.0, "the voice is heard ({voice_in} dB)");
     assert!(voice_in - voice_before >= 20.0, "the voice starts at 1.5 s");
+}
+
+/// Fails when the timelines leave the lanes out, place them elsewhere than the cut has them,
+/// or the package lacks their files: as OpenTimelineIO reads the `.otio` and the `.xml`.
+#[tokio::test]
+async fn the_lanes_reach_an_editor_as_audio_tracks_with_their_files() {
+    let h = start();
+    let (Some(music), Some(voice)) = (
+        tone(&h, "bed.wav", 220, 4.0, &[]),
+        tone(&h, "voice.flac", 880, 2.0, &[]),
+    ) else {
+        return;
+    };
+    let music = upload(&h, "Bed", music).await.json()["id"].clone();
+    let voice = upload(&h, "Voice", voice).await.json()["id"].clone();
+    let (uri, mut sequence) = cut(&h).await;
+    sequence["lanes"] = json!({
+        "music": [{"sound": music, "start_s": 0, "in_s": 1, "out_s": 2, "gain_db": -6}],
+        "voice": [{"sound": voice, "start_s": 0.5, "in_s": 0, "out_s": 0.5}],
+    });
+    let reply = api(&h.app, "PUT", &uri, Some(sequence)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let package = api(&h.app, "GET", &format!("{uri}/package.zip"), None).await;
+    assert_eq!(package.status, StatusCode::OK);
+    let folder = tempfile::tempdir().unwrap();
+    let zip = folder.path().join("package.zip");
+    std::fs::write(&zip, &package.body).unwrap();
+    let unpacked = folder.path().join("unpacked");
+    python(&[
+        "-m".as_ref(),
+        "zipfile".as_ref(),
+        "-e".as_ref(),
+        zip.as_os_str(),
+        unpacked.as_os_str(),
+    ]);
+    let files = |id: &Value, extension: &str| format!("media/{}.{extension}", id.as_str().unwrap());
+    // At 24 fps: the music from the cut's start, 1 s into its sound, for 1 s; the voice from
+    // 0.5 s, for 0.5 s.
+    let wanted = json!([
+        [{"name": "Bed", "target_url": files(&music, "wav"), "found": true,
+          "source_in": 24, "frames": 24, "record_in": 0}],
+        [{"name": "Voice", "target_url": files(&voice, "flac"), "found": true,
+          "source_in": 0, "frames": 12, "record_in": 12}],
+    ]);
+    for timeline in ["timeline.otio", "timeline.xml"] {
+        let read = python(&[
+            "tests/python/read_timeline.py".as_ref(),
+            unpacked.join(timeline).as_os_str(),
+            "24".as_ref(),
+        ]);
+        let read: Value = serde_json::from_slice(&read).unwrap();
+        assert_eq!(read["audio"], wanted, "{timeline}");
+        assert_eq!(
+            read["clips"].as_array().unwrap().len(),
+            1,
+            "{timeline}: the shot"
+        );
+    }
+    let xml = std::fs::read_to_string(unpacked.join("timeline.xml")).unwrap();
+    assert!(
+        xml.contains("<value>0.5011872336272722</value>"),
+        "-6 dB as Audio Levels"
+    );
 }

@@ -21,6 +21,7 @@ use super::AppState;
 use crate::project::ProjectId;
 use crate::sequences::timeline::{self, Cut};
 use crate::sequences::{captions, probe, Sequence};
+use crate::sounds;
 use crate::zip::{Entry, Source};
 
 /// The three ways a timeline is written.
@@ -59,10 +60,22 @@ impl Format {
     }
 }
 
-/// The sequence `id` of `project` as a cut: every chosen take in the library, with the
-/// lengths its metadata gives.
-async fn cut(state: &AppState, project: &ProjectId, id: &str) -> Result<Cut, ApiError> {
-    Ok(sequence_cut(state, project, id).await?.1)
+/// The sequence `id` of `project` as a cut for an editor: every chosen take in the library,
+/// with the lengths its metadata gives, and its lanes' clips.
+async fn cut(state: &AppState, project: &ProjectId, id: &str) -> Result<(Sequence, Cut), ApiError> {
+    let (sequence, cut) = sequence_cut(state, project, id).await?;
+    let folder = project.folder();
+    let sounds = if sequence.lanes.is_empty() {
+        HashMap::new()
+    } else {
+        sounds::list(state.storage().as_ref(), &folder)
+            .await?
+            .into_iter()
+            .map(|s| (s.id.clone(), s))
+            .collect()
+    };
+    let cut = cut.with_lanes(&sequence, &sounds, &folder);
+    Ok((sequence, cut))
 }
 
 /// The sequence `id` of `project`, and its cut.
@@ -110,7 +123,7 @@ async fn answer(
     (project, id): (ProjectId, String),
     format: Format,
 ) -> Result<Response, ApiError> {
-    let cut = cut(state, &project, &id).await?;
+    let (_, cut) = cut(state, &project, &id).await?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
         file_name(&cut.name, format.extension())
@@ -132,7 +145,7 @@ async fn answer(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut as an OpenTimelineIO timeline: one video track, each clip with its source range at its file's own rate and its file under `media/`", content_type = "application/json", body = Object),
+        (status = 200, description = "The cut as an OpenTimelineIO timeline: one video track, each clip with its source range at its file's own rate and its file under `media/`, and an audio track for each lane with clips (its gain in the clip's metadata)", content_type = "application/json", body = Object),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -153,7 +166,7 @@ pub async fn otio(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut as Final Cut Pro 7 XML (xmeml 4), which Premiere Pro and DaVinci Resolve import", content_type = "application/xml", body = String),
+        (status = 200, description = "The cut as Final Cut Pro 7 XML (xmeml 4), which Premiere Pro and DaVinci Resolve import: a video track, and an audio track for each lane with clips (its gain as Audio Levels)", content_type = "application/xml", body = String),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -195,7 +208,7 @@ pub async fn edl(
     tag = "sequences",
     params(("project_id" = String, Path), ("sequence_id" = String, Path)),
     responses(
-        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, captions.srt when a shot has a caption, and every source video under media/ where they look for it (`:` in names becomes `_`, and a name taken already gets `-2`, `-3` ...), stored without compression", content_type = "application/zip", body = Vec<u8>),
+        (status = 200, description = "The cut for an editor: timeline.otio, timeline.xml and timeline.edl, captions.srt when a shot has a caption, and every source video and lane sound under media/ where they look for it (`:` in names becomes `_`, and a name taken already gets `-2`, `-3` ...), stored without compression", content_type = "application/zip", body = Vec<u8>),
         (status = 400, description = "Invalid project id", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
         (status = 409, description = "A shot has no take chosen, or its take is no longer in the library: the message names the shot", body = ErrorBody),
@@ -207,7 +220,7 @@ pub async fn package(
     State(state): State<AppState>,
     ApiPath((project, id)): ApiPath<(ProjectId, String)>,
 ) -> Result<Response, ApiError> {
-    let (sequence, cut) = sequence_cut(&state, &project, &id).await?;
+    let (sequence, cut) = cut(&state, &project, &id).await?;
     let storage = state.storage();
     let folder = project.folder();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
@@ -236,6 +249,17 @@ pub async fn package(
             source: Source::Stored(key),
             size: video.size_bytes,
             modified: video.modified,
+        });
+    }
+    for clip in &cut.audio {
+        if !packed.insert(clip.key.as_str()) {
+            continue;
+        }
+        entries.push(Entry {
+            name: clip.path(),
+            source: Source::Stored(clip.key.clone()),
+            size: clip.size_bytes,
+            modified: now,
         });
     }
     tracing::info!(project = %project, sequence = %id, files = entries.len(), "a sequence package");

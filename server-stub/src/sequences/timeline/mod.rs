@@ -15,6 +15,8 @@ pub mod xmeml;
 use std::collections::HashMap;
 
 use super::Sequence;
+use crate::project::ProjectFolder;
+use crate::sounds::Sound;
 
 /// Where a timeline's record side starts, in seconds: 01:00:00:00.
 const RECORD_START_S: u64 = 3600;
@@ -125,6 +127,43 @@ pub struct Cut {
     pub width: u32,
     pub height: u32,
     pub clips: Vec<Clip>,
+    /// The music lane's clips, then the voice lane's (`with_lanes`).
+    pub audio: Vec<AudioClip>,
+}
+
+/// A clip of a lane on the timeline, in frames of the sequence's rate throughout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AudioClip {
+    /// `Music` or `Voice`: its track's name.
+    pub lane: &'static str,
+    pub name: String,
+    /// The sound's storage key and size, for the package.
+    pub key: String,
+    pub size_bytes: u64,
+    pub record_in: u64,
+    pub in_frame: u64,
+    pub out_frame: u64,
+    /// The sound's whole length, in frames.
+    pub frames_available: u64,
+    pub sample_rate: u32,
+    pub channels: u16,
+    pub gain_db: f64,
+    /// Its name under `media/`, unique in the package.
+    pub media_name: String,
+}
+
+impl AudioClip {
+    pub fn frames(&self) -> u64 {
+        self.out_frame - self.in_frame
+    }
+
+    pub fn record_out(&self) -> u64 {
+        self.record_in + self.frames()
+    }
+
+    pub fn path(&self) -> String {
+        format!("media/{}", self.media_name)
+    }
 }
 
 /// One shot on the timeline.
@@ -224,7 +263,49 @@ impl Cut {
             width,
             height,
             clips,
+            audio: Vec::new(),
         })
+    }
+
+    /// The cut with `sequence`'s lanes as audio clips, their sounds among `sounds` (by id; a
+    /// clip whose sound is gone is left out), named under `media/` apart from the takes.
+    pub fn with_lanes(
+        mut self,
+        sequence: &Sequence,
+        sounds: &HashMap<String, Sound>,
+        folder: &ProjectFolder,
+    ) -> Cut {
+        let mut names = package::Names::default();
+        for clip in &self.clips {
+            names.name(&clip.file_name);
+        }
+        let lanes = [
+            ("Music", &sequence.lanes.music),
+            ("Voice", &sequence.lanes.voice),
+        ];
+        for (lane, clips) in lanes {
+            for clip in clips.iter() {
+                let Some(sound) = sounds.get(&clip.sound) else {
+                    continue;
+                };
+                let file = format!("{}.{}", sound.id, sound.extension);
+                self.audio.push(AudioClip {
+                    lane,
+                    name: one_line(&sound.name),
+                    key: sound.key(folder),
+                    size_bytes: sound.size_bytes,
+                    record_in: clip.start_frame,
+                    in_frame: clip.in_frame,
+                    out_frame: clip.out_frame,
+                    frames_available: (sound.duration_s * f64::from(self.fps)).floor() as u64,
+                    sample_rate: sound.sample_rate,
+                    channels: sound.channels,
+                    gain_db: clip.gain_db,
+                    media_name: names.name(&file),
+                });
+            }
+        }
+        self
     }
 
     /// The timeline's length in frames.

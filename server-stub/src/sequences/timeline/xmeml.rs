@@ -1,5 +1,6 @@
 //! The cut as Final Cut Pro 7 XML (xmeml version 4), the interchange Premiere Pro and DaVinci
-//! Resolve import: one sequence, one video track, a clip item per shot. A source file is
+//! Resolve import: one sequence, one video track, a clip item per shot, and an audio track per
+//! lane with clips. A source file is
 //! written in full once (`<file id>` with its path, its own rate and its length in its own
 //! frames) and named by id after. A clip item's `<start>`/`<end>` are on the sequence, in its
 //! frames; its `<rate>`, `<duration>` and `<in>`/`<out>` are its file's.
@@ -94,8 +95,74 @@ pub fn write(cut: &Cut) -> String {
             source_out = clip.source_out(),
         );
     }
-    xml.push_str("</track>\n</video>\n</media>\n</sequence>\n</xmeml>\n");
+    xml.push_str("</track>\n</video>\n");
+    if !cut.audio.is_empty() {
+        audio(&mut xml, cut, files.len(), cut.clips.len());
+    }
+    xml.push_str("</media>\n</sequence>\n</xmeml>\n");
     xml
+}
+
+/// The lanes as audio tracks, their files numbered after the `video_files` and their clip
+/// items after the `video_items`; each clip's gain as an Audio Levels filter.
+fn audio(xml: &mut String, cut: &Cut, video_files: usize, video_items: usize) {
+    let sequence_rate = rate(Rate::whole(cut.fps));
+    xml.push_str(
+        "<audio>\n<format><samplecharacteristics><depth>16</depth><samplerate>48000</samplerate>\
+         </samplecharacteristics></format>\n",
+    );
+    let mut files: Vec<&str> = Vec::new();
+    let mut item = video_items;
+    for lane in ["Music", "Voice"] {
+        let clips: Vec<_> = cut.audio.iter().filter(|c| c.lane == lane).collect();
+        if clips.is_empty() {
+            continue;
+        }
+        xml.push_str("<track>\n");
+        for clip in clips {
+            item += 1;
+            let file = match files.iter().position(|f| *f == clip.media_name) {
+                Some(at) => format!("<file id=\"file-{}\"/>", video_files + at + 1),
+                None => {
+                    files.push(&clip.media_name);
+                    format!(
+                        "<file id=\"file-{id}\"><name>{name}</name><pathurl>{path}</pathurl>\
+                         {sequence_rate}<duration>{frames}</duration><media><audio>\
+                         <samplecharacteristics><depth>16</depth><samplerate>{sample_rate}\
+                         </samplerate></samplecharacteristics><channelcount>{channels}\
+                         </channelcount></audio></media></file>",
+                        id = video_files + files.len(),
+                        name = escape(&clip.media_name),
+                        path = escape(&clip.path()),
+                        frames = clip.frames_available,
+                        sample_rate = clip.sample_rate,
+                        channels = clip.channels,
+                    )
+                }
+            };
+            let _ = writeln!(
+                xml,
+                "<clipitem id=\"clipitem-{item}\"><name>{name}</name><enabled>TRUE</enabled>\
+                 <duration>{duration}</duration>{sequence_rate}<start>{start}</start>\
+                 <end>{end}</end><in>{source_in}</in><out>{source_out}</out>{file}<sourcetrack>\
+                 <mediatype>audio</mediatype><trackindex>1</trackindex></sourcetrack><filter>\
+                 <effect><name>Audio Levels</name><effectid>audiolevels</effectid>\
+                 <effectcategory>audiolevels</effectcategory><effecttype>audiolevels</effecttype>\
+                 <mediatype>audio</mediatype><parameter><parameterid>level</parameterid>\
+                 <name>Level</name><valuemin>0</valuemin><valuemax>3.98109</valuemax>\
+                 <value>{level}</value></parameter></effect></filter></clipitem>",
+                name = escape(&clip.name),
+                duration = clip.frames_available,
+                start = clip.record_in,
+                end = clip.record_out(),
+                source_in = clip.in_frame,
+                source_out = clip.out_frame,
+                level = 10f64.powf(clip.gain_db / 20.0),
+            );
+        }
+        xml.push_str("</track>\n");
+    }
+    xml.push_str("</audio>\n");
 }
 
 #[cfg(test)]
