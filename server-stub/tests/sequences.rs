@@ -893,22 +893,46 @@ async fn exported_as(h: &Harness, loudness: &str, shots: Value) -> (std::path::P
     )
 }
 
-/// Fails when an export's size is the sequence's whatever is asked, or any size is taken.
+/// Fails when an export's size is the sequence's whatever is asked, or any size is taken;
+/// and when a shot's framing is not kept (the crop it moves: `export/scale.rs`).
 #[tokio::test]
 async fn an_export_may_ask_for_a_size_a_platform_wants() {
     use server_stub::frames::track_info;
     let h = start();
     let take = saved(&h, "cut", "a lighthouse at dusk").await;
     let sequence = made_sequence(&h).await;
-    let shots = json!([{"label": "Shot 1", "take": take, "in_s": 0, "out_s": 0.5}]);
+    let framed = |reframe: Value| json!([{"label": "Shot 1", "take": take, "in_s": 0, "out_s": 0.5, "reframe": reframe}]);
+    let refused = api(
+        &h.app,
+        "PUT",
+        &uri(&sequence),
+        Some(with_shots(&sequence, framed(json!({"x": 1.5, "y": 0.5})))),
+    )
+    .await;
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "Shot 1 (\"Shot 1\"): reframe's x and y must be 0 to 1"
+    );
     let reply = api(
         &h.app,
         "PUT",
         &uri(&sequence),
-        Some(with_shots(&sequence, shots)),
+        Some(with_shots(&sequence, framed(json!({"x": 0.2, "y": 0.5})))),
     )
     .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    assert_eq!(
+        reply.json()["shots"][0]["reframe"],
+        json!({"x": 0.2, "y": 0.5})
+    );
+    // Left out, it stays (an editor that does not know it keeps it).
+    let mut kept = reply.json();
+    kept["shots"][0].as_object_mut().unwrap().remove("reframe");
+    let reply = api(&h.app, "PUT", &uri(&sequence), Some(kept)).await;
+    assert_eq!(
+        reply.json()["shots"][0]["reframe"],
+        json!({"x": 0.2, "y": 0.5})
+    );
     let exports = format!("{}/exports", uri(&sequence));
     let refused = api(
         &h.app,

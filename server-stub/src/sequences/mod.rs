@@ -96,6 +96,30 @@ pub struct Shot {
     pub gain_db: f64,
     #[serde(default)]
     pub mute: bool,
+    /// Where the crop window's centre sits in the take when the take is cropped to another
+    /// shape (its centre when `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reframe: Option<Reframe>,
+}
+
+/// A point of a picture, each side from 0 to 1: (0.5, 0.5) is its centre.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reframe {
+    /// 0 (left) to 1 (right).
+    #[schema(minimum = 0, maximum = 1)]
+    pub x: f64,
+    /// 0 (top) to 1 (bottom).
+    #[schema(minimum = 0, maximum = 1)]
+    pub y: f64,
+}
+
+impl Reframe {
+    pub const CENTRE: Reframe = Reframe { x: 0.5, y: 0.5 };
+
+    pub fn is_valid(self) -> bool {
+        (0.0..=1.0).contains(&self.x) && (0.0..=1.0).contains(&self.y)
+    }
 }
 
 impl Sequence {
@@ -260,6 +284,7 @@ mod tests {
                 caption: None,
                 gain_db: 0.0,
                 mute: false,
+                reframe: None,
             }],
             updated_at: now(),
         };

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use crate::engine::Fit;
 use crate::sequences::export::loudness::Loudness;
 use crate::sequences::lanes::{LanesSeconds, LanesView};
+use crate::sequences::Reframe;
 
 /// A new sequence.
 #[derive(Deserialize, ToSchema)]
@@ -99,6 +100,12 @@ pub struct ShotChange {
     pub(super) gain_db: Option<f64>,
     /// The take's own sound not heard; false when left out.
     pub(super) mute: Option<bool>,
+    /// Where the crop window's centre sits in the take when it is cropped to another shape
+    /// (a 16:9 take in a 9:16 export keeps this column); kept when left out, centred when
+    /// `null`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Reframe>)]
+    pub(super) reframe: Option<Option<Reframe>>,
     /// Where the caption starts on the take, in seconds (the shot's in point when left out);
     /// only the part inside the shot is shown.
     #[schema(minimum = 0, maximum = 86400)]
@@ -145,6 +152,8 @@ pub struct ShotView {
     pub(super) take_missing: bool,
     pub(super) gain_db: f64,
     pub(super) mute: bool,
+    /// `null`: centred.
+    pub(super) reframe: Option<Reframe>,
     pub(super) caption: Option<String>,
     /// On the take; `null` for the shot's own point.
     pub(super) caption_in_s: Option<f64>,
@@ -166,4 +175,13 @@ pub struct SequenceSummary {
 pub struct Sequences {
     /// Most recently changed first.
     pub(super) sequences: Vec<SequenceSummary>,
+}
+
+/// A field that may be left out (`None`) or given, `null` included (`Some(None)`).
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }

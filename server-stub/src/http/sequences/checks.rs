@@ -120,6 +120,14 @@ pub(super) async fn checked_shots(
         if !(-MAX_CUT_DB..=MAX_GAIN_DB).contains(&gain_db) {
             return refuse(format!("gain_db must be -{MAX_CUT_DB} to {MAX_GAIN_DB}"));
         }
+        // Left out, the framing stays as it was; `null` centres it.
+        let reframe = match shot.reframe {
+            Some(reframe) => reframe,
+            None => before.and_then(|b| b.reframe),
+        };
+        if reframe.is_some_and(|r| !r.is_valid()) {
+            return refuse("reframe's x and y must be 0 to 1".into());
+        }
         // Each take once, in the order given; the chosen one joins them when it is not there.
         let mut seen = HashSet::new();
         let takes: Vec<String> = shot
@@ -174,6 +182,7 @@ pub(super) async fn checked_shots(
             caption,
             gain_db,
             mute: shot.mute.or(before.map(|b| b.mute)).unwrap_or(false),
+            reframe,
         });
     }
     Ok(checked)

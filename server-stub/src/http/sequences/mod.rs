@@ -59,6 +59,7 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
                 caption: shot.caption.map(|c| c.text),
                 gain_db: shot.gain_db,
                 mute: shot.mute,
+                reframe: shot.reframe,
                 id: shot.id,
                 label: shot.label,
                 prompt: shot.prompt,

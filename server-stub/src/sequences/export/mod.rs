@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use super::frames;
 use super::lanes::LaneClip;
 use super::timeline::Cut;
-use super::Sequence;
+use super::{Reframe, Sequence};
 use crate::engine::{encode_frames, EngineError, Fit, Output};
 use crate::sounds::decode::Decoded;
 use loudness::{Loudness, Measured};
@@ -94,6 +94,9 @@ pub struct ExportShot {
     pub gain_db: f64,
     #[serde(default)]
     pub mute: bool,
+    /// Where a crop's window is centred in the take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reframe: Option<Reframe>,
 }
 
 impl Export {
@@ -147,6 +150,7 @@ impl Export {
                     out_frame: clip.out_frame,
                     gain_db: shot.gain_db,
                     mute: shot.mute,
+                    reframe: shot.reframe,
                 })
                 .collect(),
             lanes,

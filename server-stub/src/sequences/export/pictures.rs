@@ -21,6 +21,7 @@ use super::take_reader::TakeReader;
 use super::{audio, ExportShot};
 use crate::engine::{EngineError, Fit, Frame};
 use crate::frames::{nearest_picture, FrameError, FrameReader, Picture};
+use crate::sequences::Reframe;
 
 /// Frames a shot made ahead holds ready.
 const READY: usize = 2;
@@ -178,8 +179,10 @@ impl ShotWork {
         let size = take.size();
         let mut reader = FrameReader::new(take, size).map_err(failed)?.with_planes();
         // A take of the cut's size needs no fitting: its planes go to the encoder as they are.
-        let fitter =
-            (reader.size() != self.size).then(|| Fitter::new(reader.size(), self.size, self.fit));
+        let fitter = (reader.size() != self.size).then(|| {
+            let centre = shot.reframe.unwrap_or(Reframe::CENTRE);
+            Fitter::new(reader.size(), self.size, self.fit, centre)
+        });
         let (pictures, seconds) = (reader.samples(), reader.seconds());
         let fps = f64::from(self.fps);
         let first = nearest_picture(shot.in_frame as f64 / fps, seconds, pictures);

@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use crate::engine::Fit;
+use crate::sequences::Reframe;
 
 /// Weights are fixed point with this many fraction bits.
 const BITS: u32 = 14;
@@ -176,8 +177,9 @@ pub struct Fitter {
 }
 
 impl Fitter {
-    /// Pictures of `from` fitted to `to` (each side even).
-    pub fn new(from: (u32, u32), to: (u32, u32), fit: Fit) -> Fitter {
+    /// Pictures of `from` fitted to `to` (each side even); cropped, the window's centre at
+    /// `centre` of the picture (as far as the window stays inside it).
+    pub fn new(from: (u32, u32), to: (u32, u32), fit: Fit, centre: Reframe) -> Fitter {
         let (w, h) = (f64::from(from.0), f64::from(from.1));
         let (sx, sy) = (f64::from(to.0) / w, f64::from(to.1) / h);
         let scale = match fit {
@@ -189,9 +191,18 @@ impl Fitter {
             ((w * scale).round() as i64).max(2),
             ((h * scale).round() as i64).max(2),
         );
+        // Even, so that chroma (at half) starts on a whole pixel too.
+        let place = |out: u32, scaled: i64, at: f64| -> i64 {
+            let out = i64::from(out);
+            if scaled <= out {
+                return (out - scaled) / 2;
+            }
+            let wanted = (out as f64 / 2.0 - at.clamp(0.0, 1.0) * scaled as f64).round() as i64;
+            wanted.clamp(out - scaled, 0) & !1
+        };
         let offset = (
-            (i64::from(to.0) - scaled.0) / 2,
-            (i64::from(to.1) - scaled.1) / 2,
+            place(to.0, scaled.0, centre.x),
+            place(to.1, scaled.1, centre.y),
         );
         let plane = |divide: i64, black: u8| {
             let source = (
@@ -260,18 +271,48 @@ mod tests {
     fn a_flat_picture_stays_flat_and_the_bars_are_black() {
         let source = picture(1920, 1080, |_, _| 200);
         let mut out = vec![0; 1280 * 720 * 3 / 2];
-        Fitter::new((1920, 1080), (1280, 720), Fit::Crop).fit(&source, &mut out);
+        Fitter::new((1920, 1080), (1280, 720), Fit::Crop, Reframe::CENTRE).fit(&source, &mut out);
         assert!(out[..1280 * 720].iter().all(|&v| v == 200));
         assert!(out[1280 * 720..].iter().all(|&v| v == 128));
 
         // A square picture on a wide frame: bars left and right.
         let source = picture(720, 720, |_, _| 200);
         let mut out = vec![0; 1280 * 720 * 3 / 2];
-        Fitter::new((720, 720), (1280, 720), Fit::Pad).fit(&source, &mut out);
+        Fitter::new((720, 720), (1280, 720), Fit::Pad, Reframe::CENTRE).fit(&source, &mut out);
         let row = &out[360 * 1280..361 * 1280];
         assert!(row[..280].iter().all(|&v| v == BLACK_LUMA), "left bar");
         assert!(row[280..1000].iter().all(|&v| v == 200), "the picture");
         assert!(row[1000..].iter().all(|&v| v == BLACK_LUMA), "right bar");
+    }
+
+    /// Fails when the crop window stays centred whatever the shot asks: a 16:9 gradient in
+    /// a 9:16 frame shows its left edge when framed at x = 0 and its right edge at x = 1.
+    #[test]
+    fn a_reframed_crop_keeps_the_column_asked_for() {
+        let (w, h) = (640usize, 360usize);
+        let mut source = vec![128u8; w * h * 3 / 2];
+        for y in 0..h {
+            for x in 0..w {
+                source[y * w + x] = (x * 255 / (w - 1)) as u8;
+            }
+        }
+        let luma_at = |x: f64| {
+            let mut out = vec![0u8; 90 * 160 * 3 / 2];
+            Fitter::new((640, 360), (90, 160), Fit::Crop, Reframe { x, y: 0.5 })
+                .fit(&source, &mut out);
+            let row = &out[80 * 90..81 * 90];
+            (row[0], row[89])
+        };
+        let (left, _) = luma_at(0.0);
+        let (_, right) = luma_at(1.0);
+        let (middle_left, middle_right) = luma_at(0.5);
+        assert!(left < 10, "the left edge ({left})");
+        assert!(right > 245, "the right edge ({right})");
+        // Centred, the window is the middle of the scaled picture (97 to 187 of 284 columns).
+        assert!(
+            (80..100).contains(&middle_left) && (155..175).contains(&middle_right),
+            "the centre ({middle_left}..{middle_right})"
+        );
     }
 
     #[test]
@@ -279,7 +320,7 @@ mod tests {
         // A 4:3 picture cropped into 16:9 loses an eighth at the top and at the bottom.
         let source = picture(640, 480, |_, y| (y * 255 / 479) as u8);
         let mut out = vec![0; 320 * 180 * 3 / 2];
-        Fitter::new((640, 480), (320, 180), Fit::Crop).fit(&source, &mut out);
+        Fitter::new((640, 480), (320, 180), Fit::Crop, Reframe::CENTRE).fit(&source, &mut out);
         let column: Vec<u8> = (0..180).map(|y| out[y * 320 + 160]).collect();
         assert!((i32::from(column[0]) - 32).abs() <= 3, "{}", column[0]);
         assert!((i32::from(column[90]) - 128).abs() <= 3, "{}", column[90]);
@@ -287,7 +328,7 @@ mod tests {
         assert!(column.windows(2).all(|p| p[0] <= p[1]), "still a ramp");
         // Across, nothing is cut: the first column shows the first source column.
         let source = picture(640, 480, |x, _| (x * 255 / 639) as u8);
-        Fitter::new((640, 480), (320, 180), Fit::Crop).fit(&source, &mut out);
+        Fitter::new((640, 480), (320, 180), Fit::Crop, Reframe::CENTRE).fit(&source, &mut out);
         let row = &out[90 * 320..91 * 320];
         assert!(row[0] <= 2 && row[319] >= 253, "{} {}", row[0], row[319]);
     }
@@ -297,7 +338,7 @@ mod tests {
         // One-pixel stripes, black and white: halved, every pixel is grey, not black or white.
         let source = picture(400, 200, |x, _| if x % 2 == 0 { 0 } else { 255 });
         let mut out = vec![0; 200 * 100 * 3 / 2];
-        Fitter::new((400, 200), (200, 100), Fit::Crop).fit(&source, &mut out);
+        Fitter::new((400, 200), (200, 100), Fit::Crop, Reframe::CENTRE).fit(&source, &mut out);
         let row = &out[50 * 200..51 * 200];
         assert!(
             row[4..196].iter().all(|&v| (100..=155).contains(&v)),

@@ -357,6 +357,7 @@ pub(crate) mod tests {
             caption: None,
             gain_db: 0.0,
             mute: false,
+            reframe: None,
         };
         Sequence {
             id: "seq_1".into(),

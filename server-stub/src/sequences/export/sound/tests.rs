@@ -10,6 +10,7 @@ fn shot(in_frame: u64, out_frame: u64) -> ExportShot {
         out_frame,
         gain_db: 0.0,
         mute: false,
+        reframe: None,
     }
 }
 
