@@ -41,8 +41,15 @@ pub struct SoundList {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Named {
-    /// What the sound is called in the project, 1 to 200 characters; "Sound" when left out.
-    #[param(min_length = 1, max_length = 200)]
+    /// What the sound is called in the project: 1 to 200 characters, not only white space
+    /// (kept trimmed), no control characters; "Sound" when left out. The pattern spells out
+    /// Rust's control characters and white space rather than `\s`, which JavaScript's and
+    /// Python's regex engines read differently.
+    #[param(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x1F\x7F-\x9F \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     name: Option<String>,
 }
 
