@@ -1,6 +1,16 @@
 //! A video's size as `WxH`, read by one rule for the server (a job's `size`) and the app (the
 //! Size control and its estimate).
 
+/// The sizes an export may ask for other than its sequence's: landscape, the portrait frame
+/// phones and their platforms play, and square.
+pub const EXPORT_SIZES: [&str; 5] = [
+    "1920x1080",
+    "1280x720",
+    "1080x1920",
+    "720x1280",
+    "1080x1080",
+];
+
 /// The sides a size may have, in pixels (each even).
 const SIDES: std::ops::RangeInclusive<u32> = 128..=1920;
 

@@ -814,3 +814,38 @@ test("a shot's caption is saved with the sequence and shown over its picture as 
   assert.deepEqual(await audit(page), []);
   await context.close();
 });
+
+test("the cut's loudness is chosen and saved, and an export asks for a portrait size", async () => {
+  const project = "portrait";
+  const { context, page, panel, status } = await withShots(project, "a cyclist at dusk", 1, 2);
+  await panel.getByRole("combobox", { name: "Loudness" }).selectOption("broadcast");
+  await waitUntil(async () => (await firstSequence(project)).loudness === "broadcast");
+  await waitUntil(async () => (await status.textContent()).endsWith("· Saved"));
+  await panel.getByRole("combobox", { name: "Export size" }).selectOption("720x1280");
+  await panel.getByRole("button", { name: "Export MP4" }).click();
+  await panel.getByText(/^Exporting/).waitFor();
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const assets = `${t.server.url}/api/projects/${project}/assets`;
+  const exported = async () =>
+    (await (await fetch(assets, { headers })).json()).videos.find((v) =>
+      v.key.startsWith(`projects/${project}/sequence:`),
+    );
+  await waitUntil(async () => (await exported()) !== undefined);
+  const played = await page.evaluate(
+    async (url) => {
+      const video = document.createElement("video");
+      video.muted = true;
+      video.src = url;
+      await new Promise((done) => video.addEventListener("loadedmetadata", done, { once: true }));
+      return [video.videoWidth, video.videoHeight];
+    },
+    (await exported()).public_url,
+  );
+  assert.deepEqual(played, [720, 1280]);
+  const metadata = await (
+    await fetch((await exported()).public_url.replace(/\.mp4$/, ".json"))
+  ).json();
+  assert.equal(metadata.lineage.loudness, "broadcast");
+  assert.deepEqual(await audit(page), []);
+  await context.close();
+});

@@ -1,7 +1,8 @@
 // The Sequence panel: the open sequence's shots in order as a strip (reordered by dragging or
-// Alt+Left/Right), the chosen shot's label, take, caption and in and out points, undo and redo (Ctrl+Z,
-// Ctrl+Shift+Z), the player, and the MP4 export. Every edit is the sequence editor's (its own
-// wasm); this only renders its view and calls its commands.
+// Alt+Left/Right), the chosen shot's label, take, caption and in and out points, undo and redo
+// (Ctrl+Z, Ctrl+Shift+Z), the player, the loudness the cut's sound is brought to, and the MP4
+// export at the sequence's size or another. Every edit is the sequence editor's (its own wasm);
+// this only renders its view and calls its commands.
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { run, runNow } from "../core/useStudio";
 import { setSequence, useSequence } from "./opener";
@@ -22,6 +23,8 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const view = usePanelView(editor);
   const { adds } = useSequence();
   const [chosen, setChosen] = useState<string | null>(null);
+  // The export's size: "" for the sequence's own.
+  const [exportSize, setExportSize] = useState("");
   const [refusal, setRefusal] = useState<{
     shot: string;
     which: "in" | "out";
@@ -183,7 +186,36 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         <button type="button" disabled={!opened?.canRedo} onClick={() => editor.redo()}>
           Redo
         </button>
-        <button type="button" disabled={shots.length === 0} onClick={() => run(editor.exportMp4())}>
+        <label>
+          Loudness
+          <select
+            value={sequence?.loudness ?? "off"}
+            disabled={!sequence}
+            onChange={(event) => runNow(() => editor.loudness(event.target.value))}
+          >
+            <option value="web">Web (-14 LUFS)</option>
+            <option value="broadcast">Broadcast (EBU R 128, -23 LUFS)</option>
+            <option value="off">Off (the takes as they are)</option>
+          </select>
+        </label>
+        <label>
+          Export size
+          <select value={exportSize} onChange={(event) => setExportSize(event.target.value)}>
+            <option value="">
+              {sequence ? `${sequence.size} (the sequence's)` : "The sequence's"}
+            </option>
+            {editor.exportSizes().map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          disabled={shots.length === 0}
+          onClick={() => run(editor.exportMp4(exportSize || undefined))}
+        >
           Export MP4
         </button>
         <button type="button" onClick={close}>

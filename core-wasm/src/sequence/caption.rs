@@ -57,7 +57,10 @@ mod tests {
             Ok(Some("one\ntwo -> three".into()))
         );
         assert_eq!(clean(" \n "), Ok(None));
-        assert_eq!(clean(&"é".repeat(MAX_CAPTION)).map(|t| t.is_some()), Ok(true));
+        assert_eq!(
+            clean(&"é".repeat(MAX_CAPTION)).map(|t| t.is_some()),
+            Ok(true)
+        );
         assert_eq!(clean(&"x".repeat(MAX_CAPTION + 1)), Err(LongCaption));
     }
 }

@@ -260,11 +260,12 @@ impl<'a, P: Platform> Client<'a, P> {
     }
 
     /// Starts the MP4 export of sequence `id`: its job's id.
-    pub async fn export(&self, id: &str) -> Result<String, CallError> {
-        job_id(
-            &self
-                .json("POST", &[id, "exports"], Some(json!({ "format": "mp4" })))
-                .await?,
-        )
+    /// Exports sequence `id` as an MP4, at its own size or `size` (one of `EXPORT_SIZES`).
+    pub async fn export(&self, id: &str, size: Option<&str>) -> Result<String, CallError> {
+        let mut body = json!({ "format": "mp4" });
+        if let Some(size) = size {
+            body["size"] = json!(size);
+        }
+        job_id(&self.json("POST", &[id, "exports"], Some(body)).await?)
     }
 }

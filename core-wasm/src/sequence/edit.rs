@@ -39,12 +39,21 @@ pub enum Edit {
         id: String,
         caption: Option<Caption>,
     },
+    /// The standard an export brings the cut's sound to: `web`, `broadcast` or `off`. Names
+    /// no shot.
+    Loudness {
+        loudness: String,
+    },
 }
 
+/// The loudness standards a sequence may ask for.
+pub const LOUDNESS: [&str; 3] = ["web", "broadcast", "off"];
+
 impl Edit {
-    /// The shot the edit changes.
+    /// The shot the edit changes; empty for the sequence's own settings.
     pub fn shot_id(&self) -> &str {
         match self {
+            Edit::Loudness { .. } => "",
             Edit::Insert { shot, .. } => &shot.id,
             Edit::Remove { id }
             | Edit::Move { id, .. }
@@ -71,6 +80,8 @@ pub enum EditError {
     LongLabel,
     #[error("{}", super::caption::LongCaption)]
     LongCaption,
+    #[error("Loudness is web, broadcast or off, not {0}")]
+    Loudness(String),
     #[error("{0} has no take to continue from")]
     NoTake(String),
     #[error("{label}: the out point is past the end of its take ({} s)", *.length_ms as f64 / 1000.0)]
@@ -180,6 +191,13 @@ pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
                 label: before,
             })
         }
+        Edit::Loudness { loudness } => {
+            if !LOUDNESS.contains(&loudness.as_str()) {
+                return Err(EditError::Loudness(loudness.clone()));
+            }
+            let before = std::mem::replace(&mut sequence.loudness, loudness.clone());
+            Ok(Edit::Loudness { loudness: before })
+        }
         Edit::Caption { id, caption } => {
             let at = find(sequence, id)?;
             let before = std::mem::replace(&mut sequence.shots[at].caption, caption.clone());
@@ -283,6 +301,12 @@ mod tests {
             },
             |s| assert_eq!(s.shots[0].label, "Shot 1: close-up"),
         );
+        undoes(
+            Edit::Loudness {
+                loudness: "broadcast".into(),
+            },
+            |s| assert_eq!(s.loudness, "broadcast"),
+        );
         let captioned = caption(&sequence(&["a", "b", "c"]), "b", "  MARY: Hello \n\n").unwrap();
         undoes(captioned, |s| {
             assert_eq!(s.shots[1].caption.as_ref().unwrap().text, "MARY: Hello")
@@ -348,6 +372,12 @@ mod tests {
                     label: "x".repeat(201),
                 },
                 EditError::LongLabel,
+            ),
+            (
+                Edit::Loudness {
+                    loudness: "loud".into(),
+                },
+                EditError::Loudness("loud".into()),
             ),
         ];
         for (edit, error) in refused {

@@ -101,9 +101,12 @@ struct Step {
 impl Step {
     fn new(edit: Edit, sequence: &Sequence, target: String) -> Step {
         let left = trace(sequence, &target);
-        let label = left
-            .as_ref()
-            .map_or_else(|| target.clone(), |(_, shot)| shot.label.clone());
+        let label = match &left {
+            Some((_, shot)) => shot.label.clone(),
+            // An edit of the sequence's own settings.
+            None if target.is_empty() => "Loudness".to_owned(),
+            None => target.clone(),
+        };
         Step {
             edit,
             target,

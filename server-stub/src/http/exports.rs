@@ -1,7 +1,9 @@
 //! A sequence's cut made into one video: POST /api/projects/{projectId}/sequences/{id}/exports
-//! with `{format: "mp4", size?}` (the sequence's size, or one of `EXPORT_SIZES`) answers 202 with a job (`model: "sequence"`), whose progress comes on
-//! the project's stream like any job's, and whose video is saved to the library when done, its
-//! metadata naming the sequence's version and each shot's take and points (`lineage`).
+//! with `{format: "mp4", size?}` (the sequence's size, or one of
+//! `studio_core::video_size::EXPORT_SIZES`) answers 202 with a job (`model: "sequence"`), whose
+//! progress comes on the project's stream like any job's, and whose video is saved to the
+//! library when done, its metadata naming the sequence's version and each shot's take and
+//! points (`lineage`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -19,6 +21,7 @@ use crate::engine::VideoSpec;
 use crate::project::ProjectId;
 use crate::sequences::export::Export;
 use crate::sounds;
+use studio_core::video_size::EXPORT_SIZES;
 
 /// The formats a cut is exported in.
 #[derive(Deserialize, ToSchema)]
@@ -27,16 +30,6 @@ pub enum ExportFormat {
     /// H.264 in MP4, at the sequence's size and rate.
     Mp4,
 }
-
-/// The sizes an export may ask for other than its sequence's: landscape, the portrait frame
-/// phones and their platforms play, and square.
-pub const EXPORT_SIZES: [&str; 5] = [
-    "1920x1080",
-    "1280x720",
-    "1080x1920",
-    "720x1280",
-    "1080x1080",
-];
 
 /// What to export.
 #[derive(Deserialize, ToSchema)]

@@ -21,6 +21,7 @@ use crate::sequence::client::Saved;
 use crate::sequence::edit::{caption, within_take, Edit};
 use crate::sequence::editor::{Editor, PanelView};
 use crate::sequence::frames;
+use crate::video_size::EXPORT_SIZES;
 
 fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
@@ -249,6 +250,17 @@ impl SequenceEditor {
         self.inner.edit(Edit::Label { id, label })
     }
 
+    /// Sets the standard an export brings the cut's sound to: `web`, `broadcast` or `off`.
+    pub fn loudness(&self, loudness: String) -> Result<(), JsValue> {
+        self.inner.edit(Edit::Loudness { loudness })
+    }
+
+    /// The sizes an export may ask for other than its sequence's (`WxH`).
+    #[wasm_bindgen(js_name = exportSizes)]
+    pub fn export_sizes(&self) -> Vec<String> {
+        EXPORT_SIZES.iter().map(|s| (*s).to_owned()).collect()
+    }
+
     /// Gives shot `id` the caption `text` (lines trimmed, blank ones dropped; none when
     /// empty), keeping its points on the take.
     pub fn caption(&self, id: String, text: String) -> Result<(), JsValue> {
@@ -426,9 +438,10 @@ impl SequenceEditor {
         })
     }
 
-    /// Starts the MP4 export of the open sequence: resolves with its job's id.
+    /// Starts the MP4 export of the open sequence, at its own size or `size` (one of
+    /// `exportSizes`): resolves with its job's id.
     #[wasm_bindgen(js_name = exportMp4)]
-    pub fn export_mp4(&self) -> js_sys::Promise {
+    pub fn export_mp4(&self, size: Option<String>) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
             let id = inner
@@ -438,7 +451,7 @@ impl SequenceEditor {
                 .as_ref()
                 .map(|e| e.current().id.clone())
                 .ok_or_else(|| plain_error("Open a sequence first"))?;
-            match inner.client().export(&id).await {
+            match inner.client().export(&id, size.as_deref()).await {
                 Ok(job) => {
                     inner.change(|s| {
                         s.notice = Some(format!(
