@@ -214,3 +214,59 @@ async fn a_sequence_with_no_caption_has_files_with_no_cue_and_an_unknown_one_non
     .await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
 }
+
+/// The export `uri` makes with `body`: where its video is.
+async fn exported(h: &Harness, uri: &str, body: Value) -> std::path::PathBuf {
+    let reply = api(&h.app, "POST", &format!("{uri}/exports"), Some(body)).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.json());
+    let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, server_stub::jobs::record::Status::Done).await;
+    h.dir
+        .path()
+        .join(format!("data/media/projects/cut/{id}.mp4"))
+}
+
+/// Fails when the export carries no subtitle track, one ffmpeg cannot read as `mov_text`, or
+/// cues at other times than the cut's; and when `captions: "none"` still carries one.
+#[tokio::test]
+async fn an_export_carries_the_captions_as_a_mov_text_track_unless_told_not_to() {
+    let h = start();
+    let (uri, _) = captioned(&h).await;
+    let video = exported(&h, &uri, json!({"format": "mp4"})).await;
+    let srt = video.with_extension("srt");
+    let Ok(status) = std::process::Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y", "-i"])
+        .arg(&video)
+        .args(["-map", "0:s:0", "-c:s", "srt"])
+        .arg(&srt)
+        .status()
+    else {
+        return; // No ffmpeg here (scripts/setup-test.sh installs it).
+    };
+    assert!(status.success(), "ffmpeg reads a subtitle track");
+    let probe = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "s"])
+        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
+        .arg(&video)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "mov_text");
+    let read = read("track.srt", &std::fs::read(&srt).unwrap());
+    assert_eq!(
+        cues(&read, "pysubs2"),
+        [
+            (0, 1000, "MARY: Look & listen".to_owned()),
+            (1250, 1750, "The wind\nrises".to_owned()),
+        ],
+        "two cues, at the cut's times; the gaps between them are no cue"
+    );
+
+    let none = exported(&h, &uri, json!({"format": "mp4", "captions": "none"})).await;
+    let probe = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "s"])
+        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
+        .arg(&none)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "");
+}

@@ -40,6 +40,20 @@ pub struct ExportRequest {
     /// the sequence's `fit` says (crop keeps the centre).
     #[schema(pattern = "^(1920x1080|1280x720|1080x1920|720x1280|1080x1080)$")]
     size: Option<String>,
+    /// The shots' captions as a subtitle track (`mov_text`) unless `none`.
+    #[serde(default)]
+    captions: CaptionsIn,
+}
+
+/// Where an export's captions go.
+#[derive(Deserialize, ToSchema, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CaptionsIn {
+    /// A subtitle track players can turn on.
+    #[default]
+    Track,
+    /// Nowhere.
+    None,
 }
 
 #[utoipa::path(
@@ -82,8 +96,11 @@ pub async fn create(
         .into_iter()
         .map(|s| (s.id.clone(), (s.key(&folder), s.size_bytes)))
         .collect();
-    let export = Export::of(&sequence, &cut, |file| folder.file(file), &sounds)
+    let mut export = Export::of(&sequence, &cut, |file| folder.file(file), &sounds)
         .map_err(ApiError::Conflict)?;
+    if body.captions == CaptionsIn::None {
+        export.captions.clear();
+    }
     let (width, height) = match &body.size {
         None => (cut.width, cut.height),
         Some(size) => EXPORT_SIZES

@@ -55,6 +55,9 @@ pub struct Export {
     /// How much the music drops under a voice clip, in dB.
     #[serde(default)]
     pub duck_db: f64,
+    /// The captions as a subtitle track: each cue's first and last frame on the cut, and text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captions: Vec<(u64, u64, String)>,
 }
 
 /// Which lane a clip is on.
@@ -155,6 +158,10 @@ impl Export {
                 .collect(),
             lanes,
             duck_db: sequence.duck_db,
+            captions: super::captions::cues(sequence)
+                .into_iter()
+                .map(|cue| (cue.start, cue.end, cue.text))
+                .collect(),
         })
     }
 
@@ -246,6 +253,14 @@ pub fn export(
             },
             |start, frame| mp4.write_audio(start, frame),
         )?;
+    }
+    if !export.captions.is_empty() {
+        let cues: Vec<(u64, u64, &str)> = export
+            .captions
+            .iter()
+            .map(|(start, end, text)| (*start, *end, text.as_str()))
+            .collect();
+        mp4.add_captions(&cues, u64::from(frames), shape.is_some())?;
     }
     mp4.finish()?;
     faststart::faststart(out)?;

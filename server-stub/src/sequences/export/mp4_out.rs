@@ -12,7 +12,7 @@ use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Sample, Mp4Writer, TrackConfig, 
 
 use crate::engine::EngineError;
 
-/// The tracks' ids: the video is added first, the sound after it.
+/// The tracks' ids: the video is added first, the sound after it (the captions after both).
 const VIDEO_TRACK: u32 = 1;
 const AUDIO_TRACK: u32 = 2;
 
@@ -171,6 +171,51 @@ impl Mp4Out {
         self.writer
             .write_sample(AUDIO_TRACK, &sample)
             .map_err(mux_error)
+    }
+
+    /// Adds the captions as a 3GPP timed-text track (`tx3g`, what ffmpeg calls `mov_text`), at
+    /// the cut's rate: each cue a sample of its text, the time between cues empty samples, to
+    /// the cut's end at `frames`. The video (and the sound, when `audio`) are added before it.
+    pub fn add_captions(
+        &mut self,
+        cues: &[(u64, u64, &str)],
+        frames: u64,
+        audio: bool,
+    ) -> Result<(), EngineError> {
+        self.writer
+            .add_track(&TrackConfig {
+                track_type: TrackType::Subtitle,
+                timescale: self.fps,
+                language: "und".into(),
+                media_conf: MediaConfig::TtxtConfig(mp4::TtxtConfig {}),
+            })
+            .map_err(mux_error)?;
+        let track = if audio { AUDIO_TRACK + 1 } else { AUDIO_TRACK };
+        let mut at = 0;
+        let mut write = |start: u64, end: u64, text: &str| -> Result<(), EngineError> {
+            let length = u16::try_from(text.len()).map_err(mux_error)?;
+            let mut bytes = length.to_be_bytes().to_vec();
+            bytes.extend_from_slice(text.as_bytes());
+            let sample = Mp4Sample {
+                start_time: start,
+                duration: u32::try_from(end - start).map_err(mux_error)?,
+                rendering_offset: 0,
+                is_sync: true,
+                bytes: Bytes::from(bytes),
+            };
+            self.writer.write_sample(track, &sample).map_err(mux_error)
+        };
+        for &(start, end, text) in cues {
+            if start > at {
+                write(at, start, "")?;
+            }
+            write(start, end, text)?;
+            at = end;
+        }
+        if frames > at {
+            write(at, frames, "")?;
+        }
+        Ok(())
     }
 
     /// Writes `moov` and closes the file.

@@ -33,6 +33,7 @@ fn silent_shots_make_a_track_the_length_of_the_pictures() {
         measured: None,
         lanes: Vec::new(),
         duck_db: 0.0,
+        captions: Vec::new(),
     };
     write_track(
         &export,
