@@ -10,7 +10,7 @@ import { auth, RUNS, median, row, rows, startServer, until, work } from "./lib.m
 
 const SHOTS = 10;
 
-async function call(url, method, path, body) {
+export async function call(url, method, path, body) {
   const res = await fetch(`${url}/api${path}`, {
     method,
     headers: auth,
@@ -22,12 +22,12 @@ async function call(url, method, path, body) {
 }
 
 /** A process's memory in MB: `VmHWM` (its peak) or `VmRSS` (now). */
-const memoryMb = (pid, field) =>
+export const memoryMb = (pid, field) =>
   Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))[1]) /
   1024;
 
 /** Makes a take with ffmpeg: a test pattern with a tone, libx264 (veryfast) and AAC. */
-function take(path, { seconds, size, fps = 24, sampleRate = 48_000 }) {
+export function take(path, { seconds, size, fps = 24, sampleRate = 48_000 }) {
   execFileSync("ffmpeg", [
     ...["-loglevel", "error", "-y"],
     ...["-f", "lavfi", "-i", `testsrc2=size=${size}:rate=${fps}`],
@@ -38,7 +38,7 @@ function take(path, { seconds, size, fps = 24, sampleRate = 48_000 }) {
 }
 
 /** `count` copies of one take in the project's library folder; their file names. */
-function library(data, project, name, count, shape) {
+export function library(data, project, name, count, shape) {
   const folder = join(data, "media/projects", project);
   mkdirSync(folder, { recursive: true });
   take(join(folder, `${name}-0.mp4`), shape);
@@ -51,7 +51,7 @@ function library(data, project, name, count, shape) {
 }
 
 /** A sequence of `shots` ({take, in_s, out_s}) at 24 fps and `size`; its id. */
-async function sequence(url, project, size, shots) {
+export async function sequence(url, project, size, shots) {
   const made = await call(url, "POST", `/projects/${project}/sequences`, {
     name: "Bench",
     fps: 24,
@@ -65,7 +65,7 @@ async function sequence(url, project, size, shots) {
 }
 
 /** Exports the sequence as MP4 and waits until it is done; the seconds it took. */
-async function exported(url, project, id) {
+export async function exported(url, project, id) {
   const start = performance.now();
   const job = await call(url, "POST", `/projects/${project}/sequences/${id}/exports`, {
     format: "mp4",
@@ -118,7 +118,7 @@ async function againstFfmpeg(server, data, project, id, shots, size, figure, ref
   return ours;
 }
 
-async function medianOf(runs, f) {
+export async function medianOf(runs, f) {
   const times = [];
   for (let i = 0; i < runs; i++) times.push(await f());
   return median(times);

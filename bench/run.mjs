@@ -8,6 +8,7 @@ import { ROOT, RUNS, ONLY, wanted, work, rows, row, startServer } from "./lib.mj
 import { engine } from "./engine.mjs";
 import { exportCut } from "./export.mjs";
 import { exportRoads } from "./export-roads.mjs";
+import { exportMix } from "./export-mix.mjs";
 import { apiAndRanges } from "./api.mjs";
 import { firstLoad, firstScreen, idle } from "./page.mjs";
 import { bigSave, bigCopy, bigList } from "./storage.mjs";
@@ -35,6 +36,7 @@ try {
   if (wanted("engine")) await engine();
   if (wanted("export")) await exportCut(server, data);
   if (wanted("roads")) await exportRoads(server, data);
+  if (wanted("mix")) await exportMix(server, data);
   if (wanted("api")) await apiAndRanges(server, data);
   if (wanted("load")) await firstLoad(server);
   if (wanted("load")) await firstScreen(server);

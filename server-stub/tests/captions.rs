@@ -10,7 +10,7 @@ mod harness;
 use harness::*;
 #[path = "common/independent.rs"]
 mod independent;
-use independent::python;
+use independent::{python, unzipped};
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 
@@ -142,17 +142,8 @@ async fn the_editor_s_package_carries_the_captions() {
     let (uri, _) = captioned(&h).await;
     let package = api(&h.app, "GET", &format!("{uri}/package.zip"), None).await;
     assert_eq!(package.status, StatusCode::OK);
-    let folder = tempfile::tempdir().unwrap();
-    let zip = folder.path().join("package.zip");
-    std::fs::write(&zip, &package.body).unwrap();
-    let unpacked = folder.path().join("unpacked");
-    python(&[
-        "-m".as_ref(),
-        "zipfile".as_ref(),
-        "-e".as_ref(),
-        zip.as_os_str(),
-        unpacked.as_os_str(),
-    ]);
+    let folder = unzipped(&package.body);
+    let unpacked = folder.path();
     let srt = api(&h.app, "GET", &format!("{uri}/captions.srt"), None).await;
     assert_eq!(
         std::fs::read(unpacked.join("captions.srt")).unwrap(),

@@ -16,7 +16,7 @@ mod harness;
 use harness::*;
 #[path = "common/independent.rs"]
 mod independent;
-use independent::python;
+use independent::{python, unzipped};
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 
@@ -621,17 +621,8 @@ async fn a_sequence_goes_to_an_editor_as_otio_fcp_xml_and_edl_that_opentimelinei
     .await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.headers[header::CONTENT_TYPE], "application/zip");
-    let folder = tempfile::tempdir().unwrap();
-    let zip = folder.path().join("package.zip");
-    std::fs::write(&zip, &reply.body).unwrap();
-    let unpacked = folder.path().join("unpacked");
-    python(&[
-        "-m".as_ref(),
-        "zipfile".as_ref(),
-        "-e".as_ref(),
-        zip.as_os_str(),
-        unpacked.as_os_str(),
-    ]);
+    let folder = unzipped(&reply.body);
+    let unpacked = folder.path();
     let mut names: Vec<String> = std::fs::read_dir(unpacked.join("media"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -12,7 +12,7 @@ mod harness;
 use harness::*;
 #[path = "common/independent.rs"]
 mod independent;
-use independent::python;
+use independent::{python, unzipped};
 
 const SOUNDS: &str = "/api/projects/cut/sounds";
 const SEQUENCES: &str = "/api/projects/cut/sequences";
@@ -238,6 +238,16 @@ async fn lanes_are_refused_with_the_lane_and_clip_named_and_a_sound_in_use_stays
     assert_eq!(kept(&h), Vec::<String>::new());
 }
 
+/// A music bed (`name`, 220 Hz, `seconds` long) and a 2 s voice (880 Hz, FLAC) uploaded as
+/// "Bed" and "Voice": their ids; `None` when there is no ffmpeg.
+async fn bed_and_voice(h: &Harness, name: &str, seconds: f64) -> Option<(Value, Value)> {
+    let music = tone(h, name, 220, seconds, &[])?;
+    let voice = tone(h, "voice.flac", 880, 2.0, &[])?;
+    let music = upload(h, "Bed", music).await.json()["id"].clone();
+    let voice = upload(h, "Voice", voice).await.json()["id"].clone();
+    Some((music, voice))
+}
+
 /// The level of `hz` in `video` between `from` and `to` seconds, in dB (ffmpeg's band-pass and
 /// volumedetect).
 fn level(video: &std::path::Path, hz: u32, from: f64, to: f64) -> f64 {
@@ -262,14 +272,9 @@ fn level(video: &std::path::Path, hz: u32, from: f64, to: f64) -> f64 {
 #[tokio::test]
 async fn a_music_bed_ducks_under_a_voice_over_in_the_export() {
     let h = start();
-    let (Some(music), Some(voice)) = (
-        tone(&h, "bed.mp3", 220, 5.0, &[]),
-        tone(&h, "voice.flac", 880, 2.0, &[]),
-    ) else {
+    let Some((music, voice)) = bed_and_voice(&h, "bed.mp3", 5.0).await else {
         return;
     };
-    let music = upload(&h, "Bed", music).await.json()["id"].clone();
-    let voice = upload(&h, "Voice", voice).await.json()["id"].clone();
     let (uri, mut sequence) = cut(&h).await;
     let take = sequence["shots"][0]["take"].clone();
     let shot = |label: &str| json!({"label": label, "take": take, "in_s": 0, "out_s": 1});
@@ -315,14 +320,9 @@ async fn a_music_bed_ducks_under_a_voice_over_in_the_export() {
 #[tokio::test]
 async fn the_lanes_reach_an_editor_as_audio_tracks_with_their_files() {
     let h = start();
-    let (Some(music), Some(voice)) = (
-        tone(&h, "bed.wav", 220, 4.0, &[]),
-        tone(&h, "voice.flac", 880, 2.0, &[]),
-    ) else {
+    let Some((music, voice)) = bed_and_voice(&h, "bed.wav", 4.0).await else {
         return;
     };
-    let music = upload(&h, "Bed", music).await.json()["id"].clone();
-    let voice = upload(&h, "Voice", voice).await.json()["id"].clone();
     let (uri, mut sequence) = cut(&h).await;
     sequence["lanes"] = json!({
         "music": [{"sound": music, "start_s": 0, "in_s": 1, "out_s": 2, "gain_db": -6}],
@@ -332,17 +332,8 @@ async fn the_lanes_reach_an_editor_as_audio_tracks_with_their_files() {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
     let package = api(&h.app, "GET", &format!("{uri}/package.zip"), None).await;
     assert_eq!(package.status, StatusCode::OK);
-    let folder = tempfile::tempdir().unwrap();
-    let zip = folder.path().join("package.zip");
-    std::fs::write(&zip, &package.body).unwrap();
-    let unpacked = folder.path().join("unpacked");
-    python(&[
-        "-m".as_ref(),
-        "zipfile".as_ref(),
-        "-e".as_ref(),
-        zip.as_os_str(),
-        unpacked.as_os_str(),
-    ]);
+    let folder = unzipped(&package.body);
+    let unpacked = folder.path();
     let files = |id: &Value, extension: &str| format!("media/{}.{extension}", id.as_str().unwrap());
     // At 24 fps: the music from the cut's start, 1 s into its sound, for 1 s; the voice from
     // 0.5 s, for 0.5 s.

@@ -31,6 +31,23 @@ pub fn python(args: &[&OsStr]) -> Vec<u8> {
     output.stdout
 }
 
+/// The ZIP `bytes` unpacked by Python's `zipfile`: the folder holding what it holds (kept
+/// until the returned handle drops).
+pub fn unzipped(bytes: &[u8]) -> tempfile::TempDir {
+    let folder = tempfile::tempdir().unwrap();
+    let zip = folder.path().join("package.zip");
+    std::fs::write(&zip, bytes).unwrap();
+    python(&[
+        "-m".as_ref(),
+        "zipfile".as_ref(),
+        "-e".as_ref(),
+        zip.as_os_str(),
+        folder.path().as_os_str(),
+    ]);
+    std::fs::remove_file(&zip).unwrap();
+    folder
+}
+
 /// What c2pa-python reads of `file` (`tests/python/read_credentials.py`'s JSON).
 pub fn independent(file: &Path) -> Value {
     let read = python(&[
