@@ -40,6 +40,7 @@ use tower_http::trace::TraceLayer;
 use crate::database::Database;
 use crate::jobs::JobService;
 use crate::project_events::ProjectEvents;
+use crate::poster::Posters;
 use crate::prompts::Prompts;
 use crate::references::References;
 use crate::storage::Storage;
@@ -69,6 +70,8 @@ struct Inner {
     database: Option<Database>,
     references: References,
     prompts: Prompts,
+    /// Posters made from a video's first frame when the media folder has none.
+    posters: Arc<Posters>,
     /// GET job answers kept for jobs that have not changed.
     job_bodies: JobBodies,
     /// Picks and review notes, for the project's event streams.
@@ -106,6 +109,7 @@ impl From<Shared> for AppState {
             storage: shared.jobs.storage().clone(),
             database: shared.jobs.database(),
             references: shared.jobs.references().clone(),
+            posters: shared.jobs.posters().clone(),
             prompts: shared.jobs.prompts().clone(),
             shared,
             job_bodies: JobBodies::default(),
@@ -128,6 +132,10 @@ impl AppState {
 
     pub(crate) fn prompts(&self) -> &Prompts {
         &self.0.prompts
+    }
+
+    pub(crate) fn posters(&self) -> &Posters {
+        &self.0.posters
     }
 
     pub(crate) fn job_bodies(&self) -> &JobBodies {

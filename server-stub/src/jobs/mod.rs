@@ -132,7 +132,7 @@ struct Inner {
     ledger: ledger::Ledger,
     backend: Backend,
     storage: Arc<dyn Storage>,
-    posters: Posters,
+    posters: Arc<Posters>,
     references: References,
     prompts: crate::prompts::Prompts,
     catalog: Catalog,
@@ -246,7 +246,7 @@ impl JobService {
                 records: Mutex::default(),
                 ledger: ledger::Ledger::default(),
                 backend,
-                posters: Posters::new(storage.clone()),
+                posters: Arc::new(Posters::new(storage.clone())),
                 references: References::new(storage.clone()),
                 prompts: Default::default(),
                 storage,
@@ -275,7 +275,7 @@ impl JobService {
         self.inner.runtime.spawn(task);
     }
 
-    pub fn posters(&self) -> &Posters {
+    pub fn posters(&self) -> &Arc<Posters> {
         &self.inner.posters
     }
 

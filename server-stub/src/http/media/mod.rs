@@ -51,7 +51,7 @@ async fn missing(state: &AppState, uri: &Uri) -> Response {
     else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    match state.jobs.posters().ensure(&video).await {
+    match state.posters().ensure(&video).await {
         Ok(jpeg) => (
             [
                 (CONTENT_TYPE, HeaderValue::from_static("image/jpeg")),
