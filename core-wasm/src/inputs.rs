@@ -153,17 +153,29 @@ impl Input {
     }
 }
 
-/// Which inputs a model takes (`GET /api/models`); a server that says nothing takes none.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Which inputs a model takes (`GET /api/models`, as the server says it and the client reads
+/// it); a server that says nothing takes none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ModelInputs {
     pub first_frame: bool,
     pub last_frame: bool,
+    /// How many reference images (0: none).
     pub references: u32,
     pub extend: bool,
     pub remix: bool,
 }
 
 impl ModelInputs {
+    /// Everything: the embedded engine.
+    pub const ALL: ModelInputs = ModelInputs {
+        first_frame: true,
+        last_frame: true,
+        references: 4,
+        extend: true,
+        remix: true,
+    };
+
     fn from_value(value: &Value) -> ModelInputs {
         let flag = |field: &str| value.get(field).and_then(Value::as_bool).unwrap_or(false);
         let count = value.get("references").and_then(Value::as_u64).unwrap_or(0);

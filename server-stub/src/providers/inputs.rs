@@ -54,27 +54,8 @@ pub enum Input {
     Video(VideoInput),
 }
 
-/// Which inputs a model takes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
-pub struct ModelInputs {
-    pub first_frame: bool,
-    pub last_frame: bool,
-    /// How many reference images (0: none).
-    pub references: u32,
-    pub extend: bool,
-    pub remix: bool,
-}
-
-impl ModelInputs {
-    /// Everything: the embedded engine.
-    pub const ALL: ModelInputs = ModelInputs {
-        first_frame: true,
-        last_frame: true,
-        references: 4,
-        extend: true,
-        remix: true,
-    };
-}
+/// Which inputs a model takes: the client's own type, so the two read `GET /models` alike.
+pub use studio_core::inputs::ModelInputs;
 
 /// At most this many inputs in one job.
 pub const MAX_INPUTS: usize = 8;
