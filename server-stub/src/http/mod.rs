@@ -39,8 +39,8 @@ use tower_http::trace::TraceLayer;
 
 use crate::database::Database;
 use crate::jobs::JobService;
-use crate::project_events::ProjectEvents;
 use crate::poster::Posters;
+use crate::project_events::ProjectEvents;
 use crate::prompts::Prompts;
 use crate::references::References;
 use crate::storage::Storage;

@@ -68,19 +68,15 @@ pub enum LaneKind {
     Voice,
 }
 
-/// A clip of a project's sound on a lane, its points in frames of the sequence's rate.
+/// A clip of a project's sound on a lane, as the sequence has it, with the sound's file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportLaneClip {
     pub lane: LaneKind,
     /// The sound's storage key and size.
     pub key: String,
     pub size_bytes: u64,
-    pub start_frame: u64,
-    pub in_frame: u64,
-    pub out_frame: u64,
-    pub gain_db: f64,
-    pub fade_in_s: f64,
-    pub fade_out_s: f64,
+    #[serde(flatten)]
+    pub clip: LaneClip,
 }
 
 /// One shot of an export: its take's library file and storage key, and its points in frames of
@@ -123,12 +119,7 @@ impl Export {
                         lane: kind,
                         key,
                         size_bytes,
-                        start_frame: c.start_frame,
-                        in_frame: c.in_frame,
-                        out_frame: c.out_frame,
-                        gain_db: c.gain_db,
-                        fade_in_s: c.fade_in_s,
-                        fade_out_s: c.fade_out_s,
+                        clip: c.clone(),
                     })
                 })
                 .collect::<Result<Vec<_>, String>>()

@@ -66,13 +66,16 @@ impl<'a> Lane<'a> {
         let clips = clips
             .iter()
             .filter(|c| c.lane == kind)
-            .map(|clip| Placed {
-                clip,
-                start: samples(clip.start_frame),
-                length: samples(clip.out_frame) - samples(clip.in_frame),
-                gain: 10f32.powf(clip.gain_db as f32 / 20.0),
-                fade_in: (clip.fade_in_s * rate as f64) as u64,
-                fade_out: (clip.fade_out_s * rate as f64) as u64,
+            .map(|placed| {
+                let clip = &placed.clip;
+                Placed {
+                    clip: placed,
+                    start: samples(clip.start_frame),
+                    length: samples(clip.out_frame) - samples(clip.in_frame),
+                    gain: 10f32.powf(clip.gain_db as f32 / 20.0),
+                    fade_in: (clip.fade_in_s * rate as f64) as u64,
+                    fade_out: (clip.fade_out_s * rate as f64) as u64,
+                }
             })
             .collect();
         Lane {
@@ -97,7 +100,7 @@ impl<'a> Lane<'a> {
             if t < placed.start {
                 return Ok([0.0; 2]);
             }
-            let from = crate::sequences::frames::seconds(placed.clip.in_frame, fps);
+            let from = crate::sequences::frames::seconds(placed.clip.clip.in_frame, fps);
             let mut decoded = open(placed.clip, from)?;
             let source: Source = if u64::from(decoded.rate()) == rate {
                 Box::new(move || Ok(decoded.next_block()))
