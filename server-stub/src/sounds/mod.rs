@@ -146,7 +146,10 @@ pub async fn upload(
     let id = format!("snd_{}", ulid::Ulid::new().to_string().to_lowercase());
     let key = format!("{}{id}.{extension}", folder.sounds());
     let over = Arc::new(AtomicBool::new(false));
-    let object = match storage.put_stream(&key, limited(body, over.clone())).await {
+    let object = match storage
+        .put_stream(&key, limited(body, MAX_BYTES, over.clone()))
+        .await
+    {
         Ok(object) => object,
         Err(_) if over.load(Ordering::Relaxed) => return Err(SoundError::TooLarge),
         Err(e) => return Err(e.into()),
@@ -192,15 +195,15 @@ async fn peek(mut body: ByteStream, n: usize) -> Result<(Vec<u8>, ByteStream), S
     Ok((head, futures_util::stream::iter(read).chain(body).boxed()))
 }
 
-/// `body`, ended with an error past `MAX_BYTES` (and `over` set).
-fn limited(body: ByteStream, over: Arc<AtomicBool>) -> ByteStream {
+/// `body`, ended with an error past `most` bytes (and `over` set).
+fn limited(body: ByteStream, most: u64, over: Arc<AtomicBool>) -> ByteStream {
     let mut seen = 0u64;
     body.map(move |chunk| {
         let chunk = chunk?;
         seen += chunk.len() as u64;
-        if seen > MAX_BYTES {
+        if seen > most {
             over.store(true, Ordering::Relaxed);
-            return Err(io::Error::other("over 500 MB"));
+            return Err(io::Error::other(format!("over {most} bytes")));
         }
         Ok(chunk)
     })
@@ -281,6 +284,40 @@ mod tests {
         assert_eq!(extension(b"ID3\x04"), "mp3");
         assert_eq!(extension(&[0xFF, 0xF1, 0x50]), "aac");
         assert_eq!(extension(&[0xFF, 0xFB, 0x90]), "mp3");
+    }
+
+    /// Fails when a body past the limit is written whole, or the refusal is not told apart
+    /// from a storage failure.
+    #[tokio::test]
+    async fn an_upload_past_the_limit_stops_there_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage: Arc<dyn Storage> = Arc::new(
+            crate::storage::LocalStorage::new(dir.path().join("data"), dir.path().join("tmp"))
+                .unwrap(),
+        );
+        let chunks = (0..4).map(|_| Ok(bytes::Bytes::from(vec![0u8; 1000])));
+        let over = Arc::new(AtomicBool::new(false));
+        let body = limited(
+            futures_util::stream::iter(chunks).boxed(),
+            2500,
+            over.clone(),
+        );
+        assert!(storage.put_stream("big.wav", body).await.is_err());
+        assert!(over.load(Ordering::Relaxed));
+        assert_eq!(storage.head("big.wav").await.unwrap(), None, "nothing kept");
+        let fits = limited(
+            futures_util::stream::iter([Ok(bytes::Bytes::from_static(b"RIFF"))]).boxed(),
+            2500,
+            Arc::new(AtomicBool::new(false)),
+        );
+        assert_eq!(
+            storage
+                .put_stream("small.wav", fits)
+                .await
+                .unwrap()
+                .size_bytes,
+            4
+        );
     }
 
     #[test]
