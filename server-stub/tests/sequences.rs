@@ -16,7 +16,10 @@ mod harness;
 use harness::*;
 #[path = "common/independent.rs"]
 mod independent;
+#[path = "common/listening.rs"]
+mod listening;
 use independent::{python, unzipped};
+use listening::{ffmpeg_loudness, ffmpeg_span, take_with_sound};
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 
@@ -808,17 +811,6 @@ async fn a_sequence_exports_as_one_mp4_saved_to_the_library_with_its_lineage() {
     }
 }
 
-/// ffmpeg run on `video` between `from` and `to` seconds, with `then` after the input.
-fn ffmpeg_span(video: &std::path::Path, from: f64, to: f64, then: &[&str]) -> std::process::Output {
-    std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats", "-v", "info"])
-        .args(["-ss", &from.to_string(), "-to", &to.to_string(), "-i"])
-        .arg(video)
-        .args(then)
-        .output()
-        .unwrap()
-}
-
 /// The loudest moment of `video` between `from` and `to` seconds, in dB (ffmpeg's
 /// volumedetect; -91 dB is digital silence).
 fn loudest(video: &std::path::Path, from: f64, to: f64) -> f64 {
@@ -958,24 +950,6 @@ async fn an_export_may_ask_for_a_size_a_platform_wants() {
     assert_eq!((info.width, info.height), (720, 1280));
 }
 
-/// ffmpeg's EBU R 128 meter (its `ebur128` filter) on `video`: integrated loudness in LUFS
-/// and true peak in dBTP.
-fn ffmpeg_loudness(video: &std::path::Path) -> (f64, f64) {
-    let out = ffmpeg_span(
-        video,
-        0.0,
-        1e6,
-        &["-af", "ebur128=peak=true", "-f", "null", "-"],
-    );
-    let log = String::from_utf8_lossy(&out.stderr);
-    let summary = log.rsplit("Summary:").next().unwrap();
-    let value = |label: &str| -> f64 {
-        let after = summary.split(label).nth(1).expect(label);
-        after.split_whitespace().next().unwrap().parse().unwrap()
-    };
-    (value(" I:"), value("Peak:"))
-}
-
 /// Fails with no loudness stage (the cut stays at its takes' -24 and -44 LUFS), with one
 /// that misses its target by more than ffmpeg's meter allows, or lets a true peak over
 /// -1 dBTP through; and when the export's metadata says other than what ffmpeg reads.
@@ -1031,41 +1005,6 @@ async fn an_export_brings_uneven_takes_to_the_web_and_broadcast_loudness() {
         (before - -14.0).abs() > 2.0,
         "the takes alone are not at the web's loudness ({before} LUFS)"
     );
-}
-
-/// Writes a 2 s take made by ffmpeg with a sine of `hz` at `rate` Hz on `channels` channels
-/// into the library of project `cut` as `name`; false when there is no ffmpeg.
-async fn take_with_sound(h: &Harness, name: &str, hz: u32, rate: u32, channels: u32) -> bool {
-    let made = h.dir.path().join(name);
-    let encoded = ffmpeg(&[
-        "-f",
-        "lavfi",
-        "-i",
-        "testsrc2=size=320x180:rate=24:duration=2",
-        "-f",
-        "lavfi",
-        "-i",
-        &format!("sine=frequency={hz}:sample_rate={rate}:duration=2"),
-        "-c:v",
-        "libx264",
-        "-c:a",
-        "aac",
-        "-ac",
-        &channels.to_string(),
-        "-shortest",
-        made.to_str().unwrap(),
-    ]);
-    if !encoded {
-        eprintln!("ffmpeg is not installed (scripts/setup-test.sh installs it); not checked");
-        return false;
-    }
-    let storage = h.jobs.storage();
-    let key = format!("projects/cut/{name}");
-    storage.put_file(&key, &made).await.unwrap();
-    let meta = serde_json::to_vec(&json!({"prompt": "a tone", "seconds": 2})).unwrap();
-    let json = key.replace(".mp4", ".json");
-    storage.put_bytes(&json, meta).await.unwrap();
-    true
 }
 
 #[tokio::test]

@@ -12,7 +12,10 @@ mod harness;
 use harness::*;
 #[path = "common/independent.rs"]
 mod independent;
+#[path = "common/listening.rs"]
+mod listening;
 use independent::{python, unzipped};
+use listening::{ffmpeg_loudness, level, take_with_sound};
 
 const SOUNDS: &str = "/api/projects/cut/sounds";
 const SEQUENCES: &str = "/api/projects/cut/sequences";
@@ -248,25 +251,6 @@ async fn bed_and_voice(h: &Harness, name: &str, seconds: f64) -> Option<(Value, 
     Some((music, voice))
 }
 
-/// The level of `hz` in `video` between `from` and `to` seconds, in dB (ffmpeg's band-pass and
-/// volumedetect).
-fn level(video: &std::path::Path, hz: u32, from: f64, to: f64) -> f64 {
-    let out = std::process::Command::new("ffmpeg")
-        .args(["-hide_banner", "-nostats"])
-        .args(["-ss", &from.to_string(), "-to", &to.to_string(), "-i"])
-        .arg(video)
-        .args([
-            "-af",
-            &format!("bandpass=f={hz}:width_type=q:w=8,volumedetect"),
-        ])
-        .args(["-f", "null", "-"])
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
-    let mean = log.split("mean_volume: ").nth(1).expect("a volume");
-    mean.split(" dB").next().unwrap().trim().parse().unwrap()
-}
-
 /// Fails with no lanes in the export (silence, or no sound track at all), with no ducking,
 /// or with the voice placed anywhere but where its clip starts.
 #[tokio::test]
@@ -362,4 +346,71 @@ async fn the_lanes_reach_an_editor_as_audio_tracks_with_their_files() {
         xml.contains("<value>0.5011872336272722</value>"),
         "-6 dB as Audio Levels"
     );
+}
+
+/// The whole deliverable: two takes' own sound, a music bed and a voice-over, brought to the
+/// web's loudness. Fails when the loudness stage misses its target or lets a true peak over
+/// -1 dBTP through once lanes are mixed in, or when the duck is lost on the way.
+#[tokio::test]
+async fn takes_music_and_voice_come_out_at_the_web_s_loudness_with_the_music_ducked() {
+    let h = start();
+    if !take_with_sound(&h, "first.mp4", 440, 48_000, 2).await
+        || !take_with_sound(&h, "second.mp4", 660, 44_100, 1).await
+    {
+        return;
+    }
+    let Some((music, voice)) = bed_and_voice(&h, "bed.mp3", 5.0).await else {
+        return;
+    };
+    let made = api(
+        &h.app,
+        "POST",
+        SEQUENCES,
+        Some(json!({"name": "Delivery", "size": "320x240", "loudness": "web"})),
+    )
+    .await;
+    let mut sequence = made.json();
+    let uri = format!("{SEQUENCES}/{}", sequence["id"].as_str().unwrap());
+    sequence["shots"] = json!([
+        {"label": "First", "take": "first.mp4", "in_s": 0, "out_s": 2},
+        {"label": "Second", "take": "second.mp4", "in_s": 0, "out_s": 2},
+    ]);
+    sequence["lanes"] = json!({
+        "music": [{"sound": music, "start_s": 0, "in_s": 0, "out_s": 4}],
+        "voice": [{"sound": voice, "start_s": 1.5, "in_s": 0, "out_s": 1.5}],
+    });
+    let reply = api(&h.app, "PUT", &uri, Some(sequence)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json());
+    let export = api(
+        &h.app,
+        "POST",
+        &format!("{uri}/exports"),
+        Some(json!({"format": "mp4"})),
+    )
+    .await;
+    let id = export.json()["sora_job_id"].as_str().unwrap().to_owned();
+    wait_for(&h.jobs, &id, Status::Done).await;
+    let video = h
+        .dir
+        .path()
+        .join(format!("data/media/projects/cut/{id}.mp4"));
+
+    let (integrated, peak) = ffmpeg_loudness(&video);
+    assert!(
+        (integrated - -14.0).abs() <= 0.5,
+        "ffmpeg reads {integrated} LUFS"
+    );
+    assert!(peak <= -1.0, "a true peak at {peak} dBTP");
+    let (outside, inside) = (level(&video, 220, 0.3, 1.2), level(&video, 220, 1.8, 2.8));
+    assert!(
+        outside - inside >= 6.0,
+        "the music under the voice: {inside} dB, else {outside} dB"
+    );
+    for (hz, from, to) in [(440, 0.2, 1.2), (660, 2.2, 3.8)] {
+        let heard = level(&video, hz, from, to);
+        assert!(
+            heard > -40.0,
+            "the take's own {hz} Hz is heard ({heard} dB)"
+        );
+    }
 }
