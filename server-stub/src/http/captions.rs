@@ -3,14 +3,13 @@
 //! A sequence with no caption answers a file with no cue.
 
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::ApiPath;
 use super::sequences::no_such;
-use super::timelines::file_name;
+use super::timelines::attachment;
 use super::AppState;
 use crate::project::ProjectId;
 use crate::sequences::{self, captions, Sequence};
@@ -25,18 +24,12 @@ async fn answer(
     let sequence = sequences::get(state.storage().as_ref(), &project.folder(), &id)
         .await?
         .ok_or_else(no_such)?;
-    let disposition = format!(
-        "attachment; filename=\"{}\"",
-        file_name(&sequence.name, extension)
-    );
-    Ok((
-        [
-            (header::CONTENT_TYPE, content_type.to_owned()),
-            (header::CONTENT_DISPOSITION, disposition),
-        ],
+    Ok(attachment(
+        &sequence.name,
+        extension,
+        content_type,
         write(&sequence),
-    )
-        .into_response())
+    ))
 }
 
 #[utoipa::path(

@@ -91,11 +91,15 @@ pub async fn create(
         ));
     }
     let folder = project.folder();
-    let sounds = sounds::list(state.storage().as_ref(), &folder)
-        .await?
-        .into_iter()
-        .map(|s| (s.id.clone(), (s.key(&folder), s.size_bytes)))
-        .collect();
+    let sounds = sounds::by_id(
+        state.storage().as_ref(),
+        &folder,
+        !sequence.lanes.is_empty(),
+    )
+    .await?
+    .into_iter()
+    .map(|(id, s)| (id, (s.key(&folder), s.size_bytes)))
+    .collect();
     let mut export = Export::of(&sequence, &cut, |file| folder.file(file), &sounds)
         .map_err(ApiError::Conflict)?;
     if body.captions == CaptionsIn::None {

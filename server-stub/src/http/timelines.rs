@@ -65,15 +65,12 @@ impl Format {
 async fn cut(state: &AppState, project: &ProjectId, id: &str) -> Result<(Sequence, Cut), ApiError> {
     let (sequence, cut) = sequence_cut(state, project, id).await?;
     let folder = project.folder();
-    let sounds = if sequence.lanes.is_empty() {
-        HashMap::new()
-    } else {
-        sounds::list(state.storage().as_ref(), &folder)
-            .await?
-            .into_iter()
-            .map(|s| (s.id.clone(), s))
-            .collect()
-    };
+    let sounds = sounds::by_id(
+        state.storage().as_ref(),
+        &folder,
+        !sequence.lanes.is_empty(),
+    )
+    .await?;
     let cut = cut.with_lanes(&sequence, &sounds, &folder);
     Ok((sequence, cut))
 }
@@ -107,7 +104,7 @@ pub(super) async fn sequence_cut(
 
 /// A file name for the download: the sequence's name with only letters, digits, spaces, `-`
 /// and `_` kept, and `extension`.
-pub(super) fn file_name(name: &str, extension: &str) -> String {
+fn file_name(name: &str, extension: &str) -> String {
     let stem: String = name
         .chars()
         .map(|c| match c {
@@ -124,18 +121,30 @@ async fn answer(
     format: Format,
 ) -> Result<Response, ApiError> {
     let (_, cut) = cut(state, &project, &id).await?;
-    let disposition = format!(
-        "attachment; filename=\"{}\"",
-        file_name(&cut.name, format.extension())
-    );
-    Ok((
+    Ok(attachment(
+        &cut.name,
+        format.extension(),
+        format.content_type(),
+        format.write(&cut),
+    ))
+}
+
+/// `body` as a download named after the sequence `name`, of `content_type`.
+pub(super) fn attachment(
+    name: &str,
+    extension: &str,
+    content_type: &str,
+    body: String,
+) -> Response {
+    let disposition = format!("attachment; filename=\"{}\"", file_name(name, extension));
+    (
         [
-            (header::CONTENT_TYPE, format.content_type().to_owned()),
+            (header::CONTENT_TYPE, content_type.to_owned()),
             (header::CONTENT_DISPOSITION, disposition),
         ],
-        format.write(&cut),
+        body,
     )
-        .into_response())
+        .into_response()
 }
 
 #[utoipa::path(

@@ -7,6 +7,7 @@
 
 pub mod decode;
 
+use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -239,6 +240,22 @@ pub async fn list(
     }
     sounds.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     Ok(sounds)
+}
+
+/// The project's sounds by id, when `wanted` (a sequence with lanes); none read otherwise.
+pub async fn by_id(
+    storage: &dyn Storage,
+    folder: &ProjectFolder,
+    wanted: bool,
+) -> Result<HashMap<String, Sound>, StorageError> {
+    if !wanted {
+        return Ok(HashMap::new());
+    }
+    Ok(list(storage, folder)
+        .await?
+        .into_iter()
+        .map(|s| (s.id.clone(), s))
+        .collect())
 }
 
 /// The sound `id`, if the project has it.

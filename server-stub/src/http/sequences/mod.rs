@@ -348,11 +348,8 @@ async fn next_version(
     let shots = checked_shots(storage, folder, saved, fps, change.shots, &current).await?;
     let lanes = match change.lanes {
         Some(given) => {
-            let sounds = sounds::list(storage, folder)
-                .await?
-                .into_iter()
-                .map(|s| (s.id.clone(), s))
-                .collect();
+            let any = !(given.music.is_empty() && given.voice.is_empty());
+            let sounds = sounds::by_id(storage, folder, any).await?;
             lanes::checked(given, fps, &sounds).map_err(ApiError::Unprocessable)?
         }
         None => current.lanes.at_rate(current.fps, fps),
