@@ -145,6 +145,27 @@ async fn what_is_not_sound_or_does_not_decode_is_refused_and_nothing_is_kept() {
     assert_eq!(listed["sounds"], json!([]));
 }
 
+/// Fails when a project's sounds have no bound: the 201st is refused before its body is kept.
+#[tokio::test]
+async fn a_project_keeps_at_most_two_hundred_sounds() {
+    let h = start();
+    let storage = h.jobs.storage();
+    for n in 0..200 {
+        let record = format!("projects/cut/sounds/snd_{n:026}.json");
+        storage.put_bytes(&record, b"{}".to_vec()).await.unwrap();
+    }
+    let Some(wav) = tone(&h, "one-more.wav", 440, 0.5, &[]) else {
+        return;
+    };
+    let refused = upload(&h, "One%20more", wav).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "A project keeps at most 200 sounds: remove some first"
+    );
+    assert_eq!(kept(&h).len(), 200, "nothing more kept");
+}
+
 /// A sequence at 24 fps with one 1 s shot of an engine take (no sound of its own).
 async fn cut(h: &Harness) -> (String, Value) {
     let take = saved(h, "cut", "a harbour at dawn").await;

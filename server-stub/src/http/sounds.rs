@@ -63,6 +63,7 @@ impl From<SoundError> for ApiError {
                 ApiError::Unprocessable(e.to_string())
             }
             SoundError::TooLarge => ApiError::PayloadTooLarge,
+            e @ SoundError::Full => ApiError::Conflict(e.to_string()),
             SoundError::Storage(e) => e.into(),
         }
     }
@@ -81,6 +82,7 @@ impl From<SoundError> for ApiError {
     responses(
         (status = 201, description = "The sound, decoded to its end and kept", body = SoundView),
         (status = 400, description = "Invalid project id or name", body = ErrorBody),
+        (status = 409, description = "The project keeps 200 sounds already", body = ErrorBody),
         (status = 413, description = "Over 500 MB", body = ErrorBody),
         (status = 415, description = "Not a sound file this server reads: the message says why", body = ErrorBody),
         (status = 422, description = "A sound file that does not decode: the message says where", body = ErrorBody),

@@ -26,6 +26,8 @@ use decode::{DecodeError, Probed};
 
 /// The largest sound file kept.
 pub const MAX_BYTES: u64 = 500 * 1024 * 1024;
+/// A project keeps at most this many sounds (each listing reads their records).
+pub const MAX_PER_PROJECT: usize = 200;
 /// The longest name, in characters.
 pub const MAX_NAME: usize = 200;
 /// The largest record read back.
@@ -37,6 +39,8 @@ pub enum SoundError {
     Decode(#[from] DecodeError),
     #[error("A sound file is at most 500 MB")]
     TooLarge,
+    #[error("A project keeps at most {MAX_PER_PROJECT} sounds: remove some first")]
+    Full,
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
@@ -133,15 +137,20 @@ pub fn source(
     ))))
 }
 
-/// Keeps the sound `body` streams as `name` in the project of `folder`: written whole under its
-/// key (its extension told by its first bytes), then decoded to its end; removed again when it
-/// is over `MAX_BYTES`, not sound, or does not decode, before any record names it.
+/// Keeps the sound `body` streams as `name` in the project of `folder` (refused when it keeps
+/// `MAX_PER_PROJECT` already): written whole under its key (its extension told by its first
+/// bytes), then decoded to its end; removed again when it is over `MAX_BYTES`, not sound, or
+/// does not decode, before any record names it.
 pub async fn upload(
     storage: &Arc<dyn Storage>,
     folder: &ProjectFolder,
     name: String,
     body: ByteStream,
 ) -> Result<Sound, SoundError> {
+    let kept = storage.list(&folder.sounds()).await?;
+    if kept.iter().filter(|o| o.key.ends_with(".json")).count() >= MAX_PER_PROJECT {
+        return Err(SoundError::Full);
+    }
     let (head, body) = peek(body, 16).await?;
     let extension = extension(&head);
     let id = format!("snd_{}", ulid::Ulid::new().to_string().to_lowercase());
