@@ -3,9 +3,11 @@
 
 pub mod api;
 pub mod asset;
+pub mod cast;
 pub mod constants;
 pub mod core;
 pub mod error;
+pub mod fountain;
 pub mod inputs;
 pub mod job;
 pub mod json;
@@ -20,6 +22,7 @@ pub mod sequence;
 pub mod snapshot;
 pub mod sse;
 pub mod store;
+pub mod storyboard;
 pub mod time;
 pub mod video_size;
 
