@@ -133,6 +133,11 @@ impl ProjectFolder {
         format!("sequences/{}/", self.0)
     }
 
+    /// The cast, one `.json` per member (not served).
+    pub fn cast(&self) -> String {
+        format!("cast/{}/", self.0)
+    }
+
     /// Sequence `id`.
     pub fn sequence(&self, id: &str) -> String {
         format!("sequences/{}/{id}.json", self.0)

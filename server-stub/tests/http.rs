@@ -1031,6 +1031,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "DELETE /jobs/sora/{job_id}",
             "DELETE /projects/{project_id}/assets/{file_name}",
             "DELETE /projects/{project_id}/budget",
+            "DELETE /projects/{project_id}/cast/{cast_id}",
             "DELETE /projects/{project_id}/references/{reference_id}",
             "DELETE /projects/{project_id}/sequences/{sequence_id}",
             "DELETE /projects/{project_id}/shares/{share_id}",
@@ -1043,6 +1044,8 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "GET /projects/{project_id}/assets/{file_name}",
             "GET /projects/{project_id}/assets/{file_name}/credentials",
             "GET /projects/{project_id}/budget",
+            "GET /projects/{project_id}/cast",
+            "GET /projects/{project_id}/cast/{cast_id}",
             "GET /projects/{project_id}/events",
             "GET /projects/{project_id}/jobs",
             "GET /projects/{project_id}/references",
@@ -1064,17 +1067,21 @@ async fn the_openapi_document_describes_every_route_it_serves() {
             "POST /jobs/sora/{job_id}/cancel",
             "POST /jobs/sora/{job_id}/copy",
             "POST /jobs/sora/{job_id}/save",
+            "POST /projects/{project_id}/cast",
             "POST /projects/{project_id}/downloads",
             "POST /projects/{project_id}/jobs",
             "POST /projects/{project_id}/references",
             "POST /projects/{project_id}/sequences",
+            "POST /projects/{project_id}/sequences/import",
             "POST /projects/{project_id}/sequences/{sequence_id}/exports",
+            "POST /projects/{project_id}/sequences/{sequence_id}/generate",
             "POST /projects/{project_id}/shares",
             "POST /projects/{project_id}/sounds",
             "POST /projects/{project_id}/takes",
             "POST /review/{token}/comments",
             "POST /review/{token}/decisions",
             "PUT /projects/{project_id}/budget",
+            "PUT /projects/{project_id}/cast/{cast_id}",
             "PUT /projects/{project_id}/sequences/{sequence_id}",
         ]
     );
@@ -1089,6 +1096,7 @@ async fn the_openapi_document_describes_every_route_it_serves() {
                 .replace("{reference_id}", "ref_01aa")
                 .replace("{share_id}", &"0".repeat(32))
                 .replace("{sequence_id}", "seq_0")
+                .replace("{cast_id}", "cast_0")
                 .replace("{token}", &"A".repeat(43))
         );
         if path.ends_with("/events") {

@@ -36,3 +36,22 @@ impl Database {
         done
     }
 }
+
+/// Local locks by name, for a server without a database (its only replica).
+static LOCAL: crate::keyed_lock::KeyedLocks = crate::keyed_lock::KeyedLocks::new();
+
+/// Runs `work` while no other work named `name` runs: on this server (a keyed lock) or, with
+/// a `database`, on any replica sharing it (its advisory lock).
+pub async fn exclusively<T, E: From<DbError>>(
+    database: Option<&Database>,
+    name: &str,
+    work: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    match database {
+        Some(database) => database.exclusively(name, work).await,
+        None => {
+            let _turn = LOCAL.lock(name).await;
+            work.await
+        }
+    }
+}

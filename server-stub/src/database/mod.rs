@@ -16,6 +16,7 @@ use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
+pub use locks::exclusively;
 pub use review_posts::Posted;
 
 /// How long a replica waits for the database at start.

@@ -8,6 +8,7 @@ mod assets;
 mod auth;
 mod budget;
 mod captions;
+mod cast;
 mod downloads;
 pub mod error;
 mod events;
@@ -27,6 +28,7 @@ mod sequences;
 mod shares;
 mod sounds;
 mod spend;
+mod storyboard;
 mod timelines;
 
 use std::path::Path;

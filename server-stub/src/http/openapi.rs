@@ -13,8 +13,8 @@ use utoipa_axum::routes;
 use super::archive::FILE_NAME_PATTERN;
 use super::jobs::{SECONDS_PATTERN, SIZE_PATTERN};
 use super::{
-    archive, assets, budget, captions, downloads, events, exports, jobs, models, references,
-    review, sequences, shares, sounds, spend, timelines, AppState, API,
+    archive, assets, budget, captions, cast, downloads, events, exports, jobs, models, references,
+    review, sequences, shares, sounds, spend, storyboard, timelines, AppState, API,
 };
 use crate::jobs::MAX_TAKES;
 
@@ -23,7 +23,7 @@ use crate::jobs::MAX_TAKES;
     info(title = "Studio API", description = "Generate short videos from prompts, follow the jobs, keep the videos per project."),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "sequences"), (name = "sounds"), (name = "spend"))
+    tags((name = "jobs"), (name = "assets"), (name = "references"), (name = "models"), (name = "reviews"), (name = "sequences"), (name = "sounds"), (name = "cast"), (name = "spend"))
 )]
 struct ApiDoc;
 
@@ -66,12 +66,16 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(shares::revoke))
         .routes(routes!(sequences::create, sequences::list))
         .routes(routes!(sequences::get, sequences::put, sequences::remove))
+        .routes(routes!(storyboard::import))
+        .routes(routes!(storyboard::generate))
         .routes(routes!(timelines::otio))
         .routes(routes!(timelines::xml))
         .routes(routes!(timelines::edl))
         .routes(routes!(timelines::package))
         .routes(routes!(sounds::list, sounds::create))
         .routes(routes!(sounds::remove))
+        .routes(routes!(cast::list, cast::create))
+        .routes(routes!(cast::get, cast::put, cast::remove))
         .routes(routes!(captions::srt))
         .routes(routes!(captions::vtt))
         .routes(routes!(exports::create))

@@ -9,6 +9,14 @@ use super::{estimate, Backend, JobError, JobService, NewJob};
 use crate::providers::inputs;
 use crate::providers::Maker;
 
+/// Jobs ready to be admitted: their records, whether the engine makes them, and the caps
+/// their project is held to.
+pub(in crate::jobs) struct Prepared {
+    pub takes: Vec<JobRecord>,
+    pub local: bool,
+    pub caps: budget::Caps,
+}
+
 /// Seconds until the next 00:00 UTC, when daily budgets renew.
 fn seconds_to_utc_midnight() -> u64 {
     let now = time::OffsetDateTime::now_utc();
@@ -82,6 +90,18 @@ impl JobService {
     /// embedded engine's takes without one, a random start. A single job without a seed is
     /// the prompt's own scene (seed 0) on the engine, and the provider's choice elsewhere.
     pub async fn create_takes(&self, new: NewJob, count: u32) -> Result<Vec<JobRecord>, JobError> {
+        let prepared = self.prepare(new, count).await?;
+        self.admit_and_start(prepared.takes, prepared.local, prepared.caps)
+            .await
+    }
+
+    /// The `count` takes of `new` as they would be recorded, checked against its model's
+    /// inputs and priced, and the caps its project is held to; nothing is recorded yet.
+    pub(in crate::jobs) async fn prepare(
+        &self,
+        new: NewJob,
+        count: u32,
+    ) -> Result<Prepared, JobError> {
         let model = new
             .model
             .clone()
@@ -160,7 +180,7 @@ impl JobService {
                 });
             }
         }
-        self.admit_and_start(takes, local, caps).await
+        Ok(Prepared { takes, local, caps })
     }
 
     /// Admits a cut's export: an engine job (`model: "sequence"`) that makes one MP4 of the
@@ -194,16 +214,15 @@ impl JobService {
         Ok(made.remove(0))
     }
 
-    /// Records `takes` (one job, or the takes of one shot) if they fit within the limits and
-    /// `caps`, all or none, then starts them.
-    async fn admit_and_start(
+    /// Records `takes` (one job, the takes of one shot, or a storyboard's jobs, all of one
+    /// model) if they fit within the limits and `caps`, all or none, then starts them.
+    pub(in crate::jobs) async fn admit_and_start(
         &self,
         takes: Vec<JobRecord>,
         local: bool,
         caps: budget::Caps,
     ) -> Result<Vec<JobRecord>, JobError> {
         let template = &takes[0];
-        let count = takes.len() as u32;
         let counting = Counting {
             month: caps.any().then(|| budget::month_of(&template.created_at)),
             today: self
@@ -215,7 +234,7 @@ impl JobService {
         };
         if let Backend::Shared(replica) = &self.inner.backend {
             let admit = |active: Active, committed: (f64, f64), today_seconds: u64| {
-                self.admit(active, committed, today_seconds, template, count, caps)
+                self.admit(active, committed, today_seconds, &takes, caps)
             };
             self.insert_shared(replica, &takes, local, counting, admit)
                 .await?;
@@ -235,7 +254,7 @@ impl JobService {
             let today_seconds = counting.today.map_or(0, |(provider, day)| {
                 daily_seconds(records.values(), provider, day) + ledger.seconds(provider, day)
             });
-            self.admit(active, committed, today_seconds, template, count, caps)?;
+            self.admit(active, committed, today_seconds, &takes, caps)?;
             for record in &takes {
                 records.insert(record.sora_job_id.clone(), record.clone());
                 self.inner.events.publish(record, false);
@@ -258,22 +277,26 @@ impl JobService {
         Ok(takes)
     }
 
-    /// Refuses `count` new jobs like `new` over the active-job limits, their provider's daily
-    /// budget or a monthly cap, given how many jobs are active, what this month commits against
-    /// the caps (the project's and the studio's, to the cent) and, for a daily budget, the
-    /// seconds already asked of the provider today.
+    /// Refuses the new jobs `news` (all of one project and provider) over the active-job
+    /// limits, their provider's daily budget or a monthly cap, given how many jobs are active,
+    /// what this month commits against the caps (the project's and the studio's, to the cent)
+    /// and, for a daily budget, the seconds already asked of the provider today.
     fn admit(
         &self,
         active: Active,
         committed: (f64, f64),
         spent: u64,
-        new: &JobRecord,
-        count: u32,
+        news: &[JobRecord],
         caps: budget::Caps,
     ) -> Result<(), JobError> {
-        let estimate = new.estimate.as_ref().map_or(0.0, |e| e.usd) * f64::from(count);
+        let new = &news[0];
+        let estimate: f64 = news
+            .iter()
+            .map(|r| r.estimate.as_ref().map_or(0.0, |e| e.usd))
+            .sum();
         budget::check(caps, committed, estimate).map_err(JobError::OverBudget)?;
-        let count = count as usize;
+        let count = news.len();
+        let seconds: u64 = news.iter().map(|r| u64::from(r.spec.seconds)).sum();
         let limits = &self.inner.limits;
         let Active { all, in_project } = active;
         if in_project + count > limits.active_per_project {
@@ -294,7 +317,7 @@ impl JobService {
             });
         }
         if let Some(&budget) = limits.daily_seconds.get(&new.provider) {
-            if spent + u64::from(new.spec.seconds) * count as u64 > budget {
+            if spent + seconds > budget {
                 return Err(JobError::Busy {
                     message: format!(
                         "Today's budget of {budget} s of video at {} is spent ({spent} s); \

@@ -7,6 +7,7 @@
 //! record changes every part makes.
 
 mod admission;
+pub mod batch;
 pub mod budget;
 mod cancel;
 mod changes;

@@ -35,6 +35,11 @@ pub struct ImageInput {
     #[schema(pattern = "^ref_[a-z0-9]{26}$")]
     pub reference: String,
     pub role: ImageRole,
+    /// The cast member whose picture this is, when a prompt's `@Name` brought it (set by the
+    /// server, never given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(read_only)]
+    pub cast: Option<String>,
 }
 
 /// A video of the project (a library file name or a job id), extended or remixed.
@@ -156,7 +161,8 @@ mod tests {
             inputs[0],
             Input::Image(ImageInput {
                 reference: "ref_1".into(),
-                role: ImageRole::FirstFrame
+                role: ImageRole::FirstFrame,
+                cast: None,
             })
         );
         assert_eq!(video(&inputs).map(|v| v.role), Some(VideoRole::Extend));

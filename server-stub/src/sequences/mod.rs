@@ -100,6 +100,10 @@ pub struct Shot {
     /// shape (its centre when `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reframe: Option<Reframe>,
+    /// How long the shot is meant to be, in frames (a script's import plans it from its
+    /// words): the length its takes are made at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_frames: Option<u64>,
 }
 
 /// A point of a picture, each side from 0 to 1: (0.5, 0.5) is its centre.
@@ -285,6 +289,7 @@ mod tests {
                 gain_db: 0.0,
                 mute: false,
                 reframe: None,
+                planned_frames: None,
             }],
             updated_at: now(),
         };

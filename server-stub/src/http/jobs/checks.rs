@@ -3,10 +3,11 @@
 use super::super::error::ApiError;
 use super::super::AppState;
 use super::bodies::{CreateJob, Seconds, PROMPT_MAX_CHARS, SECONDS_RANGE};
+use crate::cast::{self, mentions};
 use crate::engine::VideoSpec;
 use crate::jobs::NewJob;
 
-pub(super) fn checked_prompt(prompt: &str) -> Result<String, ApiError> {
+pub(in crate::http) fn checked_prompt(prompt: &str) -> Result<String, ApiError> {
     if prompt.chars().count() > PROMPT_MAX_CHARS {
         return Err(ApiError::Unprocessable(format!(
             "prompt is longer than {PROMPT_MAX_CHARS} characters"
@@ -67,6 +68,36 @@ pub(super) async fn check_shot(
         Some(link) => super::super::sequences::check_link(state, project, link).await,
         None => Ok(()),
     }
+}
+
+/// The job with the pictures of the cast members its prompt mentions among its inputs
+/// (`cast::mentions`); the cast is read only when the prompt mentions someone. A model not
+/// offered is left for the create to refuse.
+pub(in crate::http) async fn with_cast(state: &AppState, new: NewJob) -> Result<NewJob, ApiError> {
+    let members = if studio_core::cast::mentions(&new.prompt).is_empty() {
+        Vec::new()
+    } else {
+        let folder = crate::project::ProjectFolder::of(&new.project_id);
+        cast::list(state.storage().as_ref(), &folder).await?
+    };
+    with_members(state, new, &members)
+}
+
+/// The job with the pictures of the `members` its prompt mentions among its inputs.
+pub(in crate::http) fn with_members(
+    state: &AppState,
+    mut new: NewJob,
+    members: &[cast::Member],
+) -> Result<NewJob, ApiError> {
+    let catalog = state.jobs.catalog();
+    let model = new.model.as_deref().unwrap_or(catalog.default_model());
+    let Some(maker) = catalog.get(model) else {
+        return Ok(new);
+    };
+    let most = maker.inputs().references;
+    new.inputs = mentions::resolve(&new.prompt, members, new.inputs, model, most)
+        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    Ok(new)
 }
 
 /// A seed: a whole number (JSON's 7.0 is 7) from 0 to 2^32-1.

@@ -8,6 +8,7 @@ mod checks;
 use self::bodies::{CreateJob, CreateTakes, JobList, SaveJob, Saved, Takes};
 pub use self::bodies::{JobView, SECONDS_PATTERN, SIZE_PATTERN};
 use self::checks::{check_shot, new_job};
+pub(super) use self::checks::{checked_prompt, with_cast, with_members};
 
 use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
@@ -47,7 +48,7 @@ fn job_id(id: &str) -> Result<(), ApiError> {
         (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 404, description = "An input's reference image or video is not in this project", body = ErrorBody),
         (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
-        (status = 422, description = "Invalid prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
+        (status = 422, description = "Invalid prompt, seconds, size or model, inputs the model does not take, or an `@Name` not in the cast", body = ErrorBody),
         (status = 402, description = "It would take this month's spending past the project's or the studio's cap", body = OverBudgetBody),
         (status = 429, description = "Too many active jobs, or the provider's daily budget is spent (see Retry-After)", body = ErrorBody),
     ),
@@ -59,7 +60,7 @@ pub async fn create(
     ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<CreateJob>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
-    let new = new_job(project.into(), body)?;
+    let new = with_cast(&state, new_job(project.into(), body)?).await?;
     check_shot(&state, &new.project_id, &new).await?;
     let record = state.jobs.create(new).await?;
     Ok((
@@ -80,7 +81,7 @@ pub async fn create(
         (status = 400, description = "Malformed JSON or project id", body = ErrorBody),
         (status = 404, description = "An input names a reference image or video that does not exist", body = ErrorBody),
         (status = 409, description = "The video to extend or remix is a job not finished yet", body = ErrorBody),
-        (status = 422, description = "Invalid count, prompt, seconds, size or model, or inputs the model does not take", body = ErrorBody),
+        (status = 422, description = "Invalid count, prompt, seconds, size or model, inputs the model does not take, or an `@Name` not in the cast", body = ErrorBody),
         (status = 402, description = "The takes together would take this month's spending past a cap", body = OverBudgetBody),
         (status = 429, description = "The takes would pass the active-job limits or the provider's daily budget (see Retry-After)", body = ErrorBody),
     ),
@@ -102,7 +103,7 @@ pub async fn create_takes(
     // The job body is read as strictly as on its own route: an unknown field is refused.
     let job: CreateJob = serde_json::from_value(serde_json::Value::Object(body.job))
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-    let new = new_job(project.into(), job)?;
+    let new = with_cast(&state, new_job(project.into(), job)?).await?;
     check_shot(&state, &new.project_id, &new).await?;
     let records = state.jobs.create_takes(new, count).await?;
     let takes = records

@@ -106,6 +106,11 @@ pub struct ShotChange {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<Reframe>)]
     pub(super) reframe: Option<Option<Reframe>>,
+    /// How long the shot is meant to be, in seconds (kept as whole frames), 0.1 to 20: the
+    /// length `generate` makes its takes at. Kept when left out, none when `null`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<f64>, minimum = 0.1, maximum = 20)]
+    pub(super) planned_s: Option<Option<f64>>,
     /// Where the caption starts on the take, in seconds (the shot's in point when left out);
     /// only the part inside the shot is shown.
     #[schema(minimum = 0, maximum = 86400)]
@@ -155,6 +160,8 @@ pub struct ShotView {
     /// `null`: centred.
     pub(super) reframe: Option<Reframe>,
     pub(super) caption: Option<String>,
+    /// How long the shot is meant to be, in seconds (`null`: not planned).
+    pub(super) planned_s: Option<f64>,
     /// On the take; `null` for the shot's own point.
     pub(super) caption_in_s: Option<f64>,
     pub(super) caption_out_s: Option<f64>,

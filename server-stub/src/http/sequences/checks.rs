@@ -16,6 +16,9 @@ use crate::sequences::{
 };
 use crate::storage::{Storage, StorageError};
 
+/// The longest shot planned, in seconds (the longest job).
+const MAX_PLANNED_S: f64 = 20.0;
+
 /// The file names of the project's library videos.
 pub(in crate::http) async fn library(
     storage: &dyn Storage,
@@ -128,6 +131,17 @@ pub(super) async fn checked_shots(
         if reframe.is_some_and(|r| !r.is_valid()) {
             return refuse("reframe's x and y must be 0 to 1".into());
         }
+        // Left out, the plan stays as it was; `null` takes it away.
+        let planned_frames = match shot.planned_s {
+            Some(Some(seconds)) => match frames::of_seconds(seconds, fps) {
+                Some(planned) if planned > 0 && seconds <= MAX_PLANNED_S => Some(planned),
+                _ => return refuse(format!("planned_s must be a frame to {MAX_PLANNED_S} s")),
+            },
+            Some(None) => None,
+            None => before
+                .and_then(|b| b.planned_frames)
+                .and_then(|f| frames::of_seconds(frames::seconds(f, current.fps), fps)),
+        };
         // Each take once, in the order given; the chosen one joins them when it is not there.
         let mut seen = HashSet::new();
         let takes: Vec<String> = shot
@@ -183,6 +197,7 @@ pub(super) async fn checked_shots(
             gain_db,
             mute: shot.mute.or(before.map(|b| b.mute)).unwrap_or(false),
             reframe,
+            planned_frames,
         });
     }
     Ok(checked)

@@ -13,9 +13,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use self::bodies::{
-    NewSequence, SequenceChange, SequenceSummary, SequenceView, Sequences, ShotChange, ShotView,
-};
+pub(super) use self::bodies::SequenceView;
+use self::bodies::{NewSequence, SequenceChange, SequenceSummary, Sequences, ShotChange, ShotView};
 pub(super) use self::checks::library;
 use self::checks::{check_format, check_name, checked_shots};
 use super::auth::Authorized;
@@ -37,7 +36,7 @@ use crate::storage::Storage;
 /// keeps `BODY_LIMIT`.
 pub const SEQUENCE_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
-fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
+pub(super) fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
     let fps = sequence.fps;
     SequenceView {
         duration_s: frames::seconds(sequence.frames(), fps),
@@ -57,6 +56,7 @@ fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
                     .as_ref()
                     .and_then(|c| captions::seconds(c.out_frame, fps)),
                 caption: shot.caption.map(|c| c.text),
+                planned_s: shot.planned_frames.map(|f| frames::seconds(f, fps)),
                 gain_db: shot.gain_db,
                 mute: shot.mute,
                 reframe: shot.reframe,
@@ -131,7 +131,7 @@ pub(super) async fn join_take(
     }
 }
 
-fn announce(state: &AppState, project: &str, sequence: &Sequence, removed: bool) {
+pub(super) fn announce(state: &AppState, project: &str, sequence: &Sequence, removed: bool) {
     state.project_events().publish(
         project,
         Change::Sequence {
@@ -274,7 +274,7 @@ pub async fn get(
     )))
 }
 
-pub(super) fn no_such() -> ApiError {
+pub(in crate::http) fn no_such() -> ApiError {
     ApiError::NotFound("No such sequence".into())
 }
 

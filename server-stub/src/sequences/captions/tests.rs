@@ -15,6 +15,7 @@ fn shot(id: &str, in_frame: u64, out_frame: u64, caption: Option<Caption>) -> Sh
         gain_db: 0.0,
         mute: false,
         reframe: None,
+        planned_frames: None,
     }
 }
 

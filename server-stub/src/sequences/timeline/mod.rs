@@ -358,6 +358,7 @@ pub(crate) mod tests {
             gain_db: 0.0,
             mute: false,
             reframe: None,
+            planned_frames: None,
         };
         Sequence {
             id: "seq_1".into(),
