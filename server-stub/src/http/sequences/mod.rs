@@ -5,6 +5,7 @@
 
 mod bodies;
 mod checks;
+mod view;
 
 use std::collections::HashSet;
 
@@ -14,9 +15,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 pub(super) use self::bodies::SequenceView;
-use self::bodies::{NewSequence, SequenceChange, SequenceSummary, Sequences, ShotChange, ShotView};
+use self::bodies::{NewSequence, SequenceChange, SequenceSummary, Sequences, ShotChange};
 pub(super) use self::checks::library;
 use self::checks::{check_format, check_name, checked_shots};
+pub(super) use self::view::view;
 use super::auth::Authorized;
 use super::error::{ApiError, ConflictBody, ErrorBody};
 use super::extract::{ApiPath, JsonBody};
@@ -24,10 +26,8 @@ use super::AppState;
 use crate::clock::now;
 use crate::project::{ProjectFolder, ProjectId};
 use crate::project_events::Change;
-use crate::sequences::lanes::{self, LanesView};
-use crate::sequences::{
-    self, captions, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED,
-};
+use crate::sequences::lanes;
+use crate::sequences::{self, frames, locked, new_id, Sequence, DEFAULT_SIZE, FPS_OFFERED};
 use crate::sounds;
 use crate::storage::Storage;
 
@@ -35,50 +35,6 @@ use crate::storage::Storage;
 /// label, prompt and up to 100 candidate takes) is about 2.5 MB of JSON. Every other route
 /// keeps `BODY_LIMIT`.
 pub const SEQUENCE_BODY_LIMIT: usize = 4 * 1024 * 1024;
-
-pub(super) fn view(sequence: Sequence, library: &HashSet<String>) -> SequenceView {
-    let fps = sequence.fps;
-    SequenceView {
-        duration_s: frames::seconds(sequence.frames(), fps),
-        shots: sequence
-            .shots
-            .into_iter()
-            .map(|shot| ShotView {
-                take_missing: shot.take.as_ref().is_some_and(|t| !library.contains(t)),
-                in_s: frames::seconds(shot.in_frame, fps),
-                out_s: frames::seconds(shot.out_frame, fps),
-                caption_in_s: shot
-                    .caption
-                    .as_ref()
-                    .and_then(|c| captions::seconds(c.in_frame, fps)),
-                caption_out_s: shot
-                    .caption
-                    .as_ref()
-                    .and_then(|c| captions::seconds(c.out_frame, fps)),
-                caption: shot.caption.map(|c| c.text),
-                planned_s: shot.planned_frames.map(|f| frames::seconds(f, fps)),
-                gain_db: shot.gain_db,
-                mute: shot.mute,
-                reframe: shot.reframe,
-                id: shot.id,
-                label: shot.label,
-                prompt: shot.prompt,
-                takes: shot.takes,
-                take: shot.take,
-            })
-            .collect(),
-        id: sequence.id,
-        name: sequence.name,
-        fps,
-        size: sequence.size,
-        fit: sequence.fit,
-        loudness: sequence.loudness,
-        lanes: LanesView::of(&sequence.lanes, fps),
-        duck_db: sequence.duck_db,
-        version: sequence.version,
-        updated_at: sequence.updated_at,
-    }
-}
 
 /// A job's shot link names a shot of one of the project's sequences (404 otherwise).
 pub(super) async fn check_link(
