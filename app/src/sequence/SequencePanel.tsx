@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { run, runNow } from "../core/useStudio";
 import { setSequence, useSequence } from "./opener";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
+import { Storyboard } from "./Storyboard";
 import type { Shot } from "./types";
 import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
 import "./sequence.css";
@@ -236,6 +237,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
                   : ""}
         </span>
       </div>
+      <Storyboard editor={editor} view={view} />
       {view.error !== null && (
         <div className="sequence-error" role="alert">
           <p>{view.error}</p>
@@ -296,11 +298,19 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
                   onClick={() => setChosen(shot.id === chosen ? null : shot.id)}
                   onKeyDown={(event) => onShotKey(event, shot, index)}
                 >
-                  {poster ? <img src={poster} alt="" /> : <span className="no-poster" />}
+                  {poster ? (
+                    <img src={poster} alt="" />
+                  ) : (
+                    <span className="no-poster">{shot.take === null ? shot.prompt : null}</span>
+                  )}
                   <span className="shot-label">{shot.label}</span>
                   <span className="muted">
                     {shot.takeMissing ? "Take missing" : seconds(shot.outFrame - shot.inFrame, fps)}
+                    {shot.take === null && shot.plannedFrames !== null
+                      ? ` planned, ${shot.takes.length} takes`
+                      : ""}
                   </span>
+                  {shot.caption && <span className="shot-caption">{shot.caption.text}</span>}
                 </button>
               </li>
             );

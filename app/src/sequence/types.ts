@@ -14,7 +14,11 @@ takeMissing: boolean,
 /**
  * Shown over the shot.
  */
-caption: Caption | null, };
+caption: Caption | null, 
+/**
+ * How long the shot is meant to be, in frames (a script's import plans it).
+ */
+plannedFrames: number | null, };
 
 export type Caption = { text: string, inFrame: number | null, outFrame: number | null, };
 
@@ -58,4 +62,30 @@ removed: string | null,
 /**
  * The last move, removal, undo or redo, in words (one polite live region says it).
  */
-announcement: string | null, };
+announcement: string | null, 
+/**
+ * The project's cast, once asked for, and the pictures it may be given.
+ */
+cast: Array<CastMember>, pictures: Array<Picture>, 
+/**
+ * What Generate all would make and cost, asked for and not started yet.
+ */
+estimate: Estimate | null, };
+
+export type CastMember = { id: string, name: string, 
+/**
+ * `character`, `prop` or `location`.
+ */
+kind: string, description: string | null, 
+/**
+ * Ids of the project's pictures, in the order they are sent.
+ */
+references: Array<string>, };
+
+export type Picture = { id: string, url: string, };
+
+export type Estimate = { shots: number, jobs: number, seconds: number, estimateUsd: number, 
+/**
+ * What the monthly caps leave (`None`: no cap).
+ */
+remainingUsd: number | null, enough: boolean, };

@@ -74,7 +74,7 @@ fn message(response: &HttpResponse) -> CallError {
 }
 
 /// A success's JSON body; a failure's message.
-fn parsed(response: HttpResponse) -> Result<Value, CallError> {
+pub(super) fn parsed(response: HttpResponse) -> Result<Value, CallError> {
     if !response.ok() {
         return Err(message(&response));
     }
@@ -88,7 +88,7 @@ fn job_id(job: &Value) -> Result<String, CallError> {
         .ok_or_else(|| CallError("Response is not a job".into()))
 }
 
-fn sequence_of(value: &Value) -> Result<Sequence, CallError> {
+pub(super) fn sequence_of(value: &Value) -> Result<Sequence, CallError> {
     Sequence::from_api(value).ok_or_else(|| CallError("Response is not a sequence".into()))
 }
 
@@ -102,7 +102,7 @@ impl<'a, P: Platform> Client<'a, P> {
     }
 
     /// The address of `rest` under the project.
-    fn project_url(&self, rest: &[&str]) -> String {
+    pub(super) fn project_url(&self, rest: &[&str]) -> String {
         let base = self.config.api_base.trim_end_matches('/');
         let mut path = vec!["projects", self.project];
         path.extend_from_slice(rest);
@@ -110,7 +110,7 @@ impl<'a, P: Platform> Client<'a, P> {
         format!("{base}/{}", path.join("/"))
     }
 
-    async fn send_to(
+    pub(super) async fn send_to(
         &self,
         method: &'static str,
         url: String,
@@ -138,7 +138,7 @@ impl<'a, P: Platform> Client<'a, P> {
         self.send_to(method, self.project_url(&path), body).await
     }
 
-    async fn json(
+    pub(super) async fn json(
         &self,
         method: &'static str,
         rest: &[&str],

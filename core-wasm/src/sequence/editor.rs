@@ -51,6 +51,11 @@ pub struct PanelView {
     pub removed: Option<String>,
     /// The last move, removal, undo or redo, in words (one polite live region says it).
     pub announcement: Option<String>,
+    /// The project's cast, once asked for, and the pictures it may be given.
+    pub cast: Vec<super::board::CastMember>,
+    pub pictures: Vec<super::board::Picture>,
+    /// What Generate all would make and cost, asked for and not started yet.
+    pub estimate: Option<super::board::Estimate>,
 }
 
 /// What a continued shot's take is made from.
@@ -211,6 +216,7 @@ impl Editor {
             out_frame: before.frames().max(1),
             take_missing: false,
             caption: None,
+            planned_frames: None,
         };
         self.edit(Edit::Insert {
             index: at + 1,

@@ -3,6 +3,7 @@
 //! their inverse (`edit.rs`), and the editor that keeps the undo history, what is not saved
 //! yet and what a refused save leaves to apply again (`editor.rs`).
 
+pub mod board;
 pub mod caption;
 pub mod client;
 pub mod edit;
@@ -54,6 +55,9 @@ pub struct Shot {
     pub take_missing: bool,
     /// Shown over the shot.
     pub caption: Option<Caption>,
+    /// How long the shot is meant to be, in frames (a script's import plans it).
+    #[cfg_attr(test, ts(type = "number | null"))]
+    pub planned_frames: Option<u64>,
 }
 
 impl Shot {
@@ -95,6 +99,8 @@ struct ShotBody {
     caption_in_s: Option<f64>,
     #[serde(default)]
     caption_out_s: Option<f64>,
+    #[serde(default)]
+    planned_s: Option<f64>,
 }
 
 fn no_loudness() -> String {
@@ -132,6 +138,10 @@ impl Sequence {
                     out_frame: frames::of_seconds(s.out_s, fps)?,
                     take_missing: s.take_missing,
                     caption,
+                    planned_frames: match s.planned_s {
+                        Some(planned) => Some(frames::of_seconds(planned, fps)?),
+                        None => None,
+                    },
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -210,6 +220,7 @@ pub(crate) mod tests {
                     out_frame: 24,
                     take_missing: false,
                     caption: None,
+                    planned_frames: None,
                 })
                 .collect(),
         }
@@ -249,7 +260,7 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
@@ -257,6 +268,9 @@ pub(crate) mod tests {
             client::Summary::decl(),
             client::Video::decl(),
             editor::PanelView::decl(),
+            board::CastMember::decl(),
+            board::Picture::decl(),
+            board::Estimate::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
         if std::env::var_os("UPDATE_TS_TYPES").is_some() {

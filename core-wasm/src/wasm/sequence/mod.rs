@@ -3,6 +3,7 @@
 //! background, one save at a time (`session.rs`); it follows the project's event stream while
 //! a sequence is open, so a change made in another browser shows within a second.
 
+mod board;
 mod session;
 mod stream;
 
@@ -90,6 +91,9 @@ impl SequenceEditor {
                 videos: state.videos.clone(),
                 removed: state.removed.as_ref().map(|r| r.name.clone()),
                 announcement: state.announcement.clone(),
+                cast: state.cast.clone(),
+                pictures: state.pictures.clone(),
+                estimate: state.estimate.clone(),
             })
         })
     }

@@ -15,6 +15,7 @@ use super::super::listeners::Listeners;
 use super::{new_shot_id, plain_error};
 use crate::api::{Api, ApiConfig};
 use crate::asset::metadata_url;
+use crate::sequence::board::{CastMember, Estimate, Picture};
 use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::Editor;
@@ -34,6 +35,9 @@ pub(super) struct State {
     pub(super) removed: Option<Sequence>,
     /// The last move, removal, undo or redo, in words, for the panel's one live region.
     pub(super) announcement: Option<String>,
+    pub(super) cast: Vec<CastMember>,
+    pub(super) pictures: Vec<Picture>,
+    pub(super) estimate: Option<Estimate>,
 }
 
 pub(super) struct Inner {
@@ -293,6 +297,7 @@ impl Inner {
             out_frame,
             take_missing: false,
             caption: None,
+            planned_frames: None,
         };
         self.make(Edit::Insert {
             index: usize::MAX,

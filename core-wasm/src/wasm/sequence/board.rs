@@ -1,0 +1,162 @@
+//! The storyboard's commands of the `SequenceEditor`: Import script, Generate all (its
+//! estimate first), and the cast with the pictures each member brings to its shots.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::{plain_error, SequenceEditor};
+use crate::sequence::client::CallError;
+
+impl super::session::Inner {
+    /// The open sequence's id.
+    fn open_id(&self) -> Result<String, JsValue> {
+        self.state
+            .borrow()
+            .editor
+            .as_ref()
+            .map(|e| e.current().id.clone())
+            .ok_or_else(|| plain_error("Open a sequence first"))
+    }
+}
+
+/// The failure shown in the panel and thrown.
+fn thrown(inner: &std::rc::Rc<super::session::Inner>, error: CallError) -> JsValue {
+    inner.failed(error.clone());
+    plain_error(&error.0)
+}
+
+#[wasm_bindgen]
+impl SequenceEditor {
+    /// Makes a sequence of the Fountain screenplay `fountain` (its shots planned from the
+    /// script, its characters added to the cast) and opens it once the edits made so far are
+    /// sent.
+    #[wasm_bindgen(js_name = importScript)]
+    pub fn import_script(&self, fountain: String) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let asked = super::session::ticket(&inner.opening);
+            inner.sent().await;
+            let sequence = inner.client().import_script(&fountain).await;
+            let shots = sequence.as_ref().map_or(0, |s| s.shots.len());
+            let opened = if inner.opening.get() == asked {
+                inner.opened_or_failed(sequence)
+            } else {
+                sequence
+                    .map(|_| JsValue::UNDEFINED)
+                    .map_err(|e| thrown(&inner, e))
+            };
+            if opened.is_ok() {
+                inner.change(|s| {
+                    s.notice = Some(format!("Imported the script: {shots} shots."));
+                    s.estimate = None;
+                });
+            }
+            inner.relist().await;
+            opened
+        })
+    }
+
+    /// Asks what one take of every shot without one would make and cost; the panel shows it
+    /// until Generate all starts them or the estimate is dismissed.
+    #[wasm_bindgen(js_name = estimateAll)]
+    pub fn estimate_all(&self) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let id = inner.open_id()?;
+            inner.sent().await;
+            match inner.client().estimate_all(&id).await {
+                Ok(estimate) => {
+                    inner.change(|s| {
+                        s.estimate = Some(estimate);
+                        s.error = None;
+                    });
+                    Ok(JsValue::UNDEFINED)
+                }
+                Err(e) => Err(thrown(&inner, e)),
+            }
+        })
+    }
+
+    /// Lets the estimate go without starting anything.
+    #[wasm_bindgen(js_name = dismissEstimate)]
+    pub fn dismiss_estimate(&self) {
+        self.inner.change(|s| s.estimate = None);
+    }
+
+    /// Starts one take of every shot without one, all or none: resolves with how many.
+    #[wasm_bindgen(js_name = generateAll)]
+    pub fn generate_all(&self) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let id = inner.open_id()?;
+            inner.sent().await;
+            match inner.client().generate_all(&id).await {
+                Ok(jobs) => {
+                    inner.change(|s| {
+                        s.estimate = None;
+                        s.error = None;
+                        s.notice = Some(format!(
+                            "Started {jobs} jobs: save each take to the library and it joins its shot."
+                        ));
+                    });
+                    Ok(JsValue::from(jobs as u32))
+                }
+                Err(e) => Err(thrown(&inner, e)),
+            }
+        })
+    }
+
+    /// Reads the project's cast and the pictures it may be given.
+    #[wasm_bindgen(js_name = loadCast)]
+    pub fn load_cast(&self) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let client = inner.client();
+            let read =
+                async { Ok::<_, CallError>((client.cast().await?, client.pictures().await?)) };
+            match read.await {
+                Ok((cast, pictures)) => {
+                    inner.change(|s| {
+                        s.cast = cast;
+                        s.pictures = pictures;
+                    });
+                    Ok(JsValue::UNDEFINED)
+                }
+                Err(e) => Err(thrown(&inner, e)),
+            }
+        })
+    }
+
+    /// Gives cast member `member` the project's picture `picture` (or takes it away when it
+    /// has it already).
+    #[wasm_bindgen(js_name = togglePicture)]
+    pub fn toggle_picture(&self, member: String, picture: String) -> js_sys::Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let found = inner
+                .state
+                .borrow()
+                .cast
+                .iter()
+                .find(|m| m.id == member)
+                .cloned();
+            let mut changed = found.ok_or_else(|| plain_error("No such cast member"))?;
+            match changed.references.iter().position(|r| *r == picture) {
+                Some(at) => drop(changed.references.remove(at)),
+                None => changed.references.push(picture),
+            }
+            match inner.client().put_member(&changed).await {
+                Ok(member) => {
+                    inner.change(|s| {
+                        if let Some(kept) = s.cast.iter_mut().find(|m| m.id == member.id) {
+                            *kept = member;
+                        }
+                        s.error = None;
+                    });
+                    Ok(JsValue::UNDEFINED)
+                }
+                Err(e) => Err(thrown(&inner, e)),
+            }
+        })
+    }
+}

@@ -1,0 +1,100 @@
+// From a script to a storyboard in the browser: a Fountain screenplay imported in the Sequence
+// panel, a picture given to a character of the cast, every shot generated with one take after
+// its estimate, and the storyboard filling in as the takes are saved.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { audit, savedVideo, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
+
+const t = serverAndPage({ width: 1440, height: 900 });
+const PROJECT = "script-room";
+const HEADERS = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+const SCRIPT = `Title: The Key
+
+INT. KITCHEN - NIGHT
+
+MARA opens the drawer.
+
+MARA
+(quietly)
+Where is it?
+
+EXT. YARD - DAWN
+
+The key glints in the grass.
+`;
+
+async function api(path, init = {}) {
+  const response = await fetch(`${t.server.url}/api/projects/${PROJECT}${path}`, {
+    headers: HEADERS,
+    ...init,
+  });
+  return response.json();
+}
+
+test("a script becomes a storyboard whose shots are generated with the cast's pictures", async () => {
+  // A picture for the cast: the first frame of a video of the project.
+  const video = await savedVideo(t.server, PROJECT, "a brass key on a table", 1);
+  const picture = await api("/references", {
+    method: "POST",
+    body: JSON.stringify({ from_video: `${video}.mp4`, at: "first" }),
+  });
+  const page = t.page;
+  await page.goto(`${t.server.url}/${PROJECT}`);
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+
+  // Import script: pasted into the form, made into a sequence of planned shots.
+  await panel.getByRole("button", { name: "Import script" }).click();
+  await panel.getByLabel("Screenplay (Fountain)").fill(SCRIPT);
+  await panel.getByRole("button", { name: "Import", exact: true }).click();
+  await panel.getByRole("heading", { name: "Sequence: The Key" }).waitFor();
+  const labels = () => panel.locator(".strip .shot-label").allTextContents();
+  await waitUntil(async () => (await labels()).length === 2);
+  assert.deepEqual(await labels(), ["Scene 1: INT. KITCHEN - NIGHT", "Scene 2: EXT. YARD - DAWN"]);
+  const first = panel.locator(".strip li").first();
+  assert.equal(
+    await first.locator(".no-poster").textContent(),
+    "INT. KITCHEN - NIGHT. @Mara opens the drawer.",
+  );
+  assert.equal(await first.locator(".shot-caption").textContent(), "MARA: Where is it?");
+
+  // The cast: Mara was added by the import; she is given the picture.
+  await panel.getByRole("button", { name: "Cast" }).click();
+  const mara = panel.getByRole("group", { name: "@Mara (character)" });
+  await mara.getByRole("checkbox", { name: "Picture 1" }).check();
+  await waitUntil(async () => {
+    const { cast } = await api("/cast");
+    return cast.find((m) => m.name === "Mara")?.references[0] === picture.id;
+  });
+  assert.deepEqual(await audit(page), []);
+
+  // Generate all: the estimate first, then one job for each shot.
+  await panel.getByRole("button", { name: "Generate all" }).click();
+  const estimate = panel.getByTestId("estimate");
+  await estimate.waitFor();
+  assert.match(await estimate.textContent(), /^2 shots, 2 jobs, \d+ s of video/);
+  await panel.getByRole("button", { name: "Start 2 jobs" }).click();
+  await panel.getByText("Started 2 jobs").waitFor();
+  const { jobs } = await api("/jobs");
+  const made = jobs.filter(
+    (j) => j.prompt.startsWith("INT. KITCHEN") || j.prompt.startsWith("EXT. YARD"),
+  );
+  assert.equal(made.length, 2);
+  const kitchen = made.find((j) => j.prompt.startsWith("INT. KITCHEN"));
+  assert.deepEqual(kitchen.inputs, [{ reference: picture.id, role: "reference", cast: "Mara" }]);
+
+  // The dashboard shows the jobs; each take saved joins its shot, and the storyboard fills in.
+  const saves = page.getByRole("button", { name: "Save to Library" });
+  await waitUntil(async () => (await saves.count()) === 2, { timeout: 120_000 });
+  for (let left = 2; left > 0; left--) {
+    await saves.first().click();
+    await waitUntil(async () => (await saves.count()) === left - 1);
+  }
+  await waitUntil(async () => (await panel.locator(".strip img").count()) === 2, {
+    timeout: 60_000,
+  });
+  const { sequences } = await api("/sequences");
+  const sequence = await api(`/sequences/${sequences[0].id}`);
+  assert.ok(sequence.shots.every((s) => s.take !== null && s.takes.length === 1));
+});
