@@ -511,3 +511,93 @@ async fn a_shot_that_mentions_someone_not_in_the_cast_is_named() {
         "{message}"
     );
 }
+
+/// What a provider's fake received for the job `id` through the router, once it is done.
+async fn received(fakes: &provider_fakes::Fakes, h: &Harness, id: &str) -> Vec<String> {
+    wait_for(&h.jobs, id, server_stub::jobs::record::Status::Done).await;
+    let remote = h.jobs.get(id).unwrap().provider_job_id.unwrap();
+    fakes.job(&remote).unwrap().inputs
+}
+
+#[tokio::test]
+async fn each_provider_gets_the_mentioned_cast_in_its_own_form() {
+    use clap::Parser;
+    let fakes = provider_fakes::Fakes::new(provider_fakes::Settings::default());
+    let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
+    let base = format!("http://{address}");
+    let dir = tempfile::tempdir().unwrap();
+    let config = server_stub::config::Config::parse_from([
+        "server-stub".to_owned(),
+        format!("--data={}", dir.path().join("data").display()),
+        "--gemini-api-key=fake-key".into(),
+        format!("--gemini-base-url={base}/gemini"),
+        "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
+        "--ark-api-key=fake-key".into(),
+        format!("--ark-base-url={base}/ark"),
+        "--ark-models=seedance=seedance-1-0-pro-250528".into(),
+        "--kling-access-key=fake-key".into(),
+        "--kling-secret-key=fake-key-secret".into(),
+        format!("--kling-base-url={base}/kling"),
+        "--provider-poll-ms=20".into(),
+        "--allow-local-provider-downloads".into(),
+    ]);
+    let h = start_with_catalog(dir, config.catalog().unwrap(), Limits::default());
+    let (a, b) = (picture(&h, 10).await, picture(&h, 90).await);
+    let made = member(
+        &h,
+        json!({"name": "Mara", "kind": "character", "references": [a, b]}),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::CREATED);
+    let create =
+        |model: &str| json!({"prompt": "@Mara crosses the bridge", "model": model, "seconds": 8});
+    let mut ids = Vec::new();
+    for model in ["veo-3.1", "seedance"] {
+        let reply = api(
+            &h.app,
+            "POST",
+            "/api/projects/film/jobs",
+            Some(create(model)),
+        )
+        .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CREATED,
+            "{model}: {}",
+            reply.json()
+        );
+        ids.push(reply.json()["sora_job_id"].as_str().unwrap().to_owned());
+    }
+    // Veo: both pictures as referenceImages; ModelArk: both as reference_image content.
+    assert_eq!(
+        received(&fakes, &h, &ids[0]).await,
+        [
+            "referenceImages image/jpeg 96x64",
+            "referenceImages image/jpeg 96x64"
+        ]
+    );
+    assert_eq!(
+        received(&fakes, &h, &ids[1]).await,
+        [
+            "reference_image image/jpeg 96x64",
+            "reference_image image/jpeg 96x64"
+        ]
+    );
+    // Kling takes no reference images here: refused before anything is sent.
+    let refused = api(
+        &h.app,
+        "POST",
+        "/api/projects/film/jobs",
+        Some(create("kling-v2-1")),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let message = refused.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.contains("kling-v2-1") && message.contains("at most 0"),
+        "{message}"
+    );
+}
