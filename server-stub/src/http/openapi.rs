@@ -181,8 +181,13 @@ pub fn finish(doc: utoipa::openapi::OpenApi, models: &[String]) -> Value {
         });
         let mut offered: Vec<Value> = models.iter().map(|m| json!(m)).collect();
         offered.push(Value::Null);
-        if let Some(model) = schemas.pointer_mut("/CreateJob/properties/model") {
-            model["enum"] = Value::Array(offered);
+        for schema in ["CreateJob", "GenerateBody"] {
+            if let Some(model) = schemas.pointer_mut(&format!("/{schema}/properties/model")) {
+                model["enum"] = Value::Array(offered.clone());
+            }
+        }
+        if let Some(pictures) = schemas.pointer_mut("/MemberBody/properties/references/items") {
+            pictures["pattern"] = json!(PATH_PATTERNS[2].1);
         }
         for schema in ["CreateJob", "NewSequence", "SequenceChange"] {
             if let Some(size) = schemas.pointer_mut(&format!("/{schema}/properties/size")) {
