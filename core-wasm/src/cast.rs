@@ -84,6 +84,55 @@ pub fn mentioned(prompt: &str) -> Vec<&str> {
     names
 }
 
+/// A mention being typed: where its `@` is and what follows it up to the caret, both counted
+/// in UTF-16 code units, as a text field's `selectionStart` counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Typing {
+    pub start: usize,
+    pub partial: String,
+}
+
+/// The mention being typed in `text` with the caret at `caret` (UTF-16): an `@` that could
+/// start a mention, then only name characters up to the caret.
+pub fn typing_at(text: &str, caret: usize) -> Option<Typing> {
+    let mut at_utf16 = 0;
+    let mut before = String::new();
+    for c in text.chars() {
+        if at_utf16 >= caret {
+            break;
+        }
+        at_utf16 += c.len_utf16();
+        before.push(c);
+    }
+    let at = before.rfind('@')?;
+    let partial = &before[at + 1..];
+    let boundary = before[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|p| !name_char(p) && p != '@');
+    let name_so_far = partial.chars().count() < MAX_NAME && partial.chars().all(name_char);
+    (boundary && name_so_far).then(|| Typing {
+        start: before[..at].encode_utf16().count(),
+        partial: partial.to_owned(),
+    })
+}
+
+/// Of `names`, the ones that start with `partial` (case aside), at most `most`, in order.
+pub fn suggestions<'a>(names: &[&'a str], partial: &str, most: usize) -> Vec<&'a str> {
+    let partial: String = partial.chars().flat_map(char::to_lowercase).collect();
+    names
+        .iter()
+        .filter(|n| {
+            n.chars()
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+                .starts_with(&partial)
+        })
+        .take(most)
+        .copied()
+        .collect()
+}
+
 /// A name made of what a script calls someone (`MARY JANE (V.O.)` is `Mary_Jane`): its words
 /// of letters and digits, each capitalised, joined by `_`, cut to [`MAX_NAME`]; `None` when
 /// it has no letter or digit.
@@ -141,6 +190,26 @@ mod tests {
         assert!(mentions(&format!("@{}", "x".repeat(41))).is_empty());
         assert_eq!(mentioned("(@Mara)"), ["Mara"]);
         assert_eq!(mentioned("«@José»"), ["José"]);
+    }
+
+    #[test]
+    fn the_mention_being_typed_is_found_at_the_caret() {
+        let text = "é @Ma and more";
+        assert_eq!(
+            typing_at(text, 5),
+            Some(Typing {
+                start: 2,
+                partial: "Ma".into()
+            })
+        );
+        assert_eq!(typing_at(text, 3).map(|t| t.partial), Some(String::new()));
+        assert_eq!(typing_at(text, 6), None, "a space ends it");
+        assert_eq!(typing_at("ana@ex", 6), None, "an address is no mention");
+        assert_eq!(typing_at("no at", 5), None);
+        assert_eq!(typing_at("😀@L", 4).map(|t| t.start), Some(2));
+        let names = ["Mara", "mark", "Leo", "Marta"];
+        assert_eq!(suggestions(&names, "MAR", 2), ["Mara", "mark"]);
+        assert_eq!(suggestions(&names, "", 8), names);
     }
 
     #[test]

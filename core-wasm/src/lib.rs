@@ -7,6 +7,8 @@ pub mod cast;
 pub mod constants;
 pub mod core;
 pub mod error;
+/// Read by the server only: the browser sends a script as it is.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod fountain;
 pub mod inputs;
 pub mod job;
@@ -22,6 +24,7 @@ pub mod sequence;
 pub mod snapshot;
 pub mod sse;
 pub mod store;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod storyboard;
 pub mod time;
 pub mod video_size;

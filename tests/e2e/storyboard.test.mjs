@@ -59,10 +59,32 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
   );
   assert.equal(await first.locator(".shot-caption").textContent(), "MARA: Where is it?");
 
+  // The second shot's prompt mentions Mara, taken from the names offered as "@Ma" is typed.
+  await panel.locator(".strip button", { hasText: "Scene 2" }).click();
+  const prompt = panel.getByRole("combobox", { name: "Prompt" });
+  await prompt.focus();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type(" @Ma");
+  const offered = panel.getByRole("option", { name: "@Mara" });
+  await offered.waitFor();
+  assert.equal(await offered.getAttribute("aria-selected"), "true");
+  await page.keyboard.press("Enter");
+  await prompt.blur();
+  const stored = async () => {
+    const { sequences } = await api("/sequences");
+    return api(`/sequences/${sequences[0].id}`);
+  };
+  await waitUntil(
+    async () =>
+      (await stored()).shots[1].prompt === "EXT. YARD - DAWN. The key glints in the grass. @Mara",
+  );
+
   // The cast: Mara was added by the import; she is given the picture.
   await panel.getByRole("button", { name: "Cast" }).click();
   const mara = panel.getByRole("group", { name: "@Mara (character)" });
-  await mara.getByRole("checkbox", { name: "Picture 1" }).check();
+  const box = mara.getByRole("checkbox", { name: "Picture 1" });
+  await box.click();
+  await waitUntil(() => box.isChecked());
   await waitUntil(async () => {
     const { cast } = await api("/cast");
     return cast.find((m) => m.name === "Mara")?.references[0] === picture.id;
@@ -81,8 +103,9 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
     (j) => j.prompt.startsWith("INT. KITCHEN") || j.prompt.startsWith("EXT. YARD"),
   );
   assert.equal(made.length, 2);
-  const kitchen = made.find((j) => j.prompt.startsWith("INT. KITCHEN"));
-  assert.deepEqual(kitchen.inputs, [{ reference: picture.id, role: "reference", cast: "Mara" }]);
+  for (const job of made) {
+    assert.deepEqual(job.inputs, [{ reference: picture.id, role: "reference", cast: "Mara" }]);
+  }
 
   // The dashboard shows the jobs; each take saved joins its shot, and the storyboard fills in.
   const saves = page.getByRole("button", { name: "Save to Library" });
@@ -94,7 +117,6 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
   await waitUntil(async () => (await panel.locator(".strip img").count()) === 2, {
     timeout: 60_000,
   });
-  const { sequences } = await api("/sequences");
-  const sequence = await api(`/sequences/${sequences[0].id}`);
+  const sequence = await stored();
   assert.ok(sequence.shots.every((s) => s.take !== null && s.takes.length === 1));
 });

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 
 import { run, runNow } from "../core/useStudio";
 import { setSequence, useSequence } from "./opener";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
+import { PromptField } from "./PromptField";
 import { Storyboard } from "./Storyboard";
 import type { Shot } from "./types";
 import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
@@ -331,6 +332,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
               }
             />
           </label>
+          <PromptField editor={editor} shot={selected} cast={view.cast} />
           <label>
             Take
             <select

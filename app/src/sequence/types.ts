@@ -89,3 +89,9 @@ export type Estimate = { shots: number, jobs: number, seconds: number, estimateU
  * What the monthly caps leave (`None`: no cap).
  */
 remainingUsd: number | null, enough: boolean, };
+
+export type MentionOffer = { 
+/**
+ * Where the mention's `@` is, in UTF-16 code units.
+ */
+start: number, names: Array<string>, };

@@ -34,6 +34,11 @@ pub enum Edit {
         id: String,
         label: String,
     },
+    /// A new prompt for the shot's takes, or none.
+    Prompt {
+        id: String,
+        prompt: Option<String>,
+    },
     /// A new caption, or none.
     Caption {
         id: String,
@@ -45,6 +50,9 @@ pub enum Edit {
         loudness: String,
     },
 }
+
+/// The longest prompt a job takes, in characters.
+pub const MAX_PROMPT: usize = 4000;
 
 /// The loudness standards a sequence may ask for.
 pub const LOUDNESS: [&str; 3] = ["web", "broadcast", "off"];
@@ -60,6 +68,7 @@ impl Edit {
             | Edit::Trim { id, .. }
             | Edit::Choose { id, .. }
             | Edit::Label { id, .. }
+            | Edit::Prompt { id, .. }
             | Edit::Caption { id, .. } => id,
         }
     }
@@ -80,6 +89,8 @@ pub enum EditError {
     LongLabel,
     #[error("{}", super::caption::LongCaption)]
     LongCaption,
+    #[error("A shot's prompt is at most {MAX_PROMPT} characters")]
+    LongPrompt,
     #[error("Loudness is web, broadcast or off, not {0}")]
     Loudness(String),
     #[error("{0} has no take to continue from")]
@@ -191,6 +202,25 @@ pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
                 label: before,
             })
         }
+        Edit::Prompt { id, prompt } => {
+            let prompt = prompt
+                .as_deref()
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned);
+            if prompt
+                .as_ref()
+                .is_some_and(|p| p.chars().count() > MAX_PROMPT)
+            {
+                return Err(EditError::LongPrompt);
+            }
+            let at = find(sequence, id)?;
+            let before = std::mem::replace(&mut sequence.shots[at].prompt, prompt);
+            Ok(Edit::Prompt {
+                id: id.clone(),
+                prompt: before,
+            })
+        }
         Edit::Loudness { loudness } => {
             if !LOUDNESS.contains(&loudness.as_str()) {
                 return Err(EditError::Loudness(loudness.clone()));
@@ -300,6 +330,13 @@ mod tests {
                 label: "Shot 1: close-up".into(),
             },
             |s| assert_eq!(s.shots[0].label, "Shot 1: close-up"),
+        );
+        undoes(
+            Edit::Prompt {
+                id: "b".into(),
+                prompt: Some("  @Mara runs ".into()),
+            },
+            |s| assert_eq!(s.shots[1].prompt.as_deref(), Some("@Mara runs")),
         );
         undoes(
             Edit::Loudness {

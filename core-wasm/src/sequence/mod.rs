@@ -260,7 +260,7 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
@@ -271,6 +271,7 @@ pub(crate) mod tests {
             board::CastMember::decl(),
             board::Picture::decl(),
             board::Estimate::decl(),
+            board::MentionOffer::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
         if std::env::var_os("UPDATE_TS_TYPES").is_some() {

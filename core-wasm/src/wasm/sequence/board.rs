@@ -5,7 +5,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::{plain_error, SequenceEditor};
+use crate::json::browser as json;
+use crate::sequence::board::MentionOffer;
 use crate::sequence::client::CallError;
+use crate::sequence::edit::Edit;
 
 impl super::session::Inner {
     /// The open sequence's id.
@@ -104,6 +107,23 @@ impl SequenceEditor {
                 Err(e) => Err(thrown(&inner, e)),
             }
         })
+    }
+
+    /// Sets shot `id`'s prompt (trimmed; blank is none): what its takes are made from.
+    pub fn prompt(&self, id: String, text: String) -> Result<(), JsValue> {
+        self.inner.edit(Edit::Prompt {
+            id,
+            prompt: Some(text),
+        })
+    }
+
+    /// The cast names offered for the mention typed at `caret` (UTF-16) in `text`: `{start,
+    /// names}`, or `null` when no mention is being typed or no name fits. The cast is the one
+    /// `loadCast` read.
+    #[wasm_bindgen(js_name = mentionAt)]
+    pub fn mention_at(&self, text: String, caret: usize) -> JsValue {
+        let offer = MentionOffer::of(&self.inner.state.borrow().cast, &text, caret);
+        offer.map_or(JsValue::NULL, |offer| json::serialized(&offer))
     }
 
     /// Reads the project's cast and the pictures it may be given.
