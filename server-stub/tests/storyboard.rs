@@ -147,6 +147,28 @@ async fn the_cast_keeps_unique_names_and_only_the_projects_pictures() {
 }
 
 #[tokio::test]
+async fn of_eight_members_named_alike_at_once_one_is_made() {
+    let h = start();
+    // All eight read the cast before any writes it unless the cast's lock keeps them apart.
+    let names = [
+        "Mara", "MARA", "mara", "mAra", "Mara", "MARA", "mara", "maRA",
+    ];
+    let posts = names.map(|name| member(&h, json!({"name": name, "kind": "character"})));
+    let replies = futures_util::future::join_all(posts).await;
+    let made = replies
+        .iter()
+        .filter(|r| r.status == StatusCode::CREATED)
+        .count();
+    let taken = replies
+        .iter()
+        .filter(|r| r.status == StatusCode::CONFLICT)
+        .count();
+    assert_eq!((made, taken), (1, 7));
+    let cast = api(&h.app, "GET", CAST, None).await.json();
+    assert_eq!(cast["cast"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn mentions_bring_the_cast_pictures_in_order_and_unknown_ones_are_refused() {
     let h = start();
     let (a, b, c) = (

@@ -178,29 +178,20 @@ async fn put(
     Ok(())
 }
 
-/// Adds `drafts` to the cast, all or none: refused when a name is taken (by a member or
-/// another draft) or the cast would pass `MAX_PER_PROJECT`.
+/// Adds `draft` (checked: `Draft::checked`) to the cast: refused when its name is taken or
+/// the cast holds `MAX_PER_PROJECT` members.
 pub async fn create(
     storage: &dyn Storage,
     database: Option<&Database>,
     folder: &ProjectFolder,
-    drafts: Vec<Draft>,
-) -> Result<Vec<Member>, CastError> {
-    let drafts = drafts
-        .into_iter()
-        .map(Draft::checked)
-        .collect::<Result<Vec<_>, _>>()?;
+    draft: Draft,
+) -> Result<Member, CastError> {
     locked(storage, database, folder, async |members: Vec<Member>| {
-        for (at, draft) in drafts.iter().enumerate() {
-            let before = members.iter().map(|m| &m.name);
-            let taken = before
-                .chain(drafts[..at].iter().map(|d| &d.name))
-                .find(|name| same_name(name, &draft.name));
-            if let Some(name) = taken {
-                return Err(CastError::Taken(name.clone()));
-            }
+        if let Some(taken) = members.iter().find(|m| same_name(&m.name, &draft.name)) {
+            return Err(CastError::Taken(taken.name.clone()));
         }
-        add(storage, folder, &members, drafts).await
+        let mut made = add(storage, folder, &members, vec![draft]).await?;
+        Ok(made.remove(0))
     })
     .await
 }
@@ -233,7 +224,8 @@ async fn add(
     Ok(made)
 }
 
-/// Changes member `id` to `draft` (its name still its own, case aside).
+/// Changes member `id` to `draft` (checked: `Draft::checked`), its name still its own (case
+/// aside).
 pub async fn update(
     storage: &dyn Storage,
     database: Option<&Database>,
@@ -241,7 +233,6 @@ pub async fn update(
     id: &str,
     draft: Draft,
 ) -> Result<Member, CastError> {
-    let draft = draft.checked()?;
     locked(storage, database, folder, async |members: Vec<Member>| {
         let current = members
             .iter()
@@ -285,7 +276,7 @@ pub async fn remove(
 }
 
 /// Adds a character of each of `names` the cast does not have yet (case aside), with no
-/// pictures: the members added.
+/// pictures: the members added. The cast is read only when there are names to add.
 pub async fn add_characters(
     storage: &dyn Storage,
     database: Option<&Database>,
@@ -304,7 +295,7 @@ pub async fn add_characters(
             })
             .collect()
     };
-    if missing(&list(storage, folder).await?).is_empty() {
+    if names.is_empty() {
         return Ok(Vec::new());
     }
     locked(storage, database, folder, async |members: Vec<Member>| {

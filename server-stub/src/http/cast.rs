@@ -99,8 +99,8 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<Member>), ApiError> {
     let draft = draft(&state, &project, body).await?;
     let storage = state.storage().as_ref();
-    let mut made = cast::create(storage, state.database(), &project.folder(), vec![draft]).await?;
-    Ok((StatusCode::CREATED, Json(made.remove(0))))
+    let member = cast::create(storage, state.database(), &project.folder(), draft).await?;
+    Ok((StatusCode::CREATED, Json(member)))
 }
 
 #[utoipa::path(

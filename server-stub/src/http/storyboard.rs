@@ -279,7 +279,7 @@ pub async fn generate(
     .await?;
     let shots = news.len();
     if body.dry_run {
-        let estimate = state.jobs.estimate_batch(news, takes).await?;
+        let estimate = state.jobs.estimate_batch(&project, news, takes).await?;
         let answer = GenerateEstimate {
             shots,
             jobs: estimate.jobs,
@@ -292,7 +292,7 @@ pub async fn generate(
         };
         return Ok(Json(answer).into_response());
     }
-    let records = state.jobs.create_batch(news, takes).await?;
+    let records = state.jobs.create_batch(&project, news, takes).await?;
     tracing::info!(project = %project, sequence = %id, shots, jobs = records.len(), "generated a storyboard");
     let jobs = records
         .iter()

@@ -9,12 +9,10 @@ use super::{estimate, Backend, JobError, JobService, NewJob};
 use crate::providers::inputs;
 use crate::providers::Maker;
 
-/// Jobs ready to be admitted: their records, whether the engine makes them, and the caps
-/// their project is held to.
+/// Jobs ready to be admitted: their records, and whether the engine makes them.
 pub(in crate::jobs) struct Prepared {
     pub takes: Vec<JobRecord>,
     pub local: bool,
-    pub caps: budget::Caps,
 }
 
 /// Seconds until the next 00:00 UTC, when daily budgets renew.
@@ -90,17 +88,30 @@ impl JobService {
     /// embedded engine's takes without one, a random start. A single job without a seed is
     /// the prompt's own scene (seed 0) on the engine, and the provider's choice elsewhere.
     pub async fn create_takes(&self, new: NewJob, count: u32) -> Result<Vec<JobRecord>, JobError> {
-        let prepared = self.prepare(new, count).await?;
-        self.admit_and_start(prepared.takes, prepared.local, prepared.caps)
+        let caps = self.caps(&new.project_id).await?;
+        let prepared = self.prepare(new, count, caps).await?;
+        self.admit_and_start(prepared.takes, prepared.local, caps)
             .await
     }
 
+    /// The caps a new job of `project` is held to: the project's monthly budget and the
+    /// studio's.
+    pub(in crate::jobs) async fn caps(&self, project: &str) -> Result<budget::Caps, JobError> {
+        Ok(budget::Caps {
+            project: budget::get(self.inner.storage.as_ref(), project)
+                .await?
+                .map(|b| b.monthly_usd),
+            studio: self.inner.limits.monthly_usd,
+        })
+    }
+
     /// The `count` takes of `new` as they would be recorded, checked against its model's
-    /// inputs and priced, and the caps its project is held to; nothing is recorded yet.
+    /// inputs and priced (a price is needed when `caps` apply); nothing is recorded yet.
     pub(in crate::jobs) async fn prepare(
         &self,
         new: NewJob,
         count: u32,
+        caps: budget::Caps,
     ) -> Result<Prepared, JobError> {
         let model = new
             .model
@@ -132,12 +143,6 @@ impl JobService {
             .catalog
             .price(&model)
             .and_then(|price| estimate::Estimate::of(price, &spec));
-        let caps = budget::Caps {
-            project: budget::get(self.inner.storage.as_ref(), &new.project_id)
-                .await?
-                .map(|b| b.monthly_usd),
-            studio: self.inner.limits.monthly_usd,
-        };
         if caps.any() && estimate.is_none() {
             return Err(JobError::Invalid(format!(
                 "The model {model} has no known price and a monthly budget applies: \
@@ -180,7 +185,7 @@ impl JobService {
                 });
             }
         }
-        Ok(Prepared { takes, local, caps })
+        Ok(Prepared { takes, local })
     }
 
     /// Admits a cut's export: an engine job (`model: "sequence"`) that makes one MP4 of the

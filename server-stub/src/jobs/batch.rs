@@ -1,6 +1,7 @@
 //! A storyboard's jobs: the takes of many shots, of one model, admitted together (all or none)
 //! or only estimated, with what the month's budgets leave.
 
+use super::budget::Caps;
 use super::{JobError, JobRecord, JobService, NewJob};
 
 /// What a batch would ask for and cost, and what the budgets leave for it.
@@ -23,29 +24,36 @@ impl BatchEstimate {
 }
 
 impl JobService {
-    /// The jobs `count` takes of each of `news` would be, priced, with nothing recorded.
+    /// The jobs `count` takes of each of `news` (all of `project`) would be, priced, with
+    /// nothing recorded; whether the engine makes them; and the caps they are held to, read
+    /// once for all of them.
+    async fn prepare_all(
+        &self,
+        project: &str,
+        news: Vec<NewJob>,
+        count: u32,
+    ) -> Result<(Vec<JobRecord>, bool, Caps), JobError> {
+        let caps = self.caps(project).await?;
+        let mut jobs = Vec::new();
+        let mut local = false;
+        for new in news {
+            let prepared = self.prepare(new, count, caps).await?;
+            local = prepared.local;
+            jobs.extend(prepared.takes);
+        }
+        Ok((jobs, local, caps))
+    }
+
+    /// The jobs `count` takes of each of `news` (all of `project`) would be, priced, with
+    /// nothing recorded.
     pub async fn estimate_batch(
         &self,
+        project: &str,
         news: Vec<NewJob>,
         count: u32,
     ) -> Result<BatchEstimate, JobError> {
-        let Some(project) = news.first().map(|n| n.project_id.clone()) else {
-            return Ok(BatchEstimate {
-                jobs: 0,
-                seconds: 0,
-                estimate_usd: 0.0,
-                remaining_usd: None,
-            });
-        };
-        let mut jobs = Vec::new();
-        let mut caps = None;
-        for new in news {
-            let prepared = self.prepare(new, count).await?;
-            caps = Some(prepared.caps);
-            jobs.extend(prepared.takes);
-        }
-        let (committed_project, committed_studio) = self.committed(&project);
-        let caps = caps.unwrap_or_default();
+        let (jobs, _, caps) = self.prepare_all(project, news, count).await?;
+        let (committed_project, committed_studio) = self.committed(project);
         let left = [
             caps.project.map(|cap| cap - committed_project),
             caps.studio.map(|cap| cap - committed_studio),
@@ -58,24 +66,19 @@ impl JobService {
         })
     }
 
-    /// Admits `count` takes of each of `news` (all of one project and model) together, all or
-    /// none, then starts them: each shot's takes are grouped as `create_takes` groups them.
+    /// Admits `count` takes of each of `news` (all of `project` and one model) together, all
+    /// or none, then starts them: each shot's takes are grouped as `create_takes` groups them.
     pub async fn create_batch(
         &self,
+        project: &str,
         news: Vec<NewJob>,
         count: u32,
     ) -> Result<Vec<JobRecord>, JobError> {
-        let mut jobs = Vec::new();
-        let mut admission = None;
-        for new in news {
-            let prepared = self.prepare(new, count).await?;
-            admission = Some((prepared.local, prepared.caps));
-            jobs.extend(prepared.takes);
+        let (jobs, local, caps) = self.prepare_all(project, news, count).await?;
+        if jobs.is_empty() {
+            return Ok(Vec::new());
         }
-        match admission {
-            Some((local, caps)) => self.admit_and_start(jobs, local, caps).await,
-            None => Ok(Vec::new()),
-        }
+        self.admit_and_start(jobs, local, caps).await
     }
 }
 

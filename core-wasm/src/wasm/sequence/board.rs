@@ -10,24 +10,6 @@ use crate::sequence::board::MentionOffer;
 use crate::sequence::client::CallError;
 use crate::sequence::edit::Edit;
 
-impl super::session::Inner {
-    /// The open sequence's id.
-    fn open_id(&self) -> Result<String, JsValue> {
-        self.state
-            .borrow()
-            .editor
-            .as_ref()
-            .map(|e| e.current().id.clone())
-            .ok_or_else(|| plain_error("Open a sequence first"))
-    }
-}
-
-/// The failure shown in the panel and thrown.
-fn thrown(inner: &std::rc::Rc<super::session::Inner>, error: CallError) -> JsValue {
-    inner.failed(error.clone());
-    plain_error(&error.0)
-}
-
 #[wasm_bindgen]
 impl SequenceEditor {
     /// Makes a sequence of the Fountain screenplay `fountain` (its shots planned from the
@@ -46,7 +28,7 @@ impl SequenceEditor {
             } else {
                 sequence
                     .map(|_| JsValue::UNDEFINED)
-                    .map_err(|e| thrown(&inner, e))
+                    .map_err(|e| inner.thrown(e))
             };
             if opened.is_ok() {
                 inner.change(|s| {
@@ -75,7 +57,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::UNDEFINED)
                 }
-                Err(e) => Err(thrown(&inner, e)),
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }
@@ -104,7 +86,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::from(jobs as u32))
                 }
-                Err(e) => Err(thrown(&inner, e)),
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }
@@ -142,7 +124,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::UNDEFINED)
                 }
-                Err(e) => Err(thrown(&inner, e)),
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }
@@ -175,7 +157,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::UNDEFINED)
                 }
-                Err(e) => Err(thrown(&inner, e)),
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }

@@ -434,10 +434,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::from_str(&job))
                 }
-                Err(e) => {
-                    inner.failed(e.clone());
-                    Err(plain_error(&e.0))
-                }
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }
@@ -448,13 +445,7 @@ impl SequenceEditor {
     pub fn export_mp4(&self, size: Option<String>) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let id = inner
-                .state
-                .borrow()
-                .editor
-                .as_ref()
-                .map(|e| e.current().id.clone())
-                .ok_or_else(|| plain_error("Open a sequence first"))?;
+            let id = inner.open_id()?;
             match inner.client().export(&id, size.as_deref()).await {
                 Ok(job) => {
                     inner.change(|s| {
@@ -465,10 +456,7 @@ impl SequenceEditor {
                     });
                     Ok(JsValue::from_str(&job))
                 }
-                Err(e) => {
-                    inner.failed(e.clone());
-                    Err(plain_error(&e.0))
-                }
+                Err(e) => Err(inner.thrown(e)),
             }
         })
     }

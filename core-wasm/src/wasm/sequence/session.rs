@@ -140,6 +140,23 @@ impl Inner {
         self.change(|s| s.error = Some(error.0));
     }
 
+    /// `error` shown in the panel, and as the Error a command's promise rejects with.
+    pub(super) fn thrown(self: &Rc<Self>, error: CallError) -> JsValue {
+        let thrown = plain_error(&error.0);
+        self.failed(error);
+        thrown
+    }
+
+    /// The open sequence's id.
+    pub(super) fn open_id(&self) -> Result<String, JsValue> {
+        self.state
+            .borrow()
+            .editor
+            .as_ref()
+            .map(|e| e.current().id.clone())
+            .ok_or_else(|| plain_error("Open a sequence first"))
+    }
+
     /// Sends the unsaved edits, unless a save is on its way (its end sends what came after).
     /// A save the server refuses (4xx) is not sent again until the next edit, and the reason
     /// is shown; one that does not arrive (offline, 5xx) is sent again after a growing wait.
@@ -336,10 +353,7 @@ impl Inner {
                 self.open_editor(Editor::new(sequence));
                 Ok(JsValue::UNDEFINED)
             }
-            Err(e) => {
-                self.failed(e.clone());
-                Err(plain_error(&e.0))
-            }
+            Err(e) => Err(self.thrown(e)),
         }
     }
 
