@@ -13,6 +13,14 @@
 # after the other.
 source "$(dirname "$0")/lib.sh"
 started=$SECONDS
+# A run from a clean clone writes about 7 GB (target/, node_modules, the browser's and the
+# database's packages): when the disk has less, say so first, so that a build that stops on
+# "No space left on device" is read as the machine's and not the code's.
+free_kb="$(df -Pk "$ROOT" | awk 'NR == 2 { print $4 }')"
+note "free disk: $((free_kb / 1024 / 1024)) GB"
+if [ "$free_kb" -lt $((8 * 1024 * 1024)) ]; then
+  note "warning: less than 8 GB free; a clean run needs about 7 GB"
+fi
 bash "$ROOT/scripts/build.sh"
 bash "$ROOT/scripts/setup-test.sh"
 cd "$ROOT"
