@@ -1,6 +1,7 @@
 // From a script to a storyboard in the browser: a Fountain screenplay imported in the Sequence
 // panel, a picture given to a character of the cast, every shot generated with one take after
-// its estimate, and the storyboard filling in as the takes are saved.
+// its estimate, each shot showing its take being made, and the storyboard filling in as the
+// server saves each finished take.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { audit, savedVideo, serverAndPage, TOKEN, waitUntil } from "./harness.mjs";
@@ -96,6 +97,16 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
   const estimate = panel.getByTestId("estimate");
   await estimate.waitFor();
   assert.match(await estimate.textContent(), /^2 shots, 2 jobs, \d+ s of video/);
+  // Whatever the shots show of their takes while they are made is recorded as it appears.
+  await page.evaluate(() => {
+    window.shotMaking = new Set();
+    const strip = document.querySelector(".strip");
+    new MutationObserver(() => {
+      for (const line of strip.querySelectorAll(".shot-making li > span")) {
+        window.shotMaking.add(line.textContent.replace(/\d+%$/, "N%"));
+      }
+    }).observe(strip, { subtree: true, childList: true, characterData: true });
+  });
   await panel.getByRole("button", { name: "Start 2 jobs" }).click();
   await panel.getByText("Started 2 jobs").waitFor();
   const { jobs } = await api("/jobs");
@@ -107,16 +118,19 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
     assert.deepEqual(job.inputs, [{ reference: picture.id, role: "reference", cast: "Mara" }]);
   }
 
-  // The dashboard shows the jobs; each take saved joins its shot, and the storyboard fills in.
-  const saves = page.getByRole("button", { name: "Save to Library" });
-  await waitUntil(async () => (await saves.count()) === 2, { timeout: 120_000 });
-  for (let left = 2; left > 0; left--) {
-    await saves.first().click();
-    await waitUntil(async () => (await saves.count()) === left - 1);
-  }
+  // Each shot shows its take being made; done, the take is saved by the server and joins
+  // its shot, and the storyboard fills in without a save by hand.
   await waitUntil(async () => (await panel.locator(".strip img").count()) === 2, {
-    timeout: 60_000,
+    timeout: 120_000,
   });
+  const shown = await page.evaluate(() => [...window.shotMaking]);
+  assert.ok(
+    shown.some((line) => line === "Take queued" || line.startsWith("Making take")),
+    `the shots showed their takes being made: ${JSON.stringify(shown)}`,
+  );
+  assert.equal(await panel.locator(".shot-making").count(), 0, "nothing is left being made");
   const sequence = await stored();
   assert.ok(sequence.shots.every((s) => s.take !== null && s.takes.length === 1));
+  assert.equal(await page.getByRole("button", { name: "Save to Library" }).count(), 0);
+  assert.deepEqual(await audit(page), []);
 });

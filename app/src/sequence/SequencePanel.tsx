@@ -9,6 +9,7 @@ import { setSequence, useSequence } from "./opener";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
 import { PromptField } from "./PromptField";
+import { ShotMaking } from "./ShotMaking";
 import { Storyboard } from "./Storyboard";
 import type { Shot } from "./types";
 import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
@@ -314,6 +315,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
                   </span>
                   {shot.caption && <span className="shot-caption">{shot.caption.text}</span>}
                 </button>
+                <ShotMaking jobs={view.making[shot.id]} />
               </li>
             );
           })}

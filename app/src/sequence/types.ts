@@ -1,5 +1,7 @@
 // Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.
 
+import type { JobStatus } from "../core/types";
+
 export type Sequence = { id: string, name: string, fps: number, size: string, fit: string, 
 /**
  * The standard an export brings its sound to: `web`, `broadcast` or `off`.
@@ -70,7 +72,11 @@ cast: Array<CastMember>, pictures: Array<Picture>,
 /**
  * What Generate all would make and cost, asked for and not started yet.
  */
-estimate: Estimate | null, };
+estimate: Estimate | null, 
+/**
+ * The takes being made for the open sequence's shots, by shot id.
+ */
+making: { [key in string]?: Array<ShotJob> }, };
 
 export type CastMember = { id: string, name: string, 
 /**
@@ -95,3 +101,21 @@ export type MentionOffer = {
  * Where the mention's `@` is, in UTF-16 code units.
  */
 start: number, names: Array<string>, };
+
+export type ShotJob = { 
+/**
+ * The job's id.
+ */
+job: string, status: JobStatus, 
+/**
+ * 0 to 100.
+ */
+progress: number, 
+/**
+ * The provider reports no progress: it is estimated from the time taken.
+ */
+estimated: boolean, 
+/**
+ * Why it failed.
+ */
+error: string | null, };

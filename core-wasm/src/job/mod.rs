@@ -119,6 +119,19 @@ pub enum JobStatus {
     Other,
 }
 
+impl JobStatus {
+    /// The status a server's `status` names.
+    pub fn parse(status: &str) -> JobStatus {
+        match status {
+            "queued" => JobStatus::Queued,
+            "running" => JobStatus::Running,
+            "done" => JobStatus::Done,
+            "error" => JobStatus::Error,
+            _ => JobStatus::Other,
+        }
+    }
+}
+
 /// Fields the client owns: a server answer never overwrites them (but a library key the server
 /// tells fills an empty `final_r2_key`: see [`Job::merged`]).
 const CLIENT_OWNED: [&str; 3] = ["created_at", "updated_at", "final_r2_key"];
@@ -225,13 +238,7 @@ impl Job {
     }
 
     pub fn status(&self) -> JobStatus {
-        match self.status.as_str() {
-            "queued" => JobStatus::Queued,
-            "running" => JobStatus::Running,
-            "done" => JobStatus::Done,
-            "error" => JobStatus::Error,
-            _ => JobStatus::Other,
-        }
+        JobStatus::parse(&self.status)
     }
 
     /// Queued and running jobs are polled; done and error are final.

@@ -9,6 +9,7 @@ pub mod client;
 pub mod edit;
 pub mod editor;
 pub mod frames;
+pub mod making;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -260,7 +261,7 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
@@ -272,6 +273,7 @@ pub(crate) mod tests {
             board::Picture::decl(),
             board::Estimate::decl(),
             board::MentionOffer::decl(),
+            making::ShotJob::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
         if std::env::var_os("UPDATE_TS_TYPES").is_some() {

@@ -42,6 +42,7 @@ use tower_http::trace::TraceLayer;
 use crate::database::Database;
 use crate::jobs::JobService;
 use crate::poster::Posters;
+use crate::project::ProjectId;
 use crate::project_events::ProjectEvents;
 use crate::prompts::Prompts;
 use crate::references::References;
@@ -97,16 +98,7 @@ impl From<Shared> for AppState {
     fn from(shared: Shared) -> Self {
         let project_events =
             ProjectEvents::new(shared.jobs.database(), shared.jobs.storage().clone());
-        // An export saved by the jobs themselves reaches the library's streams as a save does.
-        let events = project_events.clone();
-        shared.jobs.when_saved(Box::new(move |project, file_name| {
-            let change = crate::project_events::Change::Library {
-                file_name: file_name.to_owned(),
-                saved: true,
-            };
-            events.publish(project, change);
-        }));
-        AppState(Arc::new(Inner {
+        let state = AppState(Arc::new(Inner {
             project_events,
             storage: shared.jobs.storage().clone(),
             database: shared.jobs.database(),
@@ -115,7 +107,30 @@ impl From<Shared> for AppState {
             prompts: shared.jobs.prompts().clone(),
             shared,
             job_bodies: JobBodies::default(),
-        }))
+        }));
+        // A video the jobs save by themselves (an export, a take of a shot) reaches the
+        // library's streams as a save does, and a take joins its shot. The hook holds the
+        // state weakly: the state holds the jobs that hold the hook.
+        let weak = Arc::downgrade(&state.0);
+        state
+            .jobs
+            .when_saved(Box::new(move |project, file_name, shot| {
+                let Some(state) = weak.upgrade().map(AppState) else {
+                    return;
+                };
+                let change = crate::project_events::Change::Library {
+                    file_name: file_name.to_owned(),
+                    saved: true,
+                };
+                state.project_events().publish(project, change);
+                if let (Some(link), Ok(project)) = (shot.cloned(), ProjectId::parse(project)) {
+                    let take = file_name.to_owned();
+                    tokio::spawn(async move {
+                        sequences::join_take(&state, &project, &link, &take).await;
+                    });
+                }
+            }));
+        state
     }
 }
 

@@ -6,6 +6,7 @@ use super::record::{self, Status};
 use super::{cost, now, JobError, JobService};
 use crate::poster::poster_key;
 use crate::project::ProjectFolder;
+use crate::sequences::ShotLink;
 use crate::storage::{file_name, StorageError};
 
 pub fn library_key(project: &str, id: &str) -> String {
@@ -125,8 +126,8 @@ impl JobService {
         Ok(key)
     }
 
-    /// Has `hook(project, file name)` told of each video this service saves to a library by
-    /// itself (an export, saved when done); set once.
+    /// Has `hook(project, file name, shot)` told of each video this service saves to a
+    /// library by itself (an export, or a take of a shot, saved when done); set once.
     pub fn when_saved(&self, hook: super::SavedHook) {
         let _ = self.inner.saved_here.set(hook);
     }
@@ -175,10 +176,27 @@ impl JobService {
         }
     }
 
-    /// Tells of an export saved to `project`'s library as `key`.
-    pub(super) fn told_saved(&self, project: &str, key: &str) {
+    /// Tells of a video saved to `project`'s library as `key` by the service itself.
+    pub(super) fn told_saved(&self, project: &str, key: &str, shot: Option<&ShotLink>) {
         if let Some(hook) = self.inner.saved_here.get() {
-            hook(project, file_name(key));
+            hook(project, file_name(key), shot);
+        }
+    }
+
+    /// A take made for a shot is paid for and wanted: once done it is saved to the library
+    /// (where it joins its shot), so that a storyboard fills in without a save per take and
+    /// no take is lost to the providers' expiring URLs. A failure is logged; the take can
+    /// still be saved by hand.
+    pub(super) async fn keep_take(&self, id: &str) {
+        let Some((project, Some(link))) = self.read(id, |r| (r.project_id.clone(), r.shot.clone()))
+        else {
+            return;
+        };
+        match self.save(id, &project, "").await {
+            Ok(key) => self.told_saved(&project, &key, Some(&link)),
+            Err(e) => {
+                tracing::warn!(job = %id, error = %e, "a take of a shot could not be saved to the library")
+            }
         }
     }
 

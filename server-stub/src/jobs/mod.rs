@@ -116,8 +116,9 @@ pub struct NewJob {
     pub shot: Option<crate::sequences::ShotLink>,
 }
 
-/// What is told of a video the service saved to a project's library by itself.
-pub type SavedHook = Box<dyn Fn(&str, &str) + Send + Sync>;
+/// What is told of a video the service saved to a project's library by itself: the project,
+/// the file name and, for a take of a shot, the shot it joins.
+pub type SavedHook = Box<dyn Fn(&str, &str, Option<&crate::sequences::ShotLink>) + Send + Sync>;
 
 /// At most this many takes of one shot in one request.
 pub const MAX_TAKES: u32 = 8;

@@ -209,7 +209,7 @@ impl JobService {
                         self.discard_unheld_export(id, key).await;
                     }
                 } else if let (Some(project), Some(key)) = (&exported, &saved) {
-                    self.told_saved(project, key);
+                    self.told_saved(project, key, None);
                 }
             }
             Err(_) if self.stopping() => {
@@ -253,7 +253,11 @@ impl JobService {
                 }
             })
             .await;
-        marked && written.is_some()
+        let done = marked && written.is_some();
+        if done {
+            self.keep_take(id).await;
+        }
+        done
     }
 
     /// Removes a preview (with its poster) that was made for a job cancelled or removed

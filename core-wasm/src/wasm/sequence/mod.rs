@@ -94,6 +94,7 @@ impl SequenceEditor {
                 cast: state.cast.clone(),
                 pictures: state.pictures.clone(),
                 estimate: state.estimate.clone(),
+                making: state.making.by_shot(),
             })
         })
     }

@@ -19,6 +19,7 @@ use crate::sequence::board::{CastMember, Estimate, Picture};
 use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::Editor;
+use crate::sequence::making::Making;
 use crate::sequence::{frames, Sequence, Shot};
 
 #[derive(Default)]
@@ -38,6 +39,8 @@ pub(super) struct State {
     pub(super) cast: Vec<CastMember>,
     pub(super) pictures: Vec<Picture>,
     pub(super) estimate: Option<Estimate>,
+    /// The takes being made for the open sequence's shots.
+    pub(super) making: Making,
 }
 
 pub(super) struct Inner {
@@ -379,6 +382,7 @@ impl Inner {
             s.editor = Some(editor);
             s.error = None;
             s.announcement = None;
+            s.making.clear();
         });
         spawn_local(self.clone().follow(id, opened));
     }

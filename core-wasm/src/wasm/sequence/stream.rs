@@ -75,6 +75,10 @@ impl Inner {
                 self.library_changed(&event.data);
                 continue;
             }
+            if event.name == "job" || event.name == "removed" {
+                self.job_changed(id, &event.name, &event.data);
+                continue;
+            }
             if event.name != "sequence" {
                 continue;
             }
@@ -142,6 +146,18 @@ impl Inner {
         if closed.is_some() {
             self.opened.set(self.opened.get() + 1);
             self.wake_waiters();
+        }
+    }
+
+    /// A job changed or removed: when it makes a take of one of the open sequence's shots,
+    /// that shot shows it.
+    fn job_changed(self: &Rc<Self>, id: &str, event: &str, data: &str) {
+        let Some(data) = crate::json::parse(data) else {
+            return;
+        };
+        let changed = self.state.borrow_mut().making.take(event, &data, id);
+        if changed {
+            self.change(|_| ());
         }
     }
 

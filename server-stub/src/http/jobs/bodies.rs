@@ -50,8 +50,8 @@ pub struct CreateJob {
     #[serde(default)]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 4_294_967_295_i64)]
     pub(super) seed: Option<f64>,
-    /// The shot of one of the project's sequences this job is a take of: saved to the
-    /// library, its video joins the shot's takes (and is chosen if the shot had none).
+    /// The shot of one of the project's sequences this job is a take of: its video is saved
+    /// to the library when done and joins the shot's takes (chosen if the shot had none).
     #[serde(default)]
     pub(super) shot: Option<ShotLink>,
 }
@@ -126,6 +126,8 @@ pub struct JobView {
     pub(super) seed: Option<u32>,
     /// For one of several takes: the shot (the first take's job id), which take, of how many.
     pub(super) take: Option<Take>,
+    /// The shot of a sequence it is a take of (saved to the library when done).
+    pub(super) shot: Option<ShotLink>,
     /// What the provider reports the finished job used, in its own billing unit.
     pub(super) provider_usage: Option<Usage>,
     /// The reference image made of the last frame the provider handed over.
@@ -173,6 +175,7 @@ impl JobView {
             parent: r.parent.clone(),
             seed: r.seed,
             take: r.take.clone(),
+            shot: r.shot.clone(),
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
             cost: crate::jobs::cost::of(r),
