@@ -162,8 +162,8 @@ test("a sequence is built from library cards, edited, followed live, played and 
   }, exported.public_url);
   assert.deepEqual(played, { width: 1280, duration: 5.5 });
 
-  // Continue on the last shot: a shot after it, whose take extends the last shot's; saved to
-  // the library, the new video joins the new shot and is chosen.
+  // Continue on the last shot: a shot after it, whose take extends the last shot's; done, the
+  // server saves it to the library and it joins the new shot, chosen, with no save by hand.
   await panel.locator(".strip button", { hasText: "Shot 2" }).click();
   await panel.getByRole("button", { name: "Continue" }).click();
   await waitUntil(async () => (await labels(panel)).join() === "Shot 3,Shot 1,Shot 2,Shot 4");
@@ -171,8 +171,8 @@ test("a sequence is built from library cards, edited, followed live, played and 
   const job = notice.match(/\(([^)]+)\)/)[1];
   const row = page.locator(`li[data-job-id="${job}"]`);
   await row.locator(".badge", { hasText: "DONE" }).waitFor({ timeout: 60_000 });
-  await row.getByRole("button", { name: "Save to Library" }).click();
   await waitUntil(async () => (await stored(t.server)).shots[3].take === `${job}.mp4`);
+  await row.getByText("✓ Saved to library").waitFor();
   const continued = (await stored(t.server)).shots[3];
   assert.deepEqual(continued.takes, [`${job}.mp4`]);
   assert.equal(continued.prompt, "waves on a grey shore");
