@@ -10,7 +10,7 @@ import {
   type RefObject,
 } from "react";
 import type { ReviewLink } from "../../../pkg/studio_review.js";
-import type { CredentialsView, ReviewVideoView, ReviewView } from "../core/types";
+import type { CredentialsView, ReviewVideoView } from "../core/types";
 import { Notes } from "../review/Notes";
 import { CredentialsFacts } from "../credentials/CredentialsFacts";
 
@@ -25,7 +25,7 @@ export function ReviewPage({ link, token }: { link: ReviewLink; token: string })
     (onChange: () => void) => link.subscribe(onChange) as () => void,
     [link],
   );
-  const review = useSyncExternalStore(subscribe, () => link.view() as ReviewView);
+  const review = useSyncExternalStore(subscribe, () => link.view());
   const [name, setName] = useState("");
 
   useEffect(() => {
@@ -194,7 +194,7 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
           // Read when first opened; opened again after a failure, read again.
           if (event.currentTarget.open && typeof credentials !== "object")
             link.readCredentials(video.fileName).then(
-              (read) => setCredentials(read as CredentialsView),
+              (read) => setCredentials(read),
               (error: unknown) =>
                 setCredentials(error instanceof Error ? error.message : String(error)),
             );

@@ -23,8 +23,7 @@ export function PromptField({
   const look = useCallback(() => {
     const text = field.current;
     if (!text) return;
-    const found = editor.mentionAt(text.value, text.selectionStart) as MentionOffer | null;
-    setOffer(found);
+    setOffer(editor.mentionAt(text.value, text.selectionStart));
     setActive(0);
   }, [editor]);
   // A cast read while a mention is being typed offers its names at once.

@@ -50,6 +50,6 @@ export function usePanelView(editor: SequenceEditor | null): PanelView | null {
     (onChange: () => void) => (editor ? (editor.subscribe(onChange) as () => void) : nothing()),
     [editor],
   );
-  const view = useCallback(() => (editor ? (editor.view() as PanelView) : null), [editor]);
+  const view = useCallback(() => (editor ? editor.view() : null), [editor]);
   return useSyncExternalStore(subscribe, view);
 }

@@ -19,6 +19,11 @@ use crate::json::browser as json;
 use crate::review::{token_of, Verdict};
 use crate::review_page::ReviewSession;
 
+// The types the page's views have, generated from the Rust that makes them.
+#[wasm_bindgen(typescript_custom_section)]
+const VIEW_TYPES: &str =
+    r#"import type { CredentialsView, ReviewView } from "../app/src/core/types";"#;
+
 /// The review page a link opens: its shared videos, comments and decisions.
 #[wasm_bindgen]
 pub struct ReviewLink {
@@ -70,6 +75,7 @@ impl ReviewLink {
     }
 
     /// What the page shows: the same object until something changes.
+    #[wasm_bindgen(unchecked_return_type = "ReviewView")]
     pub fn view(&self) -> JsValue {
         self.view.at(0, self.session.version(), || {
             json::serialized(&self.session.view())
@@ -86,7 +92,10 @@ impl ReviewLink {
 
     /// Resolves with a shared video's Content Credentials (a `CredentialsView`), read by the
     /// server from the file; rejects with why they could not be read.
-    #[wasm_bindgen(js_name = readCredentials)]
+    #[wasm_bindgen(
+        js_name = readCredentials,
+        unchecked_return_type = "Promise<CredentialsView>"
+    )]
     pub fn read_credentials(&self, video: String) -> js_sys::Promise {
         let session = Rc::clone(&self.session);
         settle(Box::pin(async move {

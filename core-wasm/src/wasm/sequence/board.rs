@@ -102,7 +102,7 @@ impl SequenceEditor {
     /// The cast names offered for the mention typed at `caret` (UTF-16) in `text`: `{start,
     /// names}`, or `null` when no mention is being typed or no name fits. The cast is the one
     /// `loadCast` read.
-    #[wasm_bindgen(js_name = mentionAt)]
+    #[wasm_bindgen(js_name = mentionAt, unchecked_return_type = "MentionOffer | null")]
     pub fn mention_at(&self, text: String, caret: usize) -> JsValue {
         let offer = MentionOffer::of(&self.inner.state.borrow().cast, &text, caret);
         offer.map_or(JsValue::NULL, |offer| json::serialized(&offer))

@@ -39,6 +39,11 @@ fn new_shot_id() -> String {
     format!("shot_{:08x}{:08x}", word(), word())
 }
 
+// The types the panel's views have, generated from the Rust that makes them.
+#[wasm_bindgen(typescript_custom_section)]
+const VIEW_TYPES: &str =
+    r#"import type { MentionOffer, PanelView } from "../app/src/sequence/types";"#;
+
 /// The sequence editor of one project.
 #[wasm_bindgen]
 pub struct SequenceEditor {
@@ -79,6 +84,7 @@ impl SequenceEditor {
     }
 
     /// What the panel shows: the same object until something changes.
+    #[wasm_bindgen(unchecked_return_type = "PanelView")]
     pub fn view(&self) -> JsValue {
         self.view.at(0, self.inner.version.get(), || {
             let state = self.inner.state.borrow();
