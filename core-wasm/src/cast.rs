@@ -117,6 +117,27 @@ pub fn typing_at(text: &str, caret: usize) -> Option<Typing> {
     })
 }
 
+/// The cast names offered for the mention typed at a prompt box's caret.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct MentionOffer {
+    /// Where the mention's `@` is, in UTF-16 code units.
+    pub start: u32,
+    pub names: Vec<String>,
+}
+
+impl MentionOffer {
+    /// The names of `names` that the mention typed at `caret` in `text` could be (at most 8).
+    pub fn of(names: &[&str], text: &str, caret: usize) -> Option<MentionOffer> {
+        let typing = typing_at(text, caret)?;
+        let offered = suggestions(names, &typing.partial, 8);
+        (!offered.is_empty()).then(|| MentionOffer {
+            start: u32::try_from(typing.start).unwrap_or(u32::MAX),
+            names: offered.into_iter().map(str::to_owned).collect(),
+        })
+    }
+}
+
 /// Of `names`, the ones that start with `partial` (case aside), at most `most`, in order.
 pub fn suggestions<'a>(names: &[&'a str], partial: &str, most: usize) -> Vec<&'a str> {
     let partial: String = partial.chars().flat_map(char::to_lowercase).collect();

@@ -14,6 +14,12 @@ export type JobActivity = "checking" | "saving" | "cancelling" | "removing";
 
 export type JobStatus = "queued" | "running" | "done" | "error" | "other";
 
+export type MentionOffer = { 
+/**
+ * Where the mention's `@` is, in UTF-16 code units.
+ */
+start: number, names: Array<string>, };
+
 export type JobView = { id: string, status: JobStatus, badge: string, percent: number, prompt: string, createdLabel: string, previewUrl: string | null, 
 /**
  * Shown by the player until it is played (the server's `poster_url`, beyond the spec).

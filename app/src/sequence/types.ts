@@ -96,12 +96,6 @@ export type Estimate = { shots: number, jobs: number, seconds: number, estimateU
  */
 remainingUsd: number | null, enough: boolean, };
 
-export type MentionOffer = { 
-/**
- * Where the mention's `@` is, in UTF-16 code units.
- */
-start: number, names: Array<string>, };
-
 export type ShotJob = { 
 /**
  * The job's id.

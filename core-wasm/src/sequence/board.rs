@@ -78,29 +78,6 @@ impl CastMember {
     }
 }
 
-/// The cast names offered for the mention typed at a prompt box's caret.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct MentionOffer {
-    /// Where the mention's `@` is, in UTF-16 code units.
-    pub start: u32,
-    pub names: Vec<String>,
-}
-
-impl MentionOffer {
-    /// The names of `cast` that the mention typed at `caret` in `text` could be (at most 8).
-    pub fn of(cast: &[CastMember], text: &str, caret: usize) -> Option<MentionOffer> {
-        let typing = crate::cast::typing_at(text, caret)?;
-        let names: Vec<&str> = cast.iter().map(|m| m.name.as_str()).collect();
-        let offered = crate::cast::suggestions(&names, &typing.partial, 8);
-        (!offered.is_empty()).then(|| MentionOffer {
-            start: u32::try_from(typing.start).unwrap_or(u32::MAX),
-            names: offered.into_iter().map(str::to_owned).collect(),
-        })
-    }
-}
-
 /// A reference picture of the project, as the cast panel shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]

@@ -261,7 +261,7 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
@@ -272,7 +272,6 @@ pub(crate) mod tests {
             board::CastMember::decl(),
             board::Picture::decl(),
             board::Estimate::decl(),
-            board::MentionOffer::decl(),
             making::ShotJob::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");

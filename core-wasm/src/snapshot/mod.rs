@@ -60,6 +60,7 @@ mod typescript {
             Banner::decl(),
             JobActivity::decl(),
             crate::job::JobStatus::decl(),
+            crate::cast::MentionOffer::decl(),
             JobView::decl(),
             TakeView::decl(),
             StreamState::decl(),

@@ -5,8 +5,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::{plain_error, SequenceEditor};
+use crate::cast::MentionOffer;
 use crate::json::browser as json;
-use crate::sequence::board::MentionOffer;
 use crate::sequence::client::CallError;
 use crate::sequence::edit::Edit;
 
@@ -104,7 +104,9 @@ impl SequenceEditor {
     /// `loadCast` read.
     #[wasm_bindgen(js_name = mentionAt, unchecked_return_type = "MentionOffer | null")]
     pub fn mention_at(&self, text: String, caret: usize) -> JsValue {
-        let offer = MentionOffer::of(&self.inner.state.borrow().cast, &text, caret);
+        let state = self.inner.state.borrow();
+        let names: Vec<&str> = state.cast.iter().map(|m| m.name.as_str()).collect();
+        let offer = MentionOffer::of(&names, &text, caret);
         offer.map_or(JsValue::NULL, |offer| json::serialized(&offer))
     }
 
