@@ -2,6 +2,7 @@ import { useRef } from "react";
 import type { JobView } from "../core/types";
 import { run, runNow, useStudio } from "../core/useStudio";
 import { Menu, type MenuItem } from "../Menu";
+import { ProgressTrack } from "../ProgressTrack";
 import { addToSequence } from "../sequence/opener";
 import { useShotItems } from "../shot/shotItems";
 
@@ -78,16 +79,7 @@ export function JobRow({ job, measure, position, of, sameShot, compared }: Props
             <span>Generating video...</span>
             <span>{job.percent}%</span>
           </div>
-          <div
-            className="progress-track"
-            role="progressbar"
-            aria-label="Generation progress"
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={job.percent}
-          >
-            <div className="progress-fill" style={{ transform: `scaleX(${job.percent / 100})` }} />
-          </div>
+          <ProgressTrack label="Generation progress" percent={job.percent} />
         </div>
       )}
       {job.error && <p className="job-error">{job.error}</p>}

@@ -1,6 +1,7 @@
 // The takes being made for one shot of the strip, as the sequence editor's view has them:
 // queued, running with its progress (estimated when the provider tells none), or failed with
 // the reason. A finished take is saved by the server and shows as the shot's take.
+import { ProgressTrack } from "../ProgressTrack";
 import type { ShotJob } from "./types";
 
 function line(job: ShotJob): string {
@@ -22,19 +23,7 @@ export function ShotMaking({ jobs }: { jobs: ShotJob[] | undefined }) {
         <li key={job.job} className={job.status === "error" ? "shot-making-failed" : undefined}>
           <span>{line(job)}</span>
           {job.status === "running" && (
-            <div
-              className="progress-track"
-              role="progressbar"
-              aria-label="Take progress"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={job.progress}
-            >
-              <div
-                className="progress-fill"
-                style={{ transform: `scaleX(${job.progress / 100})` }}
-              />
-            </div>
+            <ProgressTrack label="Take progress" percent={job.progress} />
           )}
         </li>
       ))}
