@@ -5,9 +5,7 @@ use std::io::{Cursor, Read};
 
 use axum::http::{header, StatusCode};
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 #[tokio::test]
 async fn the_zip_holds_the_chosen_videos_and_their_metadata_byte_for_byte() {

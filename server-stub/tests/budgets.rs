@@ -9,9 +9,7 @@ use server_stub::jobs::Limits;
 use server_stub::prices::Prices;
 use server_stub::providers::Catalog;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 /// local-1 at $0.10 a second: a 2 s job is estimated at $0.20.
 fn priced(limits: Limits) -> Harness {

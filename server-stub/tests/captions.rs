@@ -5,12 +5,8 @@
 use axum::http::{header, StatusCode};
 use serde_json::{json, Value};
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
-#[path = "common/independent.rs"]
-mod independent;
-use independent::{python, unzipped};
+use crate::harness::*;
+use crate::independent::{python, unzipped};
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 

@@ -3,11 +3,6 @@
 //! independent reader (the C2PA project's c2pa-python, installed into target/py by
 //! scripts/setup-test.sh); a changed byte of the media reads as broken, not missing.
 
-#[path = "common/harness.rs"]
-mod harness;
-#[path = "common/independent.rs"]
-mod independent;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,8 +12,8 @@ use server_stub::credentials::{SignerSource, Signing};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::Limits;
 
-use harness::*;
-use independent::independent;
+use crate::harness::*;
+use crate::independent::independent;
 
 const TRAINED: &str = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
 const COMPOSITE: &str =

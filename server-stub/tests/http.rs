@@ -11,9 +11,7 @@ use server_stub::jobs::record::Status;
 use server_stub::jobs::Limits;
 use tower::ServiceExt;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 #[tokio::test]
 async fn every_api_call_needs_the_bearer_token() {

@@ -4,9 +4,7 @@
 use axum::body::Body;
 use axum::http::{header, StatusCode};
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 /// A file of `len` bytes, each byte its offset modulo 251 (so that any misplaced read shows),
 /// dropped into the media folder; answers its URL path.

@@ -5,9 +5,7 @@ use axum::body::Body;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 async fn pick(h: &Harness, name: &str, body: Value) -> Reply {
     let uri = format!("/api/projects/picks/assets/{}", encoded(name));

@@ -17,8 +17,7 @@ use server_stub::providers::{
 };
 use server_stub::storage::{ByteStream, Object, Objects, StorageError};
 
-#[path = "common/independent.rs"]
-mod independent;
+use crate::independent;
 
 struct Setup {
     fakes: Fakes,

@@ -9,9 +9,7 @@ use server_stub::engine::{fit_image, Fit};
 use server_stub::frames::{frame_at, psnr, track_info, At};
 use server_stub::jobs::record::Status;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 /// A picture with gradients, a disc and a horizon: something a bad fit or a wrong frame spoils.
 fn picture(width: u32, height: u32) -> RgbImage {

@@ -4,21 +4,16 @@
 //! has its work taken over once its lease runs out, a hosted job is never submitted twice, and
 //! every queued job is rendered exactly once however many workers there are.
 
-#[path = "common/moto.rs"]
-mod moto;
-#[path = "common/postgres.rs"]
-mod postgres;
-
 use std::future::Future;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::moto::Moto;
+use crate::postgres::Postgres;
 use clap::Parser;
 use futures_util::StreamExt;
-use moto::Moto;
-use postgres::Postgres;
 use provider_fakes::{Fakes, Settings};
 use serde_json::{json, Value};
 use server_stub::config::Config;

@@ -13,9 +13,7 @@ use server_stub::jobs::{JobService, Limits};
 use server_stub::providers::Catalog;
 use server_stub::storage::LocalStorage;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 /// A request without the bearer token, as a reviewer's browser sends it.
 async fn open(app: &Router, method: &str, uri: &str, body: Option<Value>) -> Reply {

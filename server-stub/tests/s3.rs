@@ -21,10 +21,7 @@ use server_stub::project::ProjectFolder;
 use server_stub::storage::{S3Storage, Storage, StorageError};
 use tower::ServiceExt;
 
-#[path = "common/moto.rs"]
-mod moto;
-
-use moto::{Moto, BUCKET};
+use crate::moto::{Moto, BUCKET};
 
 fn pattern(len: usize) -> Vec<u8> {
     (0..len as u64).map(byte_at).collect()

@@ -11,15 +11,9 @@ use serde_json::{json, Value};
 use server_stub::jobs::record::Status;
 use tower::ServiceExt;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
-#[path = "common/independent.rs"]
-mod independent;
-#[path = "common/listening.rs"]
-mod listening;
-use independent::{python, unzipped};
-use listening::{ffmpeg_loudness, ffmpeg_span, take_with_sound};
+use crate::harness::*;
+use crate::independent::{python, unzipped};
+use crate::listening::{ffmpeg_loudness, ffmpeg_span, take_with_sound};
 
 const SEQUENCES: &str = "/api/projects/cut/sequences";
 

@@ -7,15 +7,9 @@ use axum::http::StatusCode;
 use serde_json::{json, Value};
 use server_stub::jobs::record::Status;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
-#[path = "common/independent.rs"]
-mod independent;
-#[path = "common/listening.rs"]
-mod listening;
-use independent::{python, unzipped};
-use listening::{ffmpeg_loudness, level, take_with_sound};
+use crate::harness::*;
+use crate::independent::{python, unzipped};
+use crate::listening::{ffmpeg_loudness, level, take_with_sound};
 
 const SOUNDS: &str = "/api/projects/cut/sounds";
 const SEQUENCES: &str = "/api/projects/cut/sequences";

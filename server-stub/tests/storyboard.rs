@@ -10,9 +10,7 @@ use server_stub::jobs::Limits;
 use server_stub::prices::Prices;
 use server_stub::providers::Catalog;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 const CAST: &str = "/api/projects/film/cast";
 

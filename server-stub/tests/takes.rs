@@ -8,9 +8,7 @@ use server_stub::frames::{frame_at, At};
 use server_stub::jobs::record::Status;
 use server_stub::jobs::Limits;
 
-#[path = "common/harness.rs"]
-mod harness;
-use harness::*;
+use crate::harness::*;
 
 const PROMPT: &str = "Paper lanterns drifting over a harbour";
 
