@@ -51,7 +51,7 @@ impl Setup {
             "--fal-typical-seconds=1".into(),
             "--gemini-api-key=fake-key".into(),
             format!("--gemini-base-url={}/gemini", self.base),
-            "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
+            "--gemini-models=veo-3.1=veo-3.1-generate-001".into(),
             "--luma-api-key=fake-key".into(),
             format!("--luma-base-url={}/luma", self.base),
             "--kling-access-key=fake-key".into(),
@@ -530,6 +530,56 @@ async fn a_job_whose_model_is_no_longer_offered_fails_instead_of_running_elsewhe
     assert_eq!(
         record.error.as_deref(),
         Some("The model sora-2 is no longer offered by this server")
+    );
+}
+
+/// Fails on a bare "no longer offered" (or the provider's 404) for a job stored with one of the
+/// Gemini API's Veo previews, which Google shut down on 2026-10-22.
+#[tokio::test]
+async fn a_job_of_a_retired_model_ends_saying_when_it_was_shut_down_and_what_replaces_it() {
+    let setup = Setup::new(Settings {
+        job_time: Duration::from_secs(60),
+        ..Settings::default()
+    })
+    .await;
+    // Stored under the retired id by a server of before the shutdown (served here by the
+    // fake under the id that replaced it).
+    let mut config = setup.config();
+    config.providers.gemini_models = vec!["veo-3.1-generate-preview=veo-3.1-generate-001".into()];
+    let start = |catalog: Catalog| {
+        JobService::start(
+            config.data.clone(),
+            config.storage().unwrap(),
+            catalog,
+            config.limits().unwrap(),
+        )
+        .unwrap()
+    };
+    let first = start(config.catalog().unwrap());
+    let id = first
+        .create(job("veo-3.1-generate-preview", "a heron at dawn"))
+        .await
+        .unwrap()
+        .sora_job_id;
+    first.shutdown().await;
+    let record = finished(&start(Catalog::default()), &id).await;
+    assert_eq!(record.status, Status::Error);
+    let error = record.error.unwrap();
+    assert!(
+        error.starts_with("veo-3.1-generate-preview was shut down by Google on 2026-10-22"),
+        "{error}"
+    );
+    assert!(error.contains("veo-3.1-generate-001"), "{error}");
+    // Configured today, a retired id stops the server at start, with the same words.
+    config.providers.gemini_models = vec!["veo-3.1-fast-generate-preview".into()];
+    let refused = config
+        .catalog()
+        .err()
+        .expect("a retired model is refused")
+        .to_string();
+    assert!(
+        refused.starts_with("veo-3.1-fast-generate-preview was shut down by Google on 2026-10-22"),
+        "{refused}"
     );
 }
 

@@ -546,7 +546,7 @@ async fn each_provider_gets_the_mentioned_cast_in_its_own_form() {
         format!("--data={}", dir.path().join("data").display()),
         "--gemini-api-key=fake-key".into(),
         format!("--gemini-base-url={base}/gemini"),
-        "--gemini-models=veo-3.1=veo-3.1-generate-preview".into(),
+        "--gemini-models=veo-3.1=veo-3.1-generate-001".into(),
         "--ark-api-key=fake-key".into(),
         format!("--ark-base-url={base}/ark"),
         "--ark-models=seedance=seedance-1-0-pro-250528".into(),

@@ -67,7 +67,8 @@ pub struct ProviderConfig {
     /// How long a fal job typically takes, for its estimated progress.
     #[arg(long, env = "STUDIO_FAL_TYPICAL_SECONDS", default_value_t = 120)]
     pub fal_typical_seconds: u64,
-    /// Key for the Gemini API (Google's Veo models); its models are offered when set.
+    /// Key for the Gemini API; its models are offered when set. Its Veo 3.1 previews, once the
+    /// default here, were shut down on 2026-10-22 and are refused at start.
     #[arg(long, env = "STUDIO_GEMINI_API_KEY", hide_env_values = true)]
     pub gemini_api_key: Option<String>,
     #[arg(
@@ -80,7 +81,7 @@ pub struct ProviderConfig {
         long,
         env = "STUDIO_GEMINI_MODELS",
         value_delimiter = ',',
-        default_value = "veo-3.1-generate-preview,veo-3.1-fast-generate-preview"
+        default_value = ""
     )]
     pub gemini_models: Vec<String>,
 
@@ -194,6 +195,9 @@ impl ProviderConfig {
         if let Some(key) = key(&self.gemini_api_key) {
             let provider = Veo::new(client.clone(), &self.gemini_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.gemini_models)?;
+            if self.gemini_models.iter().all(|m| m.trim().is_empty()) {
+                tracing::warn!("a Gemini API key is set but no --gemini-models: the Gemini API's Veo 3.1 previews were shut down on 2026-10-22, and none is offered by default");
+            }
         }
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);

@@ -31,7 +31,7 @@ impl JobService {
             // An export is the engine's work, whatever models are offered.
             _ if export => {}
             None => {
-                let message = format!("The model {model} is no longer offered by this server");
+                let message = crate::providers::retired::unavailable(&model);
                 self.background(
                     async move { service.fail(&id, None, message).await }.instrument(span),
                 );

@@ -79,6 +79,9 @@ pub enum CatalogError {
     Duplicate(String),
     #[error("the default model {0} is not offered")]
     NoDefault(String),
+    /// A model its provider has shut down: why, and what replaces it.
+    #[error("{0}")]
+    Retired(String),
 }
 
 impl Default for Catalog {
@@ -108,6 +111,9 @@ impl Catalog {
         }
         if self.get(id).is_some() {
             return Err(CatalogError::Duplicate(id.into()));
+        }
+        if let Some(why) = super::retired::retired(remote) {
+            return Err(CatalogError::Retired(why));
         }
         self.models.push(Model {
             id: id.into(),

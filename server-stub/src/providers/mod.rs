@@ -11,6 +11,7 @@ mod openai;
 mod pictures;
 mod replicate;
 pub mod replicate_inputs;
+pub mod retired;
 mod retry;
 mod runway;
 mod seedance;

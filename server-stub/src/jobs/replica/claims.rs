@@ -125,7 +125,8 @@ impl JobService {
             match claimed {
                 Ok(Some((job, attempt))) => {
                     let id = job.record.sora_job_id.clone();
-                    let maker = self.inner.catalog.get(&job.record.model).cloned();
+                    let model = job.record.model.clone();
+                    let maker = self.inner.catalog.get(&model).cloned();
                     let span = job_span(&job.record);
                     let held = self.hold(replica, job, attempt);
                     let service = self.clone();
@@ -136,8 +137,8 @@ impl JobService {
                                     service.run_hosted(&id, maker, held.switch.clone()).await
                                 }
                                 _ => {
-                                    let message = "The model is no longer offered by this server";
-                                    service.fail(&id, held.switch.fence(), message.into()).await;
+                                    let message = crate::providers::retired::unavailable(&model);
+                                    service.fail(&id, held.switch.fence(), message).await;
                                     service.inner.switches.disarm(&id, &held.switch);
                                 }
                             }
