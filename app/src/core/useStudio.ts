@@ -19,10 +19,10 @@ export type Part = Exclude<keyof Snapshot, "version">;
 export function useView<K extends Part>(part: K): Snapshot[K] {
   const studio = useStudio();
   const subscribe = useCallback(
-    (onChange: () => void) => studio.subscribe(onChange, part) as () => void,
+    (onChange: () => void) => studio.subscribe(onChange, part),
     [studio, part],
   );
-  const getSnapshot = useCallback(() => studio.view(part) as Snapshot[K], [studio, part]);
+  const getSnapshot = useCallback(() => studio.view(part), [studio, part]);
   return useSyncExternalStore(subscribe, getSnapshot);
 }
 

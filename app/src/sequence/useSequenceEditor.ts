@@ -47,7 +47,7 @@ const nothing = () => () => {};
 
 export function usePanelView(editor: SequenceEditor | null): PanelView | null {
   const subscribe = useCallback(
-    (onChange: () => void) => (editor ? (editor.subscribe(onChange) as () => void) : nothing()),
+    (onChange: () => void) => (editor ? editor.subscribe(onChange) : nothing()),
     [editor],
   );
   const view = useCallback(() => (editor ? editor.view() : null), [editor]);

@@ -64,6 +64,14 @@ fn part(name: &str) -> Result<Part, JsValue> {
 }
 
 /// The Studio client. Create one per page; it keeps its state until the page closes.
+// `view(part)` typed by the part it is asked for, from the generated snapshot types.
+#[wasm_bindgen(typescript_custom_section)]
+const SNAPSHOT_VIEW: &str = r#"import type { Snapshot } from "../app/src/core/types";
+export interface Studio {
+  /** One part of the snapshot: the same object until that part changes. */
+  view<K extends Exclude<keyof Snapshot, "version">>(part: K): Snapshot[K];
+}"#;
+
 #[wasm_bindgen]
 pub struct Studio {
     core: SharedCore,
@@ -114,6 +122,7 @@ impl Studio {
     /// Calls `listener()` after every change, or only after changes of one part (`"recent"`,
     /// `"banner"`, `"console"`, `"jobs"`, `"library"`, `"cards"`, `"metadata"`, `"shot"`,
     /// `"compare"`, `"shares"` or `"spend"`); returns the function that unsubscribes.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn subscribe(
         &self,
         listener: js_sys::Function,
@@ -142,7 +151,9 @@ impl Studio {
     }
 
     /// One part of the snapshot, e.g. `studio.view("jobs")`; the same object until that part
-    /// changes, so a keystroke in the prompt rebuilds no job or asset.
+    /// changes, so a keystroke in the prompt rebuilds no job or asset. Its TypeScript is the
+    /// generic one in `SNAPSHOT_VIEW` below: the part names the view's type.
+    #[wasm_bindgen(skip_typescript)]
     pub fn view(&self, part: &str) -> Result<JsValue, JsValue> {
         let part = self::part(part)?;
         Ok(self

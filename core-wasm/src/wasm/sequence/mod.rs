@@ -79,6 +79,7 @@ impl SequenceEditor {
     }
 
     /// Calls `listener()` after every change; returns the function that unsubscribes.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn subscribe(&self, listener: js_sys::Function) -> js_sys::Function {
         self.inner.listeners.subscribe(listener, None)
     }
