@@ -5,6 +5,9 @@
 
 use std::cell::{Cell, RefCell};
 
+use serde_json::Value;
+
+use crate::api::review::{comment_body, decision_body};
 use crate::api::{Api, ApiConfig, ApiError};
 use crate::asset;
 use crate::error::CoreError;
@@ -172,14 +175,10 @@ impl<P: Platform> ReviewSession<P> {
         name: &str,
         text: &str,
     ) -> Result<(), CoreError> {
-        let token = self.token()?;
-        let client = self.client_id(format!("comment\n{video}\n{}\n{text}", name.trim()));
-        self.send_note(name, async {
-            self.api()
-                .post_comment(&token, video, at_seconds, name.trim(), text, &client)
-                .await
-        })
-        .await
+        let name = name.trim();
+        let client = self.client_id(format!("comment\n{video}\n{name}\n{text}"));
+        let body = comment_body(video, at_seconds, name, text, &client);
+        self.send_note(name, "comments", body).await
     }
 
     /// The client id of a post saying `what`: the last one's when it said the same and is not
@@ -202,29 +201,18 @@ impl<P: Platform> ReviewSession<P> {
         verdict: Verdict,
         name: &str,
     ) -> Result<(), CoreError> {
-        let token = self.token()?;
-        let client = self.client_id(format!(
-            "decision\n{video}\n{}\n{}",
-            name.trim(),
-            verdict.name()
-        ));
-        self.send_note(name, async {
-            self.api()
-                .post_decision(&token, video, verdict, name.trim(), &client)
-                .await
-        })
-        .await
+        let name = name.trim();
+        let client = self.client_id(format!("decision\n{video}\n{name}\n{}", verdict.name()));
+        let body = decision_body(video, verdict, name, &client);
+        self.send_note(name, "decisions", body).await
     }
 
     /// Sends a note once: `sending` stays on until the post and the page's reload have both
     /// settled, so a second click cannot post it again. A post that was kept is `Ok` even when
     /// the reload then fails (the page says "Posted; could not refresh"), so the text it sent
     /// is not offered for sending again.
-    async fn send_note(
-        &self,
-        name: &str,
-        sent: impl std::future::Future<Output = Result<(), ApiError>>,
-    ) -> Result<(), CoreError> {
+    async fn send_note(&self, name: &str, kind: &str, body: Value) -> Result<(), CoreError> {
+        let token = self.token()?;
         if self.read(|r| r.sending) {
             return Err(CoreError::Busy("Sending".into()));
         }
@@ -233,7 +221,7 @@ impl<P: Platform> ReviewSession<P> {
             r.error = None;
             r.name = name.trim().to_owned();
         });
-        if let Err(e) = sent.await {
+        if let Err(e) = self.api().post_note(&token, kind, body).await {
             // A link revoked or expired meanwhile: the page says so, and offers no form.
             let gone = matches!(e, ApiError::ReviewGone(_));
             self.write(|r| {

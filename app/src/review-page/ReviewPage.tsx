@@ -21,10 +21,7 @@ function run(command: Promise<unknown>): void {
 }
 
 export function ReviewPage({ link, token }: { link: ReviewLink; token: string }) {
-  const subscribe = useCallback(
-    (onChange: () => void) => link.subscribe(onChange) as () => void,
-    [link],
-  );
+  const subscribe = useCallback((onChange: () => void) => link.subscribe(onChange), [link]);
   const review = useSyncExternalStore(subscribe, () => link.view());
   const [name, setName] = useState("");
 

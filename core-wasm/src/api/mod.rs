@@ -11,7 +11,7 @@ use crate::platform::{Body, HttpRequest, HttpResponse, Platform};
 mod error;
 mod jobs;
 mod library;
-mod review;
+pub mod review;
 
 pub use error::*;
 use error::{create_failure, server_message};

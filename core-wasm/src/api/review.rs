@@ -93,28 +93,9 @@ impl<'a, P: Platform> Api<'a, P> {
         .map_err(|(_, text)| ApiError::ReadCredentials(text))
     }
 
-    /// Leaves a comment at `at_seconds` of a shared video.
-    pub async fn post_comment(
-        &self,
-        token: &str,
-        video: &str,
-        at_seconds: f64,
-        name: &str,
-        text: &str,
-        client_id: &str,
-    ) -> Result<(), ApiError> {
-        let body = object([
-            ("video", video.into()),
-            ("at_seconds", at_seconds.into()),
-            ("name", name.into()),
-            ("text", text.into()),
-            ("client_id", client_id.into()),
-        ]);
-        self.post_note(token, "comments", body).await
-    }
-
-    /// Posts a note; a link revoked or expired meanwhile is `ReviewGone`.
-    async fn post_note(&self, token: &str, kind: &str, body: Value) -> Result<(), ApiError> {
+    /// Posts a note (`kind` `comments` or `decisions`, its body from [`comment_body`] or
+    /// [`decision_body`]); a link revoked or expired meanwhile is `ReviewGone`.
+    pub async fn post_note(&self, token: &str, kind: &str, body: Value) -> Result<(), ApiError> {
         self.review_call("POST", &["review", token, kind], Some(body))
             .await
             .map(|_| ())
@@ -123,22 +104,31 @@ impl<'a, P: Platform> Api<'a, P> {
                 _ => ApiError::SendNote(text),
             })
     }
+}
 
-    /// Approves a shared video or asks for changes.
-    pub async fn post_decision(
-        &self,
-        token: &str,
-        video: &str,
-        verdict: Verdict,
-        name: &str,
-        client_id: &str,
-    ) -> Result<(), ApiError> {
-        let body = object([
-            ("video", video.into()),
-            ("decision", verdict.name().into()),
-            ("name", name.into()),
-            ("client_id", client_id.into()),
-        ]);
-        self.post_note(token, "decisions", body).await
-    }
+/// A comment at `at_seconds` of a shared video, as `comments` takes it.
+pub fn comment_body(
+    video: &str,
+    at_seconds: f64,
+    name: &str,
+    text: &str,
+    client_id: &str,
+) -> Value {
+    object([
+        ("video", video.into()),
+        ("at_seconds", at_seconds.into()),
+        ("name", name.into()),
+        ("text", text.into()),
+        ("client_id", client_id.into()),
+    ])
+}
+
+/// An approval or a request for changes of a shared video, as `decisions` takes it.
+pub fn decision_body(video: &str, verdict: Verdict, name: &str, client_id: &str) -> Value {
+    object([
+        ("video", video.into()),
+        ("decision", verdict.name().into()),
+        ("name", name.into()),
+        ("client_id", client_id.into()),
+    ])
 }

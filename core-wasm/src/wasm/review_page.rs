@@ -70,6 +70,7 @@ impl ReviewLink {
     }
 
     /// Calls `listener()` after every change; returns the function that unsubscribes.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn subscribe(&self, listener: js_sys::Function) -> js_sys::Function {
         self.listeners.subscribe(listener, None)
     }
