@@ -287,6 +287,46 @@ async fn a_link_without_comments_still_takes_decisions() {
     assert_eq!(decision.status, StatusCode::CREATED);
 }
 
+/// Fails on a page that titles each video with its file id and the link with nothing: the
+/// client sees the link's title, each video's prompt, and an exported cut's sequence name.
+#[tokio::test]
+async fn a_link_shows_its_title_and_what_each_video_shows() {
+    let h = start();
+    let take = saved(&h, "titled", "  a heron lifting off the marsh  ").await;
+    let (_, token) = share(
+        &h,
+        "titled",
+        json!({"videos": [take], "title": " Heron spot, cut 2 "}),
+    )
+    .await;
+    let review = open(&h.app, "GET", &format!("/api/review/{token}"), None)
+        .await
+        .json();
+    assert_eq!(review["title"], "Heron spot, cut 2");
+    assert_eq!(
+        review["videos"][0]["title"],
+        "a heron lifting off the marsh"
+    );
+    let listed = api(&h.app, "GET", "/api/projects/titled/shares", None)
+        .await
+        .json();
+    assert_eq!(listed["shares"][0]["title"], "Heron spot, cut 2");
+    // A link given no title has none; nor has a video without metadata.
+    std::fs::remove_file(
+        h.dir
+            .path()
+            .join("data/media/projects/titled")
+            .join(take.replace(".mp4", ".json")),
+    )
+    .unwrap();
+    let (_, plain) = share(&h, "titled", json!({"videos": [take]})).await;
+    let review = open(&h.app, "GET", &format!("/api/review/{plain}"), None)
+        .await
+        .json();
+    assert_eq!(review["title"], Value::Null);
+    assert_eq!(review["videos"][0]["title"], Value::Null);
+}
+
 #[tokio::test]
 async fn bad_shares_are_refused() {
     let h = start();
@@ -307,6 +347,22 @@ async fn bad_shares_are_refused() {
         ),
         (json!({"videos": ["nope.mp4"]}), StatusCode::NOT_FOUND),
         (json!({"videos": ["../x.mp4"]}), StatusCode::NOT_FOUND),
+        (
+            json!({"videos": [video], "title": "   "}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"videos": [video], "title": "Cut 3\nApproved by the client"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"videos": [video], "title": "\u{202E}tuc lanif"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"videos": [video], "title": "x".repeat(121)}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
     ] {
         let reply = api(
             &h.app,

@@ -22,6 +22,8 @@ use crate::reviews::{self, Added, Note, NoteError, ReviewComment, ReviewDecision
 
 /// A reviewer's name: 1 to 80 characters.
 const NAME_MAX: usize = 80;
+/// A review link's title: 1 to 120 characters.
+const TITLE_MAX: usize = 120;
 /// A comment: 1 to 2,000 characters.
 const TEXT_MAX: usize = 2000;
 /// The latest moment a comment may point at (a day, far beyond any clip).
@@ -31,6 +33,9 @@ const AT_MAX: f64 = 86_400.0;
 #[derive(Serialize, ToSchema)]
 pub struct ReviewVideo {
     file_name: String,
+    /// What the video shows, from its metadata: its prompt (an exported cut's, its
+    /// sequence's name); `null` when it has none.
+    title: Option<String>,
     public_url: String,
     poster_url: String,
     comments: Vec<ReviewComment>,
@@ -40,6 +45,8 @@ pub struct ReviewVideo {
 /// What a review link shows.
 #[derive(Serialize, ToSchema)]
 pub struct Review {
+    /// The link's title, shown as the page's heading (`null` when it was given none).
+    title: Option<String>,
     videos: Vec<ReviewVideo>,
     expires_at: String,
     /// Whether the link takes comments.
@@ -115,19 +122,29 @@ async fn opened(state: &AppState, token: &str) -> Result<Share, ApiError> {
         .ok_or_else(gone)
 }
 
-/// A field of 1 to `max` characters once trimmed; kept as written (it is shown as text).
-/// A reviewer's name: `text_field`'s rule, on one line and with no direction controls, since
-/// it is shown beside what the reviewer said (a line break would forge a line under it).
+/// A reviewer's name: `one_line`'s rule, since it is shown beside what the reviewer said (a
+/// line break would forge a line under it).
 fn name_field(value: &str) -> Result<String, ApiError> {
-    let name = text_field("name", value, NAME_MAX)?;
-    if name.chars().any(studio_core::review::breaks_a_name) {
-        return Err(ApiError::Unprocessable(
-            "name must be on one line, without control or text-direction characters".into(),
-        ));
-    }
-    Ok(name)
+    one_line("name", value, NAME_MAX)
 }
 
+/// A review link's title, shown as its page's heading: `one_line`'s rule.
+pub(super) fn title_field(value: &str) -> Result<String, ApiError> {
+    one_line("title", value, TITLE_MAX)
+}
+
+/// `text_field`'s rule, on one line and with no control or text-direction characters.
+fn one_line(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
+    let line = text_field(field, value, max)?;
+    if line.chars().any(studio_core::review::breaks_a_name) {
+        return Err(ApiError::Unprocessable(format!(
+            "{field} must be on one line, without control or text-direction characters"
+        )));
+    }
+    Ok(line)
+}
+
+/// A field of 1 to `max` characters once trimmed; kept as written (it is shown as text).
 fn text_field(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
     let value = value.trim();
     let count = value.chars().count();
@@ -137,6 +154,30 @@ fn text_field(field: &str, value: &str, max: usize) -> Result<String, ApiError> 
         )));
     }
     Ok(value.to_owned())
+}
+
+/// The prompt in the metadata of the library video `name` (remembered as the library's
+/// listings remember it), trimmed; `None` when it has no metadata or no prompt.
+async fn prompt_of(
+    state: &AppState,
+    folder: &ProjectFolder,
+    name: &str,
+) -> Result<Option<String>, ApiError> {
+    let Some(stem) = name.strip_suffix(".mp4") else {
+        return Ok(None);
+    };
+    let storage = state.storage();
+    let Some(metadata) = storage.head(&folder.companion(stem, "json")).await? else {
+        return Ok(None);
+    };
+    let summary = state
+        .prompts()
+        .one(storage.as_ref(), &folder.library(), &metadata)
+        .await;
+    Ok(summary
+        .prompt
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty()))
 }
 
 /// The video, when the share holds it (404 otherwise).
@@ -218,6 +259,7 @@ pub async fn show(
         }
         videos.push(ReviewVideo {
             file_name: name.clone(),
+            title: prompt_of(&state, &folder, name).await?,
             public_url: base.url(&state, &key),
             poster_url: poster_url(&state, &base, &HashSet::new(), &key),
             comments: comments
@@ -233,6 +275,7 @@ pub async fn show(
         });
     }
     Ok(Json(Review {
+        title: share.title,
         videos,
         expires_at: share.expires_at,
         comments_enabled: share.comments,

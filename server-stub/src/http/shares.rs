@@ -38,6 +38,15 @@ pub struct NewShare {
     /// left out.
     #[serde(default = "yes")]
     comments: bool,
+    /// What the link's page shows as its heading: 1 to 120 characters (not all spaces) on one
+    /// line, with no text-direction controls.
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\x00-\\x1F\\x7F-\\x9F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069]*$"
+    )]
+    #[serde(default)]
+    title: Option<String>,
 }
 
 fn yes() -> bool {
@@ -58,6 +67,8 @@ pub struct ShareCreated {
 #[derive(Serialize, ToSchema)]
 pub struct ShareView {
     id: String,
+    /// The link's title, when it was given one.
+    title: Option<String>,
     videos: Vec<String>,
     /// Whether reviewers may comment.
     comments_enabled: bool,
@@ -96,6 +107,7 @@ async fn view(state: &AppState, share: Share) -> Result<ShareView, ApiError> {
     Ok(ShareView {
         expired: share.expired(),
         id: share.id,
+        title: share.title,
         videos: share.videos,
         comments_enabled: share.comments,
         created_at: share.created_at,
@@ -126,6 +138,11 @@ pub async fn create(
     ApiPath(project): ApiPath<ProjectId>,
     JsonBody(body): JsonBody<NewShare>,
 ) -> Result<(StatusCode, Json<ShareCreated>), ApiError> {
+    let title = body
+        .title
+        .as_deref()
+        .map(super::review::title_field)
+        .transpose()?;
     let hours = body.expires_in_hours.unwrap_or(DEFAULT_HOURS);
     if hours.fract() != 0.0 || !(1.0..=MAX_HOURS).contains(&hours) {
         return Err(ApiError::Unprocessable(
@@ -160,6 +177,7 @@ pub async fn create(
         videos,
         hours as u32,
         body.comments,
+        title,
     )
     .await?;
     tracing::info!(project = %project, share = %share.id, videos = share.videos.len(), "shared for review");

@@ -38,6 +38,9 @@ pub struct Share {
     pub videos: Vec<String>,
     /// Whether reviewers may comment (they may always decide).
     pub comments: bool,
+    /// The name the page shows as its heading (links made before titles have none).
+    #[serde(default)]
+    pub title: Option<String>,
     pub created_at: String,
     pub expires_at: String,
 }
@@ -106,6 +109,7 @@ pub async fn create(
     videos: Vec<String>,
     hours: u32,
     comments: bool,
+    title: Option<String>,
 ) -> Result<(Share, String), StorageError> {
     let (token, hash) = token::issue();
     let id = token::id_of(&hash).to_owned();
@@ -115,6 +119,7 @@ pub async fn create(
         hash,
         videos,
         comments,
+        title,
         created_at: timestamp(),
         expires_at: (now() + time::Duration::hours(i64::from(hours)))
             .format(&Rfc3339)
@@ -210,6 +215,7 @@ mod tests {
             hash: String::new(),
             videos: vec![],
             comments: true,
+            title: None,
             created_at: timestamp(),
             expires_at: timestamp(),
         };

@@ -7,7 +7,7 @@ use crate::storage::LocalStorage;
 /// A link of project `p` sharing `a.mp4` for an hour.
 async fn shared(storage: &dyn Storage) -> Share {
     let folder = ProjectFolder::of("p");
-    let (share, _) = create(storage, "p", &folder, vec!["a.mp4".into()], 1, true)
+    let (share, _) = create(storage, "p", &folder, vec!["a.mp4".into()], 1, true, None)
         .await
         .unwrap();
     share
@@ -35,6 +35,7 @@ async fn a_share_lives_until_revoked_and_keeps_its_notes_in_order() {
         vec!["a.mp4".into()],
         72,
         true,
+        Some("Cut 1".into()),
     )
     .await
     .unwrap();
