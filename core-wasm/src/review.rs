@@ -129,6 +129,8 @@ pub struct Created {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewVideo {
     pub file_name: String,
+    /// What it shows: its prompt, or an exported cut's sequence name.
+    pub title: Option<String>,
     pub public_url: String,
     pub poster_url: String,
     pub comments: Vec<ReviewComment>,
@@ -138,6 +140,8 @@ pub struct ReviewVideo {
 /// What a review link opens.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewPage {
+    /// The link's title.
+    pub title: Option<String>,
     pub videos: Vec<ReviewVideo>,
     pub expires_at: String,
     pub comments_enabled: bool,
@@ -235,9 +239,11 @@ impl ReviewPage {
     pub fn from_value(v: &Value) -> Option<ReviewPage> {
         v.get("videos")?.as_array()?;
         Some(ReviewPage {
+            title: text(v, "title"),
             videos: each(v, "videos", |video| {
                 Some(ReviewVideo {
                     file_name: text(video, "file_name")?,
+                    title: text(video, "title"),
                     public_url: text(video, "public_url")?,
                     poster_url: text(video, "poster_url").unwrap_or_default(),
                     comments: each(video, "comments", ReviewComment::from_value),

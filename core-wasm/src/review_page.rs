@@ -92,13 +92,18 @@ impl<P: Platform> ReviewSession<P> {
                 (_, None, _) => ReviewState::Loading,
                 (_, Some(_), _) => ReviewState::Ready,
             },
+            title: r.page.as_ref().and_then(|p| p.title.clone()),
             videos: r
                 .page
                 .iter()
                 .flat_map(|p| &p.videos)
                 .map(|v| ReviewVideoView {
                     file_name: v.file_name.clone(),
-                    title: asset::title(&v.file_name),
+                    title: v
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| asset::title(&v.file_name)),
+                    id: asset::title(&v.file_name),
                     url: v.public_url.clone(),
                     poster_url: v.poster_url.clone(),
                     notes: NotesView::new(&v.comments, &v.decisions, None, format),

@@ -2178,7 +2178,9 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
     );
     block_on(core.load_assets()).unwrap();
     assert_eq!(
-        block_on(core.share_selected(72, true)).unwrap_err().code(),
+        block_on(core.share_selected(72, true, None))
+            .unwrap_err()
+            .code(),
         "refused",
         "nothing selected"
     );
@@ -2199,7 +2201,7 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
     script(&core, Ok(HttpResponse { status: 201, status_text: "Created".into(),
         body: json!({"id": "s1", "url": "http://h/review/tok", "expires_at": "2026-11-24T10:05:00Z"}).to_string() }));
     script(&core, ok(json!({"shares": [share]})));
-    let created = block_on(core.share_selected(72, false)).unwrap();
+    let created = block_on(core.share_selected(72, false, Some("  Kite, cut 2 "))).unwrap();
     assert_eq!(created.url, "http://h/review/tok");
     let requests = fake(&core).requests.borrow().clone();
     let post = &requests[requests.len() - 2];
@@ -2209,7 +2211,7 @@ fn selected_videos_become_a_link_whose_notes_arrive_by_the_stream() {
     );
     assert_eq!(
         serde_json::from_str::<Value>(post.json().unwrap()).unwrap(),
-        json!({"videos": ["a.mp4"], "expires_in_hours": 72, "comments": false})
+        json!({"videos": ["a.mp4"], "expires_in_hours": 72, "comments": false, "title": "Kite, cut 2"})
     );
     let view = core.shares_view();
     assert!(view.selected.is_empty());
@@ -2293,7 +2295,23 @@ fn a_review_link_opens_without_the_bearer_and_takes_notes() {
         "the page is told of the loading and of the answer"
     );
     assert_eq!(view.state, studio_core::snapshot::ReviewState::Ready);
-    assert_eq!(view.videos[0].title, "a");
+    assert_eq!(view.videos[0].title, "a", "without a prompt, its id");
+    assert_eq!(view.title, None);
+
+    // A titled link, and a video named by what it shows: its id stays beside it.
+    let mut titled = page.clone();
+    titled["title"] = json!("Heron spot, cut 2");
+    titled["videos"][0]["title"] = json!("a heron lifting off");
+    answer(ok(titled));
+    block_on(core.open("tok")).unwrap();
+    let view = core.view();
+    assert_eq!(view.title.as_deref(), Some("Heron spot, cut 2"));
+    assert_eq!(
+        (view.videos[0].title.as_str(), view.videos[0].id.as_str()),
+        ("a heron lifting off", "a")
+    );
+    answer(ok(page.clone()));
+    block_on(core.open("tok")).unwrap();
 
     let mut answered = page.clone();
     answered["videos"][0]["comments"] = json!([{"id": "n1", "video": "m:task_a.mp4",

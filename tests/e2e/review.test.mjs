@@ -91,6 +91,7 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   const entries = [`${shared}.mp4`, `${shared}.json`].map((n) => n.replace(":", "_"));
   for (const name of entries) assert.ok(zip.includes(Buffer.from(name)), name);
   assert.ok(!zip.includes(Buffer.from(kept)), "only what was selected");
+  await bar.getByLabel("Title").fill("  Kite, cut 2 ");
   await bar.getByRole("button", { name: "Share for review" }).click();
   const link = bar.getByRole("textbox", { name: "Review link" });
   await link.waitFor();
@@ -115,6 +116,13 @@ test("four takes are compared, picked, shared, reviewed live and revoked", async
   await item.waitFor();
   assert.equal(await item.count(), 1, "only the shared video");
   assert.equal(await item.getAttribute("data-video"), `${shared}.mp4`);
+  // The client sees the link's title and what the video shows, its id beside it.
+  assert.equal(await reviewer.getByRole("heading", { level: 1 }).textContent(), "Kite, cut 2");
+  assert.equal(
+    await item.getByRole("heading", { level: 2 }).textContent(),
+    "A red kite over a grey sea AI-generated",
+  );
+  assert.ok(shared.includes(`task_${await item.locator(".review-id").textContent()}`));
   assert.equal(await reviewer.getByText("Asset Library").count(), 0, "nothing else of the studio");
   assert.ok(!(await reviewer.content()).includes(kept), "the other video is not named");
 

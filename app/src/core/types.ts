@@ -365,9 +365,21 @@ models: Array<SpendModelView>, };
 
 export type ReviewState = "closed" | "loading" | "ready" | "gone" | "failed";
 
-export type ReviewVideoView = { fileName: string, title: string, url: string, posterUrl: string, notes: NotesView, };
+export type ReviewVideoView = { fileName: string, 
+/**
+ * What it shows (its prompt, or an exported cut's sequence name), else its id.
+ */
+title: string, 
+/**
+ * Its id, from its file name.
+ */
+id: string, url: string, posterUrl: string, notes: NotesView, };
 
-export type ReviewView = { state: ReviewState, videos: Array<ReviewVideoView>, expiresLabel: string, commentsEnabled: boolean, 
+export type ReviewView = { state: ReviewState, 
+/**
+ * The link's title, when it was given one.
+ */
+title: string | null, videos: Array<ReviewVideoView>, expiresLabel: string, commentsEnabled: boolean, 
 /**
  * The name the reviewer gave last, to fill the Name fields.
  */

@@ -49,7 +49,7 @@ export function ReviewPage({ link, token }: { link: ReviewLink; token: string })
     );
   return (
     <main className="review-page" aria-busy={review.state === "loading"}>
-      <h1>Review</h1>
+      <h1>{review.title ?? "Review"}</h1>
       {review.state === "ready" && (
         <p className="muted">
           {review.videos.length} {review.videos.length === 1 ? "video" : "videos"} · link valid
@@ -136,6 +136,7 @@ function ReviewItem({ link, video, name, commentsEnabled, sending }: ItemProps) 
       <h2>
         {video.title} <span className="ai-label">AI-generated</span>
       </h2>
+      {video.title !== video.id && <p className="muted review-id">{video.id}</p>}
       <video
         ref={player}
         className="player"

@@ -15,6 +15,7 @@ export function SelectionBar() {
   const { selected, created, busy } = useView("shares");
   const [hours, setHours] = useState(72);
   const [comments, setComments] = useState(true);
+  const [title, setTitle] = useState("");
   const [copied, setCopied] = useState(false);
   if (selected.length === 0 && !created) return null;
   const copy = (url: string) =>
@@ -30,6 +31,15 @@ export function SelectionBar() {
           <button type="button" onClick={() => run(studio.downloadSelected())}>
             Download selected
           </button>
+          <label>
+            Title
+            <input
+              value={title}
+              maxLength={120}
+              placeholder="What the client sees"
+              onChange={(event) => setTitle(event.target.value)}
+            />
+          </label>
           <label>
             Link lasts
             <select value={hours} onChange={(event) => setHours(Number(event.target.value))}>
@@ -54,7 +64,7 @@ export function SelectionBar() {
             disabled={busy}
             onClick={() => {
               setCopied(false);
-              run(studio.shareSelected(hours, comments));
+              run(studio.shareSelected(hours, comments, title));
             }}
           >
             Share for review

@@ -10,16 +10,20 @@ use crate::platform::{Body, HttpRequest, Platform};
 use crate::review::{Created, ReviewPage, Share, Verdict};
 
 impl<'a, P: Platform> Api<'a, P> {
-    /// Makes a review link to `videos` (file names) of the project.
+    /// Makes a review link to `videos` (file names) of the project, titled `title` when given.
     pub async fn create_share(
         &self,
         project_id: &str,
         videos: &[String],
         expires_in_hours: u32,
         comments: bool,
+        title: Option<&str>,
     ) -> Result<Created, ApiError> {
-        let body =
+        let mut body =
             json!({"videos": videos, "expires_in_hours": expires_in_hours, "comments": comments});
+        if let Some(title) = title {
+            body["title"] = title.into();
+        }
         let answer = self
             .call(
                 "POST",

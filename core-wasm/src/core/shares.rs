@@ -113,13 +113,16 @@ impl<P: Platform> Core<P> {
         }
     }
 
-    /// Makes a review link to the selected videos, valid for `hours`; the selection is
-    /// cleared and the link is shown (its url only this once).
+    /// Makes a review link to the selected videos, valid for `hours`, titled `title` when it
+    /// has more than spaces; the selection is cleared and the link is shown (its url only
+    /// this once).
     pub async fn share_selected(
         &self,
         hours: u32,
         comments: bool,
+        title: Option<&str>,
     ) -> Result<CreatedView, CoreError> {
+        let title = title.map(str::trim).filter(|t| !t.is_empty());
         let visit = self.visit()?;
         let videos = self.selected_names();
         if videos.is_empty() {
@@ -133,7 +136,7 @@ impl<P: Platform> Core<P> {
         self.write(&self.shares, |s| s.busy = true);
         let outcome = self
             .api()
-            .create_share(&visit.project, &videos, hours, comments)
+            .create_share(&visit.project, &videos, hours, comments, title)
             .await
             .map_err(CoreError::from);
         if !self.still(&visit) {

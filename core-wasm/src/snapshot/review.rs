@@ -149,7 +149,10 @@ pub enum ReviewState {
 #[serde(rename_all = "camelCase")]
 pub struct ReviewVideoView {
     pub file_name: String,
+    /// What it shows (its prompt, or an exported cut's sequence name), else its id.
     pub title: String,
+    /// Its id, from its file name.
+    pub id: String,
     pub url: String,
     pub poster_url: String,
     pub notes: NotesView,
@@ -161,6 +164,8 @@ pub struct ReviewVideoView {
 #[serde(rename_all = "camelCase")]
 pub struct ReviewView {
     pub state: ReviewState,
+    /// The link's title, when it was given one.
+    pub title: Option<String>,
     pub videos: Vec<ReviewVideoView>,
     pub expires_label: String,
     pub comments_enabled: bool,

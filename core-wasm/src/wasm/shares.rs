@@ -7,12 +7,18 @@ use super::{promise, Studio};
 
 #[wasm_bindgen]
 impl Studio {
-    /// Makes a review link to the selected videos: `{id, url, expiresLabel}`; the url (with
-    /// its token) is shown only this once.
+    /// Makes a review link to the selected videos, with the title its page shows when one is
+    /// given: `{id, url, expiresLabel}`; the url (with its token) is shown only this once.
     #[wasm_bindgen(js_name = shareSelected)]
-    pub fn share_selected(&self, expires_in_hours: u32, comments: bool) -> js_sys::Promise {
+    pub fn share_selected(
+        &self,
+        expires_in_hours: u32,
+        comments: bool,
+        title: Option<String>,
+    ) -> js_sys::Promise {
         promise(&self.core, |core| async move {
-            core.share_selected(expires_in_hours, comments).await
+            core.share_selected(expires_in_hours, comments, title.as_deref())
+                .await
         })
     }
 
