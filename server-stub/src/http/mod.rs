@@ -29,6 +29,7 @@ mod shares;
 mod sounds;
 mod spend;
 mod storyboard;
+mod text_fields;
 mod timelines;
 
 use std::path::Path;

@@ -15,6 +15,7 @@ use super::assets::poster_url;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
 use super::shares::split;
+use super::text_fields::{one_line, text_field};
 use super::AppState;
 use crate::project::ProjectFolder;
 use crate::project_events::Change;
@@ -22,8 +23,6 @@ use crate::reviews::{self, Added, Note, NoteError, ReviewComment, ReviewDecision
 
 /// A reviewer's name: 1 to 80 characters.
 const NAME_MAX: usize = 80;
-/// A review link's title: 1 to 120 characters.
-const TITLE_MAX: usize = 120;
 /// A comment: 1 to 2,000 characters.
 const TEXT_MAX: usize = 2000;
 /// The latest moment a comment may point at (a day, far beyond any clip).
@@ -126,34 +125,6 @@ async fn opened(state: &AppState, token: &str) -> Result<Share, ApiError> {
 /// line break would forge a line under it).
 fn name_field(value: &str) -> Result<String, ApiError> {
     one_line("name", value, NAME_MAX)
-}
-
-/// A review link's title, shown as its page's heading: `one_line`'s rule.
-pub(super) fn title_field(value: &str) -> Result<String, ApiError> {
-    one_line("title", value, TITLE_MAX)
-}
-
-/// `text_field`'s rule, on one line and with no control or text-direction characters.
-fn one_line(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
-    let line = text_field(field, value, max)?;
-    if line.chars().any(studio_core::review::breaks_a_name) {
-        return Err(ApiError::Unprocessable(format!(
-            "{field} must be on one line, without control or text-direction characters"
-        )));
-    }
-    Ok(line)
-}
-
-/// A field of 1 to `max` characters once trimmed; kept as written (it is shown as text).
-fn text_field(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
-    let value = value.trim();
-    let count = value.chars().count();
-    if count == 0 || count > max {
-        return Err(ApiError::Unprocessable(format!(
-            "{field} must be 1 to {max} characters"
-        )));
-    }
-    Ok(value.to_owned())
 }
 
 /// The prompt in the metadata of the library video `name` (remembered as the library's

@@ -13,6 +13,7 @@ use super::assets::valid_file_name;
 use super::auth::Authorized;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, JsonBody, PublicBase};
+use super::text_fields::one_line;
 use super::AppState;
 use crate::project::ProjectId;
 use crate::reviews::{self, Note, ReviewComment, ReviewDecision, Share};
@@ -23,6 +24,8 @@ pub const MAX_SHARED: usize = 50;
 const DEFAULT_HOURS: f64 = 72.0;
 /// The longest a link lives: 30 days.
 const MAX_HOURS: f64 = 720.0;
+/// A review link's title, its page's heading: 1 to 120 characters.
+const TITLE_MAX: usize = 120;
 
 /// A new review link.
 #[derive(Deserialize, ToSchema)]
@@ -141,7 +144,7 @@ pub async fn create(
     let title = body
         .title
         .as_deref()
-        .map(super::review::title_field)
+        .map(|title| one_line("title", title, TITLE_MAX))
         .transpose()?;
     let hours = body.expires_in_hours.unwrap_or(DEFAULT_HOURS);
     if hours.fract() != 0.0 || !(1.0..=MAX_HOURS).contains(&hours) {
