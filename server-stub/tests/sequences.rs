@@ -173,19 +173,7 @@ async fn bad_changes_are_refused_with_the_shot_named() {
         let change = with_shots(&sequence, shots);
         let app = h.app.clone();
         let uri = uri(&sequence);
-        async move {
-            let reply = api(&app, "PUT", &uri, Some(change)).await;
-            assert_eq!(
-                reply.status,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "{}",
-                reply.json()
-            );
-            reply.json()["error"]["message"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        }
+        async move { api(&app, "PUT", &uri, Some(change)).await.refusal() }
     };
     let ok = json!({"label": "Shot 1", "take": take, "in_s": 0, "out_s": 0.5});
     let message = refused(

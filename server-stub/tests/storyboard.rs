@@ -30,20 +30,6 @@ async fn picture(h: &Harness, shade: u8) -> String {
     reply.json()["id"].as_str().unwrap().to_owned()
 }
 
-/// The message of a 422 refusal.
-fn refusal(reply: &Reply) -> String {
-    assert_eq!(
-        reply.status,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "{}",
-        reply.json()
-    );
-    reply.json()["error"]["message"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 async fn member(h: &Harness, body: Value) -> Reply {
     api(&h.app, "POST", CAST, Some(body)).await
 }
@@ -208,7 +194,7 @@ async fn mentions_bring_the_cast_pictures_in_order_and_unknown_ones_are_refused(
         Some(job("@Mara meets @Zed")),
     )
     .await;
-    assert!(refusal(&unknown).contains("@Zed"));
+    assert!(unknown.refusal().contains("@Zed"));
     // local-1 takes 4 reference images: the cast brings 3, one given makes 4, two make 5.
     let d = picture(&h, 120).await;
     let e = picture(&h, 150).await;
@@ -216,7 +202,7 @@ async fn mentions_bring_the_cast_pictures_in_order_and_unknown_ones_are_refused(
     over["inputs"] =
         json!([{"reference": d, "role": "reference"}, {"reference": e, "role": "reference"}]);
     let refused = api(&h.app, "POST", "/api/projects/film/jobs", Some(over)).await;
-    let message = refusal(&refused);
+    let message = refused.refusal();
     assert!(
         message.contains("local-1") && message.contains("at most 4"),
         "{message}"
@@ -224,7 +210,7 @@ async fn mentions_bring_the_cast_pictures_in_order_and_unknown_ones_are_refused(
     let mut given = job("a key");
     given["inputs"] = json!([{"reference": d, "role": "reference", "cast": "Mara"}]);
     let refused = api(&h.app, "POST", "/api/projects/film/jobs", Some(given)).await;
-    assert!(refusal(&refused).contains("@mentions"));
+    assert!(refused.refusal().contains("@mentions"));
     // An address is no mention.
     let plain = api(
         &h.app,
@@ -380,7 +366,7 @@ async fn a_script_that_makes_no_shot_or_is_not_text_creates_nothing() {
         ("text/plain", vec![b'a'; 1024 * 1024 + 1], "1 MB"),
     ] {
         let reply = raw_post(&h.app, import, Some(content_type), body).await;
-        let message = refusal(&reply);
+        let message = reply.refusal();
         assert!(message.contains(says), "{says}: {message}");
     }
     let sequences = api(&h.app, "GET", "/api/projects/film/sequences", None)
@@ -520,7 +506,7 @@ async fn a_shot_that_mentions_someone_not_in_the_cast_is_named() {
         Some(json!({})),
     )
     .await;
-    let message = refusal(&reply);
+    let message = reply.refusal();
     assert!(
         message.starts_with("Shot 1 (\"Opening\")") && message.contains("@Ghost"),
         "{message}"
@@ -606,7 +592,7 @@ async fn each_provider_gets_the_mentioned_cast_in_its_own_form() {
         Some(create("kling-v2-1")),
     )
     .await;
-    let message = refusal(&refused);
+    let message = refused.refusal();
     assert!(
         message.contains("kling-v2-1") && message.contains("at most 0"),
         "{message}"

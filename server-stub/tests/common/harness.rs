@@ -137,6 +137,17 @@ impl Reply {
     pub fn error_code(&self) -> String {
         self.json()["error"]["code"].as_str().unwrap().to_owned()
     }
+
+    /// The message of a 422 refusal (fails on any other status).
+    pub fn refusal(&self) -> String {
+        assert_eq!(
+            self.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            self.json()
+        );
+        self.json()["error"]["message"].as_str().unwrap().to_owned()
+    }
 }
 
 pub async fn send(app: &Router, request: Request<Body>) -> Reply {

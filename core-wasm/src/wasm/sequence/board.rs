@@ -81,7 +81,7 @@ impl SequenceEditor {
                         s.estimate = None;
                         s.error = None;
                         s.notice = Some(format!(
-                            "Started {jobs} jobs: save each take to the library and it joins its shot."
+                            "Started {jobs} jobs: each take joins its shot when it is done."
                         ));
                     });
                     Ok(JsValue::from(jobs as u32))

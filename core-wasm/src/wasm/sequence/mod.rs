@@ -436,7 +436,7 @@ impl SequenceEditor {
                 Ok(job) => {
                     inner.change(|s| {
                         s.notice = Some(format!(
-                            "Making the next shot's take ({job}): save it to the library and it joins the shot."
+                            "Making the next shot's take ({job}): it joins the shot when it is done."
                         ));
                         s.error = None;
                     });
