@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::letters;
+
 /// The longest name, in characters.
 pub const MAX_NAME: usize = 40;
 /// The most reference images one member has.
@@ -22,7 +24,7 @@ pub enum Kind {
 
 /// Whether `c` may be part of a name: a letter, a digit, `-` or `_`.
 fn name_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '-' || c == '_'
+    letters::is_letter_or_digit(c) || c == '-' || c == '_'
 }
 
 /// Whether `name` is a member's name: one word of 1 to [`MAX_NAME`] letters, digits, `-` or
@@ -33,9 +35,7 @@ pub fn is_valid_name(name: &str) -> bool {
 
 /// Whether two names are the same member's (case does not count).
 pub fn same_name(a: &str, b: &str) -> bool {
-    a.chars()
-        .flat_map(char::to_lowercase)
-        .eq(b.chars().flat_map(char::to_lowercase))
+    letters::lower(a) == letters::lower(b)
 }
 
 /// One `@Name` in a prompt: the name, and where the mention starts and ends (byte offsets,
@@ -140,15 +140,10 @@ impl MentionOffer {
 
 /// Of `names`, the ones that start with `partial` (case aside), at most `most`, in order.
 pub fn suggestions<'a>(names: &[&'a str], partial: &str, most: usize) -> Vec<&'a str> {
-    let partial: String = partial.chars().flat_map(char::to_lowercase).collect();
+    let partial = letters::lower(partial);
     names
         .iter()
-        .filter(|n| {
-            n.chars()
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-                .starts_with(&partial)
-        })
+        .filter(|n| letters::lower(n).starts_with(&partial))
         .take(most)
         .copied()
         .collect()

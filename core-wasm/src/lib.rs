@@ -13,6 +13,7 @@ pub mod fountain;
 pub mod inputs;
 pub mod job;
 pub mod json;
+pub mod letters;
 pub mod part;
 pub mod platform;
 pub mod price;

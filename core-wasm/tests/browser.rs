@@ -418,3 +418,45 @@ fn json_goes_through_the_browsers_parser_and_back_unchanged() {
         json!({"gone": null, "f": null})
     );
 }
+
+/// In the browser a name's letters are told and its case set aside by the platform: the same
+/// answers as Rust's own tables give natively (`letters.rs`'s test).
+#[wasm_bindgen_test]
+fn the_browser_tells_letters_and_folds_case_as_rust_does() {
+    use studio_core::letters::{is_letter_or_digit, lower};
+    for yes in ['a', 'Z', '7', 'é', 'Ж', '字', '٣'] {
+        assert!(is_letter_or_digit(yes), "{yes}");
+    }
+    for no in ['-', '_', ' ', '@', '.', '—', '😀'] {
+        assert!(!is_letter_or_digit(no), "{no}");
+    }
+    assert_eq!(lower("JOSÉ Ωμέγα"), "josé ωμέγα");
+    assert!(studio_core::cast::same_name("ÉLODIE", "élodie"));
+}
+
+/// In the browser a timestamp is read by `Date.parse`: the instants the native parser reads
+/// from the forms browsers and servers write, and no time where there is none.
+#[wasm_bindgen_test]
+fn the_browser_reads_timestamps_as_the_native_parser_does() {
+    use studio_core::time::parse_iso_millis;
+    for (text, millis) in [
+        ("1970-01-01T00:00:00.000Z", 0),
+        ("2026-11-21T18:25:07.123Z", 1_795_285_507_123),
+        ("2026-11-21T19:25:07.123+01:00", 1_795_285_507_123),
+        ("2026-11-21T18:25:07Z", 1_795_285_507_000),
+        ("2026-11-21T18:25:07.123456Z", 1_795_285_507_123),
+        (" 2026-11-21 ", 1_795_219_200_000),
+    ] {
+        assert_eq!(parse_iso_millis(text), Some(millis), "{text}");
+    }
+    for bad in [
+        "",
+        "yesterday",
+        "2026-13-01",
+        "2026-11-21T25:00Z",
+        "2026/11/21",
+        "2026-11-21Tab:cdZ",
+    ] {
+        assert_eq!(parse_iso_millis(bad), None, "{bad}");
+    }
+}

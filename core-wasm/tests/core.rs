@@ -1843,6 +1843,7 @@ fn open_shot(core: &Core<Fake>) {
         core,
         ok(json!({"references": [reference("ref_b", 1000, 1000), reference("ref_a", 1280, 720)]})),
     );
+    script(core, ok(json!({"cast": []})));
     assert_eq!(block_on(core.load_shot()).unwrap(), 2);
 }
 
@@ -2483,6 +2484,7 @@ fn generate_shows_its_price_and_asks_above_the_threshold() {
         ]})),
     );
     script(&core, ok(json!({"references": []})));
+    script(&core, ok(json!({"cast": []})));
     block_on(core.load_shot()).unwrap();
     let view = core.console_view();
     assert_eq!(
@@ -2695,4 +2697,78 @@ fn a_review_page_reads_a_shared_videos_credentials_without_the_bearer() {
         Some("Made with AI by veo/veo-3.1")
     );
     assert_eq!(credentials.note.as_deref(), Some("untrusted signer"));
+}
+
+/// Opens p1 and reads its shot strip: no models or references, and `cast` as its cast.
+fn read_cast(core: &Core<Fake>, cast: Result<HttpResponse, String>) {
+    script(core, ok(json!({"models": []})));
+    script(core, ok(json!({"references": []})));
+    script(core, cast);
+    let _ = block_on(core.load_shot());
+}
+
+#[test]
+fn the_casts_names_are_offered_as_a_mention_is_typed_in_the_prompt() {
+    let core = studio();
+    open(&core, "p1");
+    read_cast(
+        &core,
+        ok(
+            json!({"cast": [{"id": "c1", "name": "Mara"}, {"id": "c2", "name": "Leo"},
+                           {"id": "c3", "name": "maks"}, {"id": "c4", "name": "Élodie"}]}),
+        ),
+    );
+    assert!(fake(&core)
+        .requests
+        .borrow()
+        .last()
+        .unwrap()
+        .url
+        .ends_with("/api/projects/p1/cast"));
+    assert_eq!(core.console_view().cast, ["Mara", "Leo", "maks", "Élodie"]);
+    let offer = core.mention_at("Wide on @MA", 11).unwrap();
+    assert_eq!(offer.start, 8);
+    assert_eq!(offer.names, ["Mara", "maks"]);
+    assert_eq!(core.mention_at("@élo", 4).unwrap().names, ["Élodie"]);
+    assert_eq!(
+        core.mention_at("Wide on @ma", 4),
+        None,
+        "the caret is before the @"
+    );
+    assert_eq!(
+        core.mention_at("ana@ma", 6),
+        None,
+        "an address mentions no one"
+    );
+    assert_eq!(core.mention_at("@zed", 4), None, "no name fits");
+}
+
+#[test]
+fn a_failed_cast_read_keeps_the_names_and_the_strip_and_raises_no_banner() {
+    let core = studio();
+    open(&core, "p1");
+    read_cast(&core, ok(json!({"cast": [{"id": "c1", "name": "Mara"}]})));
+    script(&core, ok(json!({"models": []})));
+    script(
+        &core,
+        ok(json!({"references": [reference("ref_a", 1280, 720)]})),
+    );
+    script(&core, status(500, "Internal Server Error"));
+    assert_eq!(
+        block_on(core.load_shot()).unwrap(),
+        1,
+        "the references are read all the same"
+    );
+    assert_eq!(core.console_view().cast, ["Mara"]);
+    assert!(core.snapshot().banner.is_none());
+    assert!(fake(&core)
+        .logs
+        .borrow()
+        .iter()
+        .any(|(_, m)| m.starts_with("Failed to get cast: ")));
+    core.enter_project("p2");
+    assert!(
+        core.console_view().cast.is_empty(),
+        "another project's cast is not offered"
+    );
 }

@@ -134,3 +134,39 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
   assert.equal(await page.getByRole("button", { name: "Save to Library" }).count(), 0);
   assert.deepEqual(await audit(page), []);
 });
+
+test("the dashboard's prompt offers the cast's names as a mention is typed", async () => {
+  const project = "cast-room";
+  for (const name of ["Élodie", "Mara", "Max"]) {
+    const response = await fetch(`${t.server.url}/api/projects/${project}/cast`, {
+      method: "POST",
+      headers: HEADERS,
+      body: JSON.stringify({ name, kind: "character", references: [] }),
+    });
+    assert.equal(response.status, 201);
+  }
+  const page = t.page;
+  await page.goto(`${t.server.url}/${project}`);
+  const prompt = page.getByRole("combobox", { name: "Prompt" });
+  const names = page.getByRole("listbox", { name: "Cast" }).getByRole("option");
+  await prompt.focus();
+  await page.keyboard.type("Close on @é");
+  // Case aside, in any script: "é" finds Élodie.
+  const elodie = names.filter({ hasText: "@Élodie" });
+  await elodie.waitFor();
+  assert.equal(await prompt.getAttribute("aria-expanded"), "true");
+  assert.deepEqual(await audit(page), []);
+  await page.keyboard.press("Enter");
+  assert.equal(await prompt.inputValue(), "Close on @Élodie ");
+  // Two names fit "@ma": the arrow keys move through them, Escape closes the list.
+  await page.keyboard.type("and @MA");
+  await names.filter({ hasText: "@Max" }).waitFor();
+  assert.deepEqual(await names.allTextContents(), ["@Mara", "@Max"]);
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await names.filter({ hasText: "@Max" }).getAttribute("aria-selected"), "true");
+  await page.keyboard.press("Tab");
+  assert.equal(await prompt.inputValue(), "Close on @Élodie and @Max ");
+  await page.keyboard.type("@zz");
+  await waitUntil(async () => (await prompt.getAttribute("aria-expanded")) === "false");
+  assert.equal(await names.count(), 0, "no name fits: nothing is offered");
+});

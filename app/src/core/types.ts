@@ -187,7 +187,12 @@ estimate: string | null,
 /**
  * Whether the estimate is above the threshold at which Generate asks first.
  */
-confirm: boolean, };
+confirm: boolean, 
+/**
+ * The project's cast names, read when the prompt is focused (`loadCast`); `mentionAt`
+ * offers those that fit the `@` mention being typed.
+ */
+cast: Array<string>, };
 
 export type ImageRole = "first_frame" | "last_frame" | "reference";
 

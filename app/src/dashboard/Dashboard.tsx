@@ -2,7 +2,7 @@ import { useEffect, type MouseEvent } from "react";
 import { CompareBar } from "../compare/CompareBar";
 import { Reviews } from "../review/Reviews";
 import { SequenceButton, Sequences } from "../sequence/Sequences";
-import { SelectionBar } from "../review/SelectionBar";
+import { Selection } from "../review/Selection";
 import { Spend, SpendButton } from "../spend/Spend";
 import { useStudio } from "../core/useStudio";
 import { navigate } from "../router";
@@ -50,7 +50,7 @@ export function Dashboard({ projectId }: { projectId: string | null }) {
           <Metadata />
           <div className="bars">
             <CompareBar />
-            <SelectionBar />
+            <Selection />
           </div>
         </main>
       )}

@@ -1,5 +1,13 @@
-import { useMemo, useRef, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
+import {
+  useEffect,
+  useMemo,
+  useRef,
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+} from "react";
 import { run, useStudio, useView } from "../core/useStudio";
+import { useMentions } from "../mention/useMentions";
 import { ShotInputs } from "../shot/ShotInputs";
 import { JobAnnouncer } from "./JobAnnouncer";
 import { JobRow } from "./JobRow";
@@ -69,7 +77,24 @@ function PromptForm() {
     againAt,
     estimate,
     confirm,
+    cast,
   } = useView("console");
+  const prompt = useRef<HTMLTextAreaElement>(null);
+  const mentions = useMentions(
+    prompt,
+    (text, caret) => studio.mentionAt(text, caret),
+    (box, text, caret) => {
+      studio.setDraft(text);
+      box.value = text;
+      box.setSelectionRange(caret, caret);
+    },
+  );
+  const { look } = mentions;
+  // A cast read while a mention is being typed offers its names at once.
+  useEffect(() => {
+    if (prompt.current && document.activeElement === prompt.current) look(prompt.current);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [cast]);
   // After a create refused for a while (429), Generate waits as long as the server said.
   const wait = useSecondsUntil(againAt);
 
@@ -80,20 +105,31 @@ function PromptForm() {
     if (confirm && !window.confirm(`Generate${takesText} at about ${estimate ?? ""}?`)) return;
     run(studio.createJob(undefined));
   };
-  const onKeyDown = (event: KeyboardEvent) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (mentions.onKeyDown(event)) return;
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) generate(event);
   };
 
   return (
     <form onSubmit={generate}>
-      <textarea
-        aria-label="Prompt"
-        placeholder="Describe the video you want to generate..."
-        rows={4}
-        value={draft}
-        onChange={(e) => studio.setDraft(e.target.value)}
-        onKeyDown={onKeyDown}
-      />
+      <div className="mention-box">
+        <textarea
+          ref={prompt}
+          aria-label="Prompt"
+          placeholder="Describe the video you want to generate..."
+          rows={4}
+          {...mentions.boxProps}
+          value={draft}
+          onChange={(e) => {
+            studio.setDraft(e.target.value);
+            look(e.target);
+          }}
+          onFocus={() => studio.loadCast()}
+          onKeyDown={onKeyDown}
+          onBlur={mentions.close}
+        />
+        {mentions.list}
+      </div>
       <ShotInputs />
       <div className="console-actions">
         <span className="hint">Ctrl+Enter to generate</span>

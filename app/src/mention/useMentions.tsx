@@ -4,6 +4,7 @@
 // (`offerAt`); `put` writes the text with the name taken and where the caret goes.
 import { useId, useState, type KeyboardEvent, type RefObject } from "react";
 import type { MentionOffer } from "../core/types";
+import "./mention.css";
 
 type Box = HTMLTextAreaElement;
 

@@ -1,5 +1,6 @@
 // The videos selected in the library: downloaded as one ZIP, or made into a review link (how
-// long it lives, whether it takes comments); then the link, shown once, to copy.
+// long it lives, whether it takes comments); then the link, shown once, to copy. Loaded the
+// first time a video is selected (`Selection.tsx`).
 import { useState } from "react";
 import { run, useStudio, useView } from "../core/useStudio";
 
@@ -10,7 +11,7 @@ const LIFETIMES = [
   { hours: 720, label: "30 days" },
 ];
 
-export function SelectionBar() {
+export default function SelectionBar() {
   const studio = useStudio();
   const { selected, created, busy } = useView("shares");
   const [hours, setHours] = useState(72);

@@ -6,59 +6,74 @@ use thiserror::Error;
 /// A failed call; the text is the spec's prefix followed by the HTTP status text.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ApiError {
-    #[error("Failed to get assets: {0}")]
     GetAssets(String),
-    #[error("Failed to create job: {0}")]
     CreateJob(String),
     /// A create refused (429) until `retry_after_s` seconds have passed.
-    #[error("Failed to create job: {text}")]
-    CreateLater { text: String, retry_after_s: u32 },
-    #[error("Failed to get job status: {0}")]
+    CreateLater {
+        text: String,
+        retry_after_s: u32,
+    },
     GetJobStatus(String),
-    #[error("Failed to save job: {0}")]
     SaveJob(String),
-    #[error("Failed to list jobs: {0}")]
     ListJobs(String),
-    #[error("Failed to cancel job: {0}")]
     CancelJob(String),
-    #[error("Failed to remove job: {0}")]
     RemoveJob(String),
-    #[error("Failed to delete video: {0}")]
     DeleteAsset(String),
-    #[error("Failed to mark video: {0}")]
     PickAsset(String),
-    #[error("Failed to follow job changes: {0}")]
     Events(String),
-    #[error("Failed to get models: {0}")]
     GetModels(String),
-    #[error("Failed to get reference images: {0}")]
     GetReferences(String),
-    #[error("Failed to add reference image: {0}")]
+    GetCast(String),
     AddReference(String),
-    #[error("Failed to remove reference image: {0}")]
     RemoveReference(String),
-    #[error("Failed to share videos: {0}")]
     Share(String),
-    #[error("Failed to get review links: {0}")]
     GetShares(String),
-    #[error("Failed to revoke review link: {0}")]
     RevokeShare(String),
-    #[error("Failed to open review: {0}")]
     OpenReview(String),
     /// The link was revoked, has expired or never existed: the server's words.
-    #[error("{0}")]
     ReviewGone(String),
-    #[error("Failed to send: {0}")]
     SendNote(String),
-    #[error("Failed to read Content Credentials: {0}")]
     ReadCredentials(String),
-    #[error("Failed to download videos: {0}")]
     Download(String),
-    #[error("Failed to get spend: {0}")]
     GetSpend(String),
     /// A create refused (402) because it would pass a monthly budget.
-    #[error("{0}")]
     OverBudget(OverBudget),
+}
+
+/// `Failed to {what}: {text}`, as spec section 8 words a failure; written through one format
+/// for all of them (a format of its own for each cost the wasm about a kilobyte).
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (what, text) = match self {
+            ApiError::GetAssets(text) => ("get assets", text),
+            ApiError::CreateJob(text) => ("create job", text),
+            ApiError::CreateLater { text, .. } => ("create job", text),
+            ApiError::GetJobStatus(text) => ("get job status", text),
+            ApiError::SaveJob(text) => ("save job", text),
+            ApiError::ListJobs(text) => ("list jobs", text),
+            ApiError::CancelJob(text) => ("cancel job", text),
+            ApiError::RemoveJob(text) => ("remove job", text),
+            ApiError::DeleteAsset(text) => ("delete video", text),
+            ApiError::PickAsset(text) => ("mark video", text),
+            ApiError::Events(text) => ("follow job changes", text),
+            ApiError::GetModels(text) => ("get models", text),
+            ApiError::GetReferences(text) => ("get reference images", text),
+            ApiError::GetCast(text) => ("get cast", text),
+            ApiError::AddReference(text) => ("add reference image", text),
+            ApiError::RemoveReference(text) => ("remove reference image", text),
+            ApiError::Share(text) => ("share videos", text),
+            ApiError::GetShares(text) => ("get review links", text),
+            ApiError::RevokeShare(text) => ("revoke review link", text),
+            ApiError::OpenReview(text) => ("open review", text),
+            ApiError::ReviewGone(text) => return f.write_str(text),
+            ApiError::SendNote(text) => ("send", text),
+            ApiError::ReadCredentials(text) => ("read Content Credentials", text),
+            ApiError::Download(text) => ("download videos", text),
+            ApiError::GetSpend(text) => ("get spend", text),
+            ApiError::OverBudget(over) => return over.fmt(f),
+        };
+        write!(f, "Failed to {what}: {text}")
+    }
 }
 
 /// The figures of a create refused for a monthly budget, in cents.

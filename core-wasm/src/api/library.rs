@@ -117,6 +117,22 @@ impl<'a, P: Platform> Api<'a, P> {
             .ok_or_else(|| ApiError::GetReferences("Response has no references array".into()))
     }
 
+    /// The names of the project's cast, as a prompt box offers them for `@` mentions.
+    pub async fn cast_names(&self, project_id: &str) -> Result<Vec<String>, ApiError> {
+        let answer = self
+            .call("GET", self.url(&["projects", project_id, "cast"]), None)
+            .await
+            .map_err(|(text, _)| ApiError::GetCast(text))?;
+        let listed = answer.get("cast").and_then(Value::as_array);
+        listed
+            .map(|cast| {
+                cast.iter()
+                    .filter_map(|m| m.get("name")?.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .ok_or_else(|| ApiError::GetCast("Response has no cast array".into()))
+    }
+
     /// Adds a reference image: an upload (`Body::File`) or a frame grab (`Body::Json`).
     pub async fn add_reference(&self, project_id: &str, body: Body) -> Result<Reference, ApiError> {
         let request = HttpRequest {

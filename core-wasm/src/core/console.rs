@@ -36,6 +36,8 @@ pub struct Console {
     again_at: Option<i64>,
     /// What each model makes by default, and at what price (from GET /models).
     offers: Vec<Offer>,
+    /// The project's cast names, offered as an `@` mention is typed (`mentions.rs`).
+    pub(super) cast: Vec<String>,
 }
 
 /// Above this estimate (USD) Generate asks first, unless told otherwise.
@@ -97,6 +99,7 @@ impl<P: Platform> Core<P> {
                 again_at: c.again_at.map(|at| at as f64),
                 estimate: estimate.map(price::label),
                 confirm: estimate.is_some_and(|usd| usd > confirm_above),
+                cast: c.cast.clone(),
             }
         })
     }

@@ -10,6 +10,7 @@ mod compare;
 mod console;
 mod jobs;
 mod library;
+mod mentions;
 mod metadata;
 mod recent;
 mod shares;

@@ -103,15 +103,18 @@ impl<P: Platform> Core<P> {
         })
     }
 
-    /// Reads what the project's shots can be made from: the models' inputs and the project's
-    /// reference images. A failure leaves the strip empty and is logged.
+    /// Reads what the project's shots can be made from: the models' inputs, the project's
+    /// reference images, and its cast's names (the prompt offers them as `@Name` is typed).
+    /// A failure leaves the strip empty and is logged.
     pub async fn load_shot(&self) -> Result<usize, CoreError> {
         let visit = self.visit()?;
         let models = self.api().get_models().await;
         let references = self.api().list_references(&visit.project).await;
+        let cast = self.api().cast_names(&visit.project).await;
         if !self.still(&visit) {
             return Ok(0);
         }
+        self.keep_cast(cast);
         if let Ok(answer) = &models {
             self.set_offers(answer);
             let models = inputs::parse_models(answer);

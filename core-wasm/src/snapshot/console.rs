@@ -36,6 +36,9 @@ pub struct ConsoleView {
     pub estimate: Option<String>,
     /// Whether the estimate is above the threshold at which Generate asks first.
     pub confirm: bool,
+    /// The project's cast names, read when the prompt is focused (`loadCast`); `mentionAt`
+    /// offers those that fit the `@` mention being typed.
+    pub cast: Vec<String>,
 }
 
 /// A reference image of the project in the strip under the prompt.

@@ -1,9 +1,10 @@
 //! The studio's console commands: the prompt, model, takes, size, length and confirmation
-//! threshold of new jobs, Generate itself, and the spend panel.
+//! threshold of new jobs, Generate itself, the cast names offered as `@Name` is typed, and
+//! the spend panel.
 
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, promise, Studio};
+use super::{js_error, json, promise, schedule, Studio};
 
 #[wasm_bindgen]
 impl Studio {
@@ -37,6 +38,22 @@ impl Studio {
     #[wasm_bindgen(js_name = setSeconds)]
     pub fn set_seconds(&self, seconds: Option<u32>) -> Result<(), JsValue> {
         self.core.set_seconds(seconds).map_err(js_error)
+    }
+
+    /// Reads the open project's cast names again (`view("console").cast`), which `mentionAt`
+    /// offers, with the models and reference images the shot strip shows. A failure keeps
+    /// what was read before and is logged: it raises no banner.
+    #[wasm_bindgen(js_name = loadCast)]
+    pub fn load_cast(&self) {
+        schedule::load_shot(&self.core);
+    }
+
+    /// The cast names offered for the `@` mention typed at `caret` (UTF-16) in `text`:
+    /// `{start, names}`, or `null` when no mention is being typed or no name fits.
+    #[wasm_bindgen(js_name = mentionAt, unchecked_return_type = "MentionOffer | null")]
+    pub fn mention_at(&self, text: &str, caret: usize) -> JsValue {
+        let offer = self.core.mention_at(text, caret);
+        offer.map_or(JsValue::NULL, |offer| json::serialized(&offer))
     }
 
     /// Generate asks before starting jobs whose estimate is above `usd` (5 by default).

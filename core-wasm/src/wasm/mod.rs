@@ -66,7 +66,7 @@ fn part(name: &str) -> Result<Part, JsValue> {
 /// The Studio client. Create one per page; it keeps its state until the page closes.
 // `view(part)` typed by the part it is asked for, from the generated snapshot types.
 #[wasm_bindgen(typescript_custom_section)]
-const SNAPSHOT_VIEW: &str = r#"import type { Snapshot } from "../app/src/core/types";
+const SNAPSHOT_VIEW: &str = r#"import type { MentionOffer, Snapshot } from "../app/src/core/types";
 export interface Studio {
   /** One part of the snapshot: the same object until that part changes. */
   view<K extends Exclude<keyof Snapshot, "version">>(part: K): Snapshot[K];
@@ -204,10 +204,7 @@ impl Studio {
         schedule::spawn(Box::pin(async move {
             let _ = core.load_assets().await;
         }));
-        let core = self.core.clone();
-        schedule::spawn(Box::pin(async move {
-            let _ = core.load_shot().await;
-        }));
+        schedule::load_shot(&self.core);
         let core = self.core.clone();
         schedule::spawn(Box::pin(async move {
             let _ = core.load_shares().await;

@@ -102,3 +102,12 @@ fn follow(core: SharedCore) {
 pub fn spawn(task: Pin<Box<dyn Future<Output = ()>>>) {
     spawn_local(task);
 }
+
+/// Reads (again) what the open project's shots are made from: the models, the reference
+/// images and the cast's names (`Core::load_shot`), in the background.
+pub fn load_shot(core: &SharedCore) {
+    let core = core.clone();
+    spawn(Box::pin(async move {
+        let _ = core.load_shot().await;
+    }));
+}
