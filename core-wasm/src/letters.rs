@@ -31,27 +31,23 @@ mod platform {
     }
 }
 
+// Through js-sys's bindings, not an `inline_js` snippet: the three wasm modules built from this
+// crate write their snippets into one folder of `pkg/`, each numbering its own.
 #[cfg(target_arch = "wasm32")]
 mod platform {
-    use wasm_bindgen::prelude::*;
+    use js_sys::{JsString, RegExp};
 
-    // Alphabetic or Numeric is what `char::is_alphanumeric` tests.
-    #[wasm_bindgen(
-        inline_js = "export function letterOrDigit(c){return/^[\\p{Alphabetic}\\p{N}]$/u.test(c)}export function lower(t){return t.toLowerCase()}"
-    )]
-    extern "C" {
-        #[wasm_bindgen(js_name = letterOrDigit)]
-        fn letter_or_digit(c: &str) -> bool;
-        #[wasm_bindgen(js_name = lower)]
-        fn js_lower(text: &str) -> String;
+    thread_local! {
+        /// Alphabetic or Numeric: what `char::is_alphanumeric` tests.
+        static LETTER_OR_DIGIT: RegExp = RegExp::new(r"^[\p{Alphabetic}\p{N}]$", "u");
     }
 
     pub fn is_letter_or_digit(c: char) -> bool {
-        letter_or_digit(c.encode_utf8(&mut [0; 4]))
+        LETTER_OR_DIGIT.with(|pattern| pattern.test(c.encode_utf8(&mut [0; 4])))
     }
 
     pub fn lower(text: &str) -> String {
-        js_lower(text)
+        JsString::from(text).to_lower_case().into()
     }
 }
 

@@ -849,3 +849,122 @@ test("the cut's loudness is chosen and saved, and an export asks for a portrait 
   assert.deepEqual(await audit(page), []);
   await context.close();
 });
+
+/** A WAV file (48 kHz, mono, 16-bit) of a 440 Hz tone at half scale, `seconds` long. */
+function tone(seconds) {
+  const rate = 48_000;
+  const samples = Math.round(seconds * rate);
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write("RIFF", 0);
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write("WAVEfmt ", 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write("data", 36);
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) {
+    wav.writeInt16LE(Math.round(16_383 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  }
+  return wav;
+}
+
+test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and heard in its 9:16 export", async () => {
+  const project = "scored";
+  const { context, page, panel, status } = await withShots(project, "a harbour at dawn", 2, 3);
+  const saved = async (check) => {
+    await waitUntil(async () => check(await firstSequence(project)));
+    await waitUntil(async () => (await status.textContent()).endsWith("· Saved"));
+  };
+
+  // A file that is not sound is refused with the server's reason, and nothing is kept.
+  const upload = panel.getByLabel("Upload sound");
+  await upload.setInputFiles({
+    name: "notes.txt",
+    mimeType: "text/plain",
+    buffer: Buffer.from("la la la"),
+  });
+  await panel.getByRole("alert").filter({ hasText: /sound/i }).waitFor();
+  assert.equal(await panel.getByRole("combobox", { name: "Sound" }).count(), 0);
+
+  // A 6 s tone, laid on the music lane: the whole cut (3 shots of 2 s).
+  await upload.setInputFiles({ name: "bed.wav", mimeType: "audio/wav", buffer: tone(6) });
+  await panel.getByRole("combobox", { name: "Sound" }).waitFor();
+  await panel.getByRole("button", { name: "Add to music" }).click();
+  const music = panel.getByRole("group", { name: "Music lane" });
+  const clip = music.getByRole("group", { name: "Music clip 1: bed.wav" });
+  await clip.waitFor();
+  await saved((s) => s.lanes.music.length === 1);
+  const laid = (await firstSequence(project)).lanes.music[0];
+  assert.deepEqual([laid.start_s, laid.in_s, laid.out_s], [0, 0, 6]);
+
+  // Trimmed to its first 2 s; undo brings the 6 s back, redo the trim again.
+  const out = clip.getByRole("spinbutton", { name: "Out (s)", exact: true });
+  await out.fill("2");
+  await out.blur();
+  await saved((s) => s.lanes.music[0].out_s === 2);
+  await panel.getByRole("button", { name: "Undo" }).click();
+  await saved((s) => s.lanes.music[0].out_s === 6);
+  assert.equal(
+    await panel.getByTestId("sequence-announcement").textContent(),
+    "Undone: The music lane",
+  );
+  await panel.getByRole("button", { name: "Redo" }).click();
+  await saved((s) => s.lanes.music[0].out_s === 2);
+  const gain = clip.getByRole("spinbutton", { name: "Gain (dB)" });
+  await gain.fill("-6");
+  await gain.blur();
+  await saved((s) => s.lanes.music[0].gain_db === -6);
+
+  // The first shot's take is muted, and captioned.
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  await panel.getByRole("checkbox", { name: "Mute its sound" }).check();
+  const caption = panel.getByRole("textbox", { name: "Caption" });
+  await caption.fill("MARA: The boats are back");
+  await caption.blur();
+  await saved((s) => s.shots[0].mute && s.shots[0].caption === "MARA: The boats are back");
+  assert.deepEqual(await audit(page), []);
+
+  // Exported at 9:16: the export plays at 720 x 1280, and its sound is the tone for the
+  // first 2 s (6 dB down: a peak near a quarter of full scale) and silence after.
+  await panel.getByRole("combobox", { name: "Export size" }).selectOption("720x1280");
+  await panel.getByRole("button", { name: "Export MP4" }).click();
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const assets = `${t.server.url}/api/projects/${project}/assets`;
+  const exported = async () =>
+    (await (await fetch(assets, { headers })).json()).videos.find((v) =>
+      v.key.startsWith(`projects/${project}/sequence:`),
+    );
+  await waitUntil(async () => (await exported()) !== undefined, { timeout: 120_000 });
+  const heard = await page.evaluate(
+    async (url) => {
+      const video = document.createElement("video");
+      video.muted = true;
+      video.src = url;
+      await new Promise((done) => video.addEventListener("loadedmetadata", done, { once: true }));
+      const bytes = await (await fetch(url)).arrayBuffer();
+      const sound = await new OfflineAudioContext(1, 1, 48_000).decodeAudioData(bytes);
+      const samples = sound.getChannelData(0);
+      const peak = (from, to) => {
+        let most = 0;
+        for (let i = Math.round(from * sound.sampleRate); i < to * sound.sampleRate; i++)
+          most = Math.max(most, Math.abs(samples[i]));
+        return most;
+      };
+      return {
+        size: [video.videoWidth, video.videoHeight],
+        during: peak(0.5, 1.5),
+        after: peak(2.5, 5.5),
+      };
+    },
+    (await exported()).public_url,
+  );
+  assert.deepEqual(heard.size, [720, 1280]);
+  assert.ok(heard.during > 0.17 && heard.during < 0.36, `the tone 6 dB down: ${heard.during}`);
+  assert.ok(heard.after < 0.01, `silence after the clip: ${heard.after}`);
+  await context.close();
+});

@@ -1,6 +1,7 @@
 // The Sequence panel: the open sequence's shots in order as a strip (reordered by dragging or
 // Alt+Left/Right), the chosen shot's label, take, caption and in and out points, undo and redo
-// (Ctrl+Z, Ctrl+Shift+Z), the player, the loudness the cut's sound is brought to, and the MP4
+// (Ctrl+Z, Ctrl+Shift+Z), the player, the sound lanes under the shots (`SoundLanes`), the
+// loudness the cut's sound is brought to, and the MP4
 // export at the sequence's size or another. Every edit is the sequence editor's (its own wasm);
 // this only renders its view and calls its commands.
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
@@ -10,6 +11,8 @@ import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
 import { PromptField } from "./PromptField";
 import { ShotMaking } from "./ShotMaking";
+import { ShotSound } from "./ShotSound";
+import { SoundLanes } from "./SoundLanes";
 import { Storyboard } from "./Storyboard";
 import type { Shot } from "./types";
 import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
@@ -363,6 +366,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
               }
             />
           </label>
+          <ShotSound editor={editor} shot={selected} />
           <PointField
             label="In (s)"
             fps={fps}
@@ -394,6 +398,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           </button>
         </fieldset>
       )}
+      {sequence && <SoundLanes editor={editor} view={view} sequence={sequence} />}
       <SequencePlayer clips={clips} fps={fps} onPoint={point} />
     </section>
   );

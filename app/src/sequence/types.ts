@@ -6,7 +6,15 @@ export type Sequence = { id: string, name: string, fps: number, size: string, fi
 /**
  * The standard an export brings its sound to: `web`, `broadcast` or `off`.
  */
-loudness: string, version: number, shots: Array<Shot>, };
+loudness: string, version: number, shots: Array<Shot>, 
+/**
+ * Music and voice under the shots.
+ */
+lanes: Lanes, 
+/**
+ * How far the music drops under a voice clip, in dB (0: not at all).
+ */
+duckDb: number, };
 
 export type Shot = { id: string, label: string, prompt: string | null, takes: Array<string>, take: string | null, inFrame: number, outFrame: number, 
 /**
@@ -20,9 +28,31 @@ caption: Caption | null,
 /**
  * How long the shot is meant to be, in frames (a script's import plans it).
  */
-plannedFrames: number | null, };
+plannedFrames: number | null, 
+/**
+ * The take's own sound: its gain in dB, or muted.
+ */
+gainDb: number, mute: boolean, };
 
 export type Caption = { text: string, inFrame: number | null, outFrame: number | null, };
+
+export type Lane = "music" | "voice";
+
+export type LaneClip = { 
+/**
+ * The sound's id.
+ */
+sound: string, 
+/**
+ * Where it starts on the cut.
+ */
+start_frame: number, 
+/**
+ * Where it starts and ends in its sound.
+ */
+in_frame: number, out_frame: number, gain_db: number, fade_in_s: number, fade_out_s: number, };
+
+export type Lanes = { music: Array<LaneClip>, voice: Array<LaneClip>, };
 
 export type EditorView = { 
 /**
@@ -76,7 +106,11 @@ estimate: Estimate | null,
 /**
  * The takes being made for the open sequence's shots, by shot id.
  */
-making: { [key in string]?: Array<ShotJob> }, };
+making: { [key in string]?: Array<ShotJob> }, 
+/**
+ * The project's sounds, once asked for (newest first).
+ */
+sounds: Array<Sound>, };
 
 export type CastMember = { id: string, name: string, 
 /**
@@ -113,3 +147,13 @@ estimated: boolean,
  * Why it failed.
  */
 error: string | null, };
+
+export type Sound = { id: string, name: string, 
+/**
+ * Its length, decoded to the end.
+ */
+durationS: number, 
+/**
+ * Where it is served.
+ */
+url: string, };

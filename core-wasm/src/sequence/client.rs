@@ -117,12 +117,24 @@ impl<'a, P: Platform> Client<'a, P> {
         body: Option<Value>,
     ) -> Result<HttpResponse, CallError> {
         let request = HttpRequest {
+            body: body.map(|b| Body::Json(crate::json::text(&b))),
+            ..self.authorised(method, url)
+        };
+        self.fetch(request).await
+    }
+
+    /// A request with the bearer token and no body.
+    pub(super) fn authorised(&self, method: &'static str, url: String) -> HttpRequest {
+        HttpRequest {
             method,
             url,
             bearer: Some(self.config.token.clone()),
-            body: body.map(|b| Body::Json(crate::json::text(&b))),
+            body: None,
             last_event_id: None,
-        };
+        }
+    }
+
+    pub(super) async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, CallError> {
         self.platform.fetch(request).await.map_err(CallError)
     }
 

@@ -1,6 +1,7 @@
 //! The edits a sequence takes, each naming its shot by id (so an edit made on one version can
 //! be applied again on another) and each answered, when applied, by the edit that undoes it.
 
+use super::lanes::{self, Lane, LaneClip, MAX_CUT_DB, MAX_GAIN_DB};
 use super::{Caption, Sequence, Shot, MAX_LABEL, MAX_SHOTS};
 
 /// One change to a sequence.
@@ -49,6 +50,21 @@ pub enum Edit {
     Loudness {
         loudness: String,
     },
+    /// A lane's clips, all of them (kept in order of where they start). Names no shot.
+    Lane {
+        lane: Lane,
+        clips: Vec<LaneClip>,
+    },
+    /// How far the music drops under a voice clip, in dB (0: not at all). Names no shot.
+    Duck {
+        duck_db: f64,
+    },
+    /// The shot's own sound: its gain in dB, or muted.
+    ShotSound {
+        id: String,
+        gain_db: f64,
+        mute: bool,
+    },
 }
 
 /// The longest prompt a job takes, in characters.
@@ -61,7 +77,7 @@ impl Edit {
     /// The shot the edit changes; empty for the sequence's own settings.
     pub fn shot_id(&self) -> &str {
         match self {
-            Edit::Loudness { .. } => "",
+            Edit::Loudness { .. } | Edit::Lane { .. } | Edit::Duck { .. } => "",
             Edit::Insert { shot, .. } => &shot.id,
             Edit::Remove { id }
             | Edit::Move { id, .. }
@@ -69,7 +85,22 @@ impl Edit {
             | Edit::Choose { id, .. }
             | Edit::Label { id, .. }
             | Edit::Prompt { id, .. }
-            | Edit::Caption { id, .. } => id,
+            | Edit::Caption { id, .. }
+            | Edit::ShotSound { id, .. } => id,
+        }
+    }
+
+    /// What an edit of the sequence's own settings changes, to name it.
+    pub fn setting(&self) -> &'static str {
+        match self {
+            Edit::Lane {
+                lane: Lane::Music, ..
+            } => "The music lane",
+            Edit::Lane {
+                lane: Lane::Voice, ..
+            } => "The voice lane",
+            Edit::Duck { .. } => "Ducking",
+            _ => "Loudness",
         }
     }
 }
@@ -97,6 +128,15 @@ pub enum EditError {
     NoTake(String),
     #[error("{label}: the out point is past the end of its take ({} s)", *.length_ms as f64 / 1000.0)]
     PastTake { label: String, length_ms: u64 },
+    /// A lane's clips break a rule: the words name the lane and the clip.
+    #[error("{0}")]
+    Lane(String),
+    #[error("No {} clip {} in this sequence", .0.name(), .1 + 1)]
+    NoClip(Lane, usize),
+    #[error("gain_db must be -{MAX_CUT_DB} to {MAX_GAIN_DB}")]
+    Gain,
+    #[error("duck_db must be 0 to {MAX_CUT_DB}")]
+    Duck,
 }
 
 /// Whether trimming shot `id` of `sequence` out at `out_frame` stays within its take, `length`
@@ -235,6 +275,36 @@ pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
                 id: id.clone(),
                 caption: before,
             })
+        }
+        Edit::Lane { lane, clips } => {
+            let clips =
+                lanes::checked(*lane, clips.clone(), sequence.fps).map_err(EditError::Lane)?;
+            let before = std::mem::replace(sequence.lanes.clips_mut(*lane), clips);
+            Ok(Edit::Lane {
+                lane: *lane,
+                clips: before,
+            })
+        }
+        Edit::Duck { duck_db } => {
+            if !(0.0..=MAX_CUT_DB).contains(duck_db) {
+                return Err(EditError::Duck);
+            }
+            let before = std::mem::replace(&mut sequence.duck_db, *duck_db);
+            Ok(Edit::Duck { duck_db: before })
+        }
+        Edit::ShotSound { id, gain_db, mute } => {
+            if !(-MAX_CUT_DB..=MAX_GAIN_DB).contains(gain_db) {
+                return Err(EditError::Gain);
+            }
+            let at = find(sequence, id)?;
+            let shot = &mut sequence.shots[at];
+            let undo = Edit::ShotSound {
+                id: id.clone(),
+                gain_db: shot.gain_db,
+                mute: shot.mute,
+            };
+            (shot.gain_db, shot.mute) = (*gain_db, *mute);
+            Ok(undo)
         }
     }
 }
@@ -466,5 +536,29 @@ mod tests {
         apply(&mut s, &choose).unwrap();
         assert_eq!(s.shots[0].takes, ["a.mp4", "other.mp4"]);
         assert!(!s.shots[0].take_missing, "a take in the library now");
+    }
+
+    #[test]
+    fn a_shots_own_sound_and_the_duck_are_undone_and_refused_out_of_range() {
+        undoes(
+            Edit::ShotSound {
+                id: "b".into(),
+                gain_db: -3.0,
+                mute: true,
+            },
+            |s| assert!(s.shots[1].mute && s.shots[1].gain_db == -3.0),
+        );
+        undoes(Edit::Duck { duck_db: 0.0 }, |s| assert_eq!(s.duck_db, 0.0));
+        let mut cut = sequence(&["a"]);
+        let loud = Edit::ShotSound {
+            id: "a".into(),
+            gain_db: 20.0,
+            mute: false,
+        };
+        assert_eq!(apply(&mut cut, &loud), Err(EditError::Gain));
+        assert_eq!(
+            apply(&mut cut, &Edit::Duck { duck_db: -1.0 }),
+            Err(EditError::Duck)
+        );
     }
 }

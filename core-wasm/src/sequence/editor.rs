@@ -58,6 +58,8 @@ pub struct PanelView {
     pub estimate: Option<super::board::Estimate>,
     /// The takes being made for the open sequence's shots, by shot id.
     pub making: std::collections::BTreeMap<String, Vec<super::making::ShotJob>>,
+    /// The project's sounds, once asked for (newest first).
+    pub sounds: Vec<super::sounds::Sound>,
 }
 
 /// What a continued shot's take is made from.
@@ -111,7 +113,7 @@ impl Step {
         let label = match &left {
             Some((_, shot)) => shot.label.clone(),
             // An edit of the sequence's own settings.
-            None if target.is_empty() => "Loudness".to_owned(),
+            None if target.is_empty() => edit.setting().to_owned(),
             None => target.clone(),
         };
         Step {
@@ -208,18 +210,14 @@ impl Editor {
             .prompt
             .clone()
             .unwrap_or_else(|| before.label.clone());
-        let shot = Shot {
+        let label = format!("Shot {}", sequence.shots.len() + 1);
+        let shot = Shot::new(
             id,
-            label: format!("Shot {}", sequence.shots.len() + 1),
-            prompt: Some(prompt.clone()),
-            takes: Vec::new(),
-            take: None,
-            in_frame: 0,
-            out_frame: before.frames().max(1),
-            take_missing: false,
-            caption: None,
-            planned_frames: None,
-        };
+            label,
+            Some(prompt.clone()),
+            None,
+            before.frames().max(1),
+        );
         self.edit(Edit::Insert {
             index: at + 1,
             shot,

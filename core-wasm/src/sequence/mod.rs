@@ -9,12 +9,16 @@ pub mod client;
 pub mod edit;
 pub mod editor;
 pub mod frames;
+pub mod lane_edits;
+pub mod lanes;
 pub mod making;
+pub mod sounds;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub use caption::Caption;
+pub use lanes::{Lane, LaneClip, Lanes};
 
 /// The most shots a sequence holds.
 pub const MAX_SHOTS: usize = 500;
@@ -36,6 +40,10 @@ pub struct Sequence {
     #[cfg_attr(test, ts(type = "number"))]
     pub version: u64,
     pub shots: Vec<Shot>,
+    /// Music and voice under the shots.
+    pub lanes: Lanes,
+    /// How far the music drops under a voice clip, in dB (0: not at all).
+    pub duck_db: f64,
 }
 
 /// One shot: its label, takes, the chosen one and its points into it, in frames.
@@ -59,9 +67,37 @@ pub struct Shot {
     /// How long the shot is meant to be, in frames (a script's import plans it).
     #[cfg_attr(test, ts(type = "number | null"))]
     pub planned_frames: Option<u64>,
+    /// The take's own sound: its gain in dB, or muted.
+    pub gain_db: f64,
+    pub mute: bool,
 }
 
 impl Shot {
+    /// A new shot `id` labelled `label`, made from `prompt`, showing `out_frame` frames of
+    /// `take` from its start (or none yet), with no caption and the take's own sound as it is.
+    pub fn new(
+        id: String,
+        label: String,
+        prompt: Option<String>,
+        take: Option<String>,
+        out_frame: u64,
+    ) -> Shot {
+        Shot {
+            id,
+            label,
+            prompt,
+            takes: take.iter().cloned().collect(),
+            take,
+            in_frame: 0,
+            out_frame,
+            take_missing: false,
+            caption: None,
+            planned_frames: None,
+            gain_db: 0.0,
+            mute: false,
+        }
+    }
+
     /// The shot's length in frames.
     pub fn frames(&self) -> u64 {
         self.out_frame.saturating_sub(self.in_frame)
@@ -80,6 +116,51 @@ struct SequenceBody {
     loudness: String,
     version: u64,
     shots: Vec<ShotBody>,
+    #[serde(default)]
+    lanes: LanesBody,
+    #[serde(default = "default_duck")]
+    duck_db: f64,
+}
+
+/// Lanes as the API answers them: points in seconds.
+#[derive(Deserialize, Default)]
+struct LanesBody {
+    #[serde(default)]
+    music: Vec<ClipBody>,
+    #[serde(default)]
+    voice: Vec<ClipBody>,
+}
+
+#[derive(Deserialize)]
+struct ClipBody {
+    sound: String,
+    start_s: f64,
+    in_s: f64,
+    out_s: f64,
+    #[serde(default)]
+    gain_db: f64,
+    #[serde(default)]
+    fade_in_s: f64,
+    #[serde(default)]
+    fade_out_s: f64,
+}
+
+impl ClipBody {
+    fn in_frames(self, fps: u32) -> Option<LaneClip> {
+        Some(LaneClip {
+            start_frame: frames::of_seconds(self.start_s, fps)?,
+            in_frame: frames::of_seconds(self.in_s, fps)?,
+            out_frame: frames::of_seconds(self.out_s, fps)?,
+            sound: self.sound,
+            gain_db: self.gain_db,
+            fade_in_s: self.fade_in_s,
+            fade_out_s: self.fade_out_s,
+        })
+    }
+}
+
+fn default_duck() -> f64 {
+    lanes::DUCK_DB
 }
 
 #[derive(Deserialize)]
@@ -102,6 +183,10 @@ struct ShotBody {
     caption_out_s: Option<f64>,
     #[serde(default)]
     planned_s: Option<f64>,
+    #[serde(default)]
+    gain_db: f64,
+    #[serde(default)]
+    mute: bool,
 }
 
 fn no_loudness() -> String {
@@ -143,9 +228,18 @@ impl Sequence {
                         Some(planned) => Some(frames::of_seconds(planned, fps)?),
                         None => None,
                     },
+                    gain_db: s.gain_db,
+                    mute: s.mute,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
+        let lane = |clips: Vec<ClipBody>| -> Option<Vec<LaneClip>> {
+            clips.into_iter().map(|c| c.in_frames(fps)).collect()
+        };
+        let lanes = Lanes {
+            music: lane(body.lanes.music)?,
+            voice: lane(body.lanes.voice)?,
+        };
         Some(Sequence {
             id: body.id,
             name: body.name,
@@ -155,6 +249,8 @@ impl Sequence {
             loudness: body.loudness,
             version: body.version,
             shots,
+            lanes,
+            duck_db: body.duck_db,
         })
     }
 
@@ -180,8 +276,34 @@ impl Sequence {
                     .and_then(|c| c.in_frame).map(|f| frames::seconds(f, self.fps)),
                 "caption_out_s": s.caption.as_ref()
                     .and_then(|c| c.out_frame).map(|f| frames::seconds(f, self.fps)),
+                "gain_db": s.gain_db,
+                "mute": s.mute,
             })).collect::<Vec<_>>(),
+            "lanes": {
+                "music": self.lane_change(&self.lanes.music),
+                "voice": self.lane_change(&self.lanes.voice),
+            },
+            "duck_db": self.duck_db,
         })
+    }
+
+    /// A lane as a PUT sends it: points in seconds.
+    fn lane_change(&self, clips: &[LaneClip]) -> Vec<Value> {
+        let seconds = |f: u64| frames::seconds(f, self.fps);
+        clips
+            .iter()
+            .map(|c| {
+                json!({
+                    "sound": c.sound,
+                    "start_s": seconds(c.start_frame),
+                    "in_s": seconds(c.in_frame),
+                    "out_s": seconds(c.out_frame),
+                    "gain_db": c.gain_db,
+                    "fade_in_s": c.fade_in_s,
+                    "fade_out_s": c.fade_out_s,
+                })
+            })
+            .collect()
     }
 
     /// The sequence's length in frames.
@@ -211,19 +333,13 @@ pub(crate) mod tests {
             version: 1,
             shots: ids
                 .iter()
-                .map(|id| Shot {
-                    id: (*id).into(),
-                    label: format!("Shot {id}"),
-                    prompt: None,
-                    takes: vec![format!("{id}.mp4")],
-                    take: Some(format!("{id}.mp4")),
-                    in_frame: 0,
-                    out_frame: 24,
-                    take_missing: false,
-                    caption: None,
-                    planned_frames: None,
+                .map(|id| {
+                    let take = Some(format!("{id}.mp4"));
+                    Shot::new((*id).into(), format!("Shot {id}"), None, take, 24)
                 })
                 .collect(),
+            lanes: Lanes::default(),
+            duck_db: lanes::DUCK_DB,
         }
     }
 
@@ -235,7 +351,12 @@ pub(crate) mod tests {
             "version": 4, "duration_s": 1.2, "updated_at": "2026-11-26T10:00:00Z",
             "shots": [{"id": "s1", "label": "Wide", "prompt": null, "takes": ["a.mp4"],
                        "take": "a.mp4", "in_s": 0.2, "out_s": 1.4, "take_missing": true,
-                       "caption": "MARY: Hi", "caption_in_s": 0.4, "caption_out_s": null}]
+                       "caption": "MARY: Hi", "caption_in_s": 0.4, "caption_out_s": null,
+                       "gain_db": -3.0, "mute": true}],
+            "lanes": {"music": [{"sound": "snd_a", "start_s": 0.4, "in_s": 1.0, "out_s": 2.0,
+                                 "gain_db": -6.0, "fade_in_s": 0.25, "fade_out_s": 0.0}],
+                      "voice": []},
+            "duck_db": 8.0
         });
         let sequence = Sequence::from_api(&api).unwrap();
         assert_eq!(
@@ -254,6 +375,21 @@ pub(crate) mod tests {
         assert_eq!(change["shots"][0]["caption"], "MARY: Hi");
         assert_eq!(change["shots"][0]["caption_in_s"], 0.4);
         assert_eq!(change["shots"][0]["caption_out_s"], Value::Null);
+        // The sound: the shot's own, and the lanes in frames, sent back in seconds.
+        let music = &sequence.lanes.music[0];
+        assert_eq!(
+            (music.start_frame, music.in_frame, music.out_frame),
+            (10, 25, 50)
+        );
+        assert_eq!(change["shots"][0]["gain_db"], -3.0);
+        assert_eq!(change["shots"][0]["mute"], true);
+        assert_eq!(
+            change["lanes"]["music"][0],
+            json!({"sound": "snd_a", "start_s": 0.4, "in_s": 1.0, "out_s": 2.0,
+                   "gain_db": -6.0, "fade_in_s": 0.25, "fade_out_s": 0.0})
+        );
+        assert_eq!(change["lanes"]["voice"], json!([]));
+        assert_eq!(change["duck_db"], 8.0);
         assert_eq!(Sequence::from_api(&json!({"id": 1})), None);
     }
 
@@ -261,10 +397,13 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
+            lanes::Lane::decl(),
+            LaneClip::decl(),
+            Lanes::decl(),
             editor::EditorView::decl(),
             client::Summary::decl(),
             client::Video::decl(),
@@ -273,6 +412,7 @@ pub(crate) mod tests {
             board::Picture::decl(),
             board::Estimate::decl(),
             making::ShotJob::decl(),
+            sounds::Sound::decl(),
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../app/src/sequence/types.ts");
         if std::env::var_os("UPDATE_TS_TYPES").is_some() {

@@ -5,6 +5,7 @@
 
 mod board;
 mod session;
+mod sound;
 mod stream;
 
 use std::cell::{Cell, RefCell};
@@ -102,6 +103,7 @@ impl SequenceEditor {
                 pictures: state.pictures.clone(),
                 estimate: state.estimate.clone(),
                 making: state.making.by_shot(),
+                sounds: state.sounds.clone(),
             })
         })
     }

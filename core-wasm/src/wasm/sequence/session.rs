@@ -20,6 +20,7 @@ use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::Editor;
 use crate::sequence::making::Making;
+use crate::sequence::sounds::Sound;
 use crate::sequence::{frames, Sequence, Shot};
 
 #[derive(Default)]
@@ -41,6 +42,8 @@ pub(super) struct State {
     pub(super) estimate: Option<Estimate>,
     /// The takes being made for the open sequence's shots.
     pub(super) making: Making,
+    /// The project's sounds, once asked for.
+    pub(super) sounds: Vec<Sound>,
 }
 
 pub(super) struct Inner {
@@ -305,20 +308,11 @@ impl Inner {
         let out_frame = frames::of_seconds(seconds, fps)
             .unwrap_or(u64::from(fps))
             .max(1);
-        let shot = Shot {
-            id: new_shot_id(),
-            label: format!("Shot {}", count + 1),
-            prompt: metadata
-                .as_ref()
-                .and_then(|m| m["prompt"].as_str().map(str::to_owned)),
-            takes: vec![file_name.clone()],
-            take: Some(file_name),
-            in_frame: 0,
-            out_frame,
-            take_missing: false,
-            caption: None,
-            planned_frames: None,
-        };
+        let prompt = metadata
+            .as_ref()
+            .and_then(|m| m["prompt"].as_str().map(str::to_owned));
+        let label = format!("Shot {}", count + 1);
+        let shot = Shot::new(new_shot_id(), label, prompt, Some(file_name), out_frame);
         self.make(Edit::Insert {
             index: usize::MAX,
             shot,
