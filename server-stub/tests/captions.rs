@@ -257,3 +257,124 @@ async fn an_export_carries_the_captions_as_a_mov_text_track_unless_told_not_to()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "");
 }
+
+/// The luma of `video`'s picture at `at` seconds, as ffmpeg decodes it.
+fn luma_at(video: &std::path::Path, at: f64) -> Vec<u8> {
+    let out = std::process::Command::new("ffmpeg")
+        .args([
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-ss",
+            &at.to_string(),
+            "-i",
+        ])
+        .arg(video)
+        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// How far apart two pictures' luma is over `rows`, on average.
+fn mean_difference(a: &[u8], b: &[u8], width: usize, rows: std::ops::Range<usize>) -> f64 {
+    let span = rows.start * width..rows.end * width;
+    let (a, b) = (&a[span.clone()], &b[span]);
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.abs_diff(*y) as f64)
+        .sum::<f64>()
+        / a.len() as f64
+}
+
+/// Fails when `captions: "burn"` leaves the picture as it was under a cue, draws outside the
+/// title-safe area or the lower half, draws between cues, or still carries a subtitle track.
+/// Read by ffmpeg, against the same export with no captions, in a 9:16 frame cropped from the
+/// 16:9 takes.
+#[tokio::test]
+async fn burnt_captions_are_drawn_in_the_title_safe_area_of_the_frames_they_cover() {
+    let h = start();
+    if std::process::Command::new("ffmpeg")
+        .arg("-version")
+        .output()
+        .is_err()
+    {
+        return; // No ffmpeg here (scripts/setup-test.sh installs it).
+    }
+    let (uri, _) = captioned(&h).await;
+    let (width, height) = (720, 1280);
+    let size = format!("{width}x{height}");
+    let burnt = exported(
+        &h,
+        &uri,
+        json!({"format": "mp4", "size": size, "captions": "burn"}),
+    )
+    .await;
+    let plain = exported(
+        &h,
+        &uri,
+        json!({"format": "mp4", "size": size, "captions": "none"}),
+    )
+    .await;
+    let probe = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "s"])
+        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
+        .arg(&burnt)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&probe.stdout).trim(),
+        "",
+        "no subtitle track"
+    );
+
+    // Under "MARY: Look & listen" (0 to 1 s): the upper half as it was; below, white type
+    // and a dark box, none of it in the outer 5 % of the frame.
+    let (with, without) = (luma_at(&burnt, 0.5), luma_at(&plain, 0.5));
+    assert_eq!(with.len(), width * height);
+    let upper = mean_difference(&with, &without, width, 0..height / 2);
+    assert!(upper < 1.0, "the upper half is untouched: {upper:.2}");
+    let changed = |x: usize, y: usize| with[y * width + x].abs_diff(without[y * width + x]) > 24;
+    let lower = (height / 2..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .filter(|&(x, y)| changed(x, y))
+        .count();
+    assert!(
+        lower > 2_000,
+        "the lower half carries the caption: {lower} pixels"
+    );
+    let margin_x = width / 20;
+    let margin_y = height / 20;
+    for y in 0..height {
+        for x in (0..margin_x).chain(width - margin_x..width) {
+            assert!(
+                !changed(x, y),
+                "drawn outside the title-safe width at {x},{y}"
+            );
+        }
+    }
+    for y in height - margin_y..height {
+        for x in 0..width {
+            assert!(!changed(x, y), "drawn below the title-safe area at {x},{y}");
+        }
+    }
+    let white = (height / 2..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .filter(|&(x, y)| with[y * width + x] > 200 && without[y * width + x] < 180)
+        .count();
+    assert!(white > 500, "white type: {white} pixels");
+
+    // Between the cues (1 to 1.25 s) nothing is drawn.
+    let between = mean_difference(
+        &luma_at(&burnt, 1.1),
+        &luma_at(&plain, 1.1),
+        width,
+        0..height,
+    );
+    assert!(between < 1.0, "nothing between cues: {between:.2}");
+}

@@ -6,6 +6,7 @@
 // this only renders its view and calls its commands.
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { run, runNow } from "../core/useStudio";
+import { ExportControls } from "./ExportControls";
 import { setSequence, useSequence } from "./opener";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
@@ -30,8 +31,6 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const view = usePanelView(editor);
   const { adds } = useSequence();
   const [chosen, setChosen] = useState<string | null>(null);
-  // The export's size: "" for the sequence's own.
-  const [exportSize, setExportSize] = useState("");
   const [refusal, setRefusal] = useState<{
     shot: string;
     which: "in" | "out";
@@ -205,26 +204,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
             <option value="off">Off (the takes as they are)</option>
           </select>
         </label>
-        <label>
-          Export size
-          <select value={exportSize} onChange={(event) => setExportSize(event.target.value)}>
-            <option value="">
-              {sequence ? `${sequence.size} (the sequence's)` : "The sequence's"}
-            </option>
-            {editor.exportSizes().map((size) => (
-              <option key={size} value={size}>
-                {size}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          disabled={shots.length === 0}
-          onClick={() => run(editor.exportMp4(exportSize || undefined))}
-        >
-          Export MP4
-        </button>
+        <ExportControls editor={editor} sequence={sequence} />
         <button type="button" onClick={close}>
           Close
         </button>

@@ -271,12 +271,21 @@ impl<'a, P: Platform> Client<'a, P> {
         })
     }
 
-    /// Starts the MP4 export of sequence `id`: its job's id.
-    /// Exports sequence `id` as an MP4, at its own size or `size` (one of `EXPORT_SIZES`).
-    pub async fn export(&self, id: &str, size: Option<&str>) -> Result<String, CallError> {
+    /// Starts the MP4 export of sequence `id`, at its own size or `size` (one of
+    /// `EXPORT_SIZES`), its captions as a track, burnt into the picture or left out
+    /// (`captions`: `track`, `burn` or `none`; a track when not given): its job's id.
+    pub async fn export(
+        &self,
+        id: &str,
+        size: Option<&str>,
+        captions: Option<&str>,
+    ) -> Result<String, CallError> {
         let mut body = json!({ "format": "mp4" });
         if let Some(size) = size {
             body["size"] = json!(size);
+        }
+        if let Some(captions) = captions {
+            body["captions"] = json!(captions);
         }
         job_id(&self.json("POST", &[id, "exports"], Some(body)).await?)
     }

@@ -40,7 +40,8 @@ pub struct ExportRequest {
     /// the sequence's `fit` says (crop keeps the centre).
     #[schema(pattern = "^(1920x1080|1280x720|1080x1920|720x1280|1080x1080)$")]
     size: Option<String>,
-    /// The shots' captions as a subtitle track (`mov_text`) unless `none`.
+    /// The shots' captions: a subtitle track (`mov_text`, the default), drawn into the picture
+    /// (`burn`), or none.
     #[serde(default)]
     captions: CaptionsIn,
 }
@@ -52,6 +53,9 @@ pub enum CaptionsIn {
     /// A subtitle track players can turn on.
     #[default]
     Track,
+    /// Drawn into the picture: white on a dark box, in the title-safe area, in the bundled
+    /// DejaVu Sans sized for the frame (lines wrapped to fit it); no subtitle track.
+    Burn,
     /// Nowhere.
     None,
 }
@@ -102,8 +106,10 @@ pub async fn create(
     .collect();
     let mut export = Export::of(&sequence, &cut, |file| folder.file(file), &sounds)
         .map_err(ApiError::Conflict)?;
-    if body.captions == CaptionsIn::None {
-        export.captions.clear();
+    match body.captions {
+        CaptionsIn::Track => {}
+        CaptionsIn::Burn => export.burn_captions = true,
+        CaptionsIn::None => export.captions.clear(),
     }
     let (width, height) = match &body.size {
         None => (cut.width, cut.height),

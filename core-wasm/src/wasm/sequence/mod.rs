@@ -450,13 +450,18 @@ impl SequenceEditor {
     }
 
     /// Starts the MP4 export of the open sequence, at its own size or `size` (one of
-    /// `exportSizes`): resolves with its job's id.
+    /// `exportSizes`), its captions as a subtitle track (`track`, when not given), burnt into
+    /// the picture (`burn`) or left out (`none`): resolves with its job's id.
     #[wasm_bindgen(js_name = exportMp4)]
-    pub fn export_mp4(&self, size: Option<String>) -> js_sys::Promise {
+    pub fn export_mp4(&self, size: Option<String>, captions: Option<String>) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
             let id = inner.open_id()?;
-            match inner.client().export(&id, size.as_deref()).await {
+            let client = inner.client();
+            match client
+                .export(&id, size.as_deref(), captions.as_deref())
+                .await
+            {
                 Ok(job) => {
                     inner.change(|s| {
                         s.notice = Some(format!(

@@ -2,11 +2,13 @@
 //! its in point to its out point (`pictures.rs`), fitted as the sequence says, encoded with the
 //! engine's encoder and written as it goes (`mp4_out.rs`), with the takes' sound, where they
 //! have some, made again as one AAC track (`audio.rs`, `sound/`), brought to a loudness
-//! standard when the sequence asks (`loudness.rs`). What is exported is fixed when the
+//! standard when the sequence asks (`loudness.rs`), its captions as a subtitle track or burnt
+//! into the picture (`burn.rs`). What is exported is fixed when the
 //! export is asked for (`Export`), so a restart makes the same cut and the library's copy
 //! names the version it came from.
 
 mod audio;
+mod burn;
 mod faststart;
 pub mod loudness;
 mod mp4_out;
@@ -55,9 +57,12 @@ pub struct Export {
     /// How much the music drops under a voice clip, in dB.
     #[serde(default)]
     pub duck_db: f64,
-    /// The captions as a subtitle track: each cue's first and last frame on the cut, and text.
+    /// The captions: each cue's first frame on the cut, the frame after its last, and text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub captions: Vec<(u64, u64, String)>,
+    /// The captions are drawn into the picture, not carried as a subtitle track.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub burn_captions: bool,
 }
 
 /// Which lane a clip is on.
@@ -153,6 +158,7 @@ impl Export {
                 .into_iter()
                 .map(|cue| (cue.start, cue.end, cue.text))
                 .collect(),
+            burn_captions: false,
         })
     }
 
@@ -219,10 +225,20 @@ pub fn export(
     };
     let mut pictures =
         pictures::CutPictures::new(&export.shots, export.fps, (width, height), fit, &mut open);
+    let mut burn = match export.burn_captions {
+        true => Some(burn::Burn::new(&export.captions, width, height)?),
+        false => None,
+    };
     let mut mp4 = mp4_out::Mp4Out::create(out, width, height, export.fps)?;
     encode_frames(
         &output,
-        |_, frame| pictures.draw_next(frame),
+        |index, frame| {
+            pictures.draw_next(frame)?;
+            if let Some(burn) = &mut burn {
+                burn.draw(index, frame);
+            }
+            Ok(())
+        },
         |index, annexb, key| mp4.write(index, annexb, key),
         cancel,
         progress,
@@ -245,7 +261,7 @@ pub fn export(
             |start, frame| mp4.write_audio(start, frame),
         )?;
     }
-    if !export.captions.is_empty() {
+    if !export.captions.is_empty() && !export.burn_captions {
         let cues: Vec<(u64, u64, &str)> = export
             .captions
             .iter()

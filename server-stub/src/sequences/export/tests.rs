@@ -54,6 +54,7 @@ fn a_cut_of_trimmed_takes_of_other_sizes_and_rates_exports_frame_exact() {
         lanes: Vec::new(),
         duck_db: 0.0,
         captions: Vec::new(),
+        burn_captions: false,
         fps: 25,
         shots: vec![
             shot("Shot 1", "a.mp4", 10, 35),
@@ -160,6 +161,7 @@ fn shots_from_late_in_a_take_with_b_frames_show_its_pictures_frame_for_frame() {
         lanes: Vec::new(),
         duck_db: 0.0,
         captions: Vec::new(),
+        burn_captions: false,
         fps: 24,
         shots: vec![
             shot("Shot 1", "b.mp4", 43, 50),
@@ -226,6 +228,7 @@ fn the_headers_say_the_exports_length_to_the_picture() {
         lanes: Vec::new(),
         duck_db: 0.0,
         captions: Vec::new(),
+        burn_captions: false,
         fps: 24,
         shots: vec![shot("Shot 1", "t.mp4", 3, 44)],
     };
@@ -266,6 +269,7 @@ fn a_take_that_cannot_be_read_fails_the_export_naming_its_shot() {
         lanes: Vec::new(),
         duck_db: 0.0,
         captions: Vec::new(),
+        burn_captions: false,
         fps: 24,
         shots: vec![shot("Close-up", "junk.mp4", 0, 24)],
     };

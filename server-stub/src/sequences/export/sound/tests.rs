@@ -34,6 +34,7 @@ fn silent_shots_make_a_track_the_length_of_the_pictures() {
         lanes: Vec::new(),
         duck_db: 0.0,
         captions: Vec::new(),
+        burn_captions: false,
     };
     write_track(
         &export,
