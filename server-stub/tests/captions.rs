@@ -202,6 +202,17 @@ async fn a_sequence_with_no_caption_has_files_with_no_cue_and_an_unknown_one_non
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
 }
 
+/// The codecs of `video`'s subtitle tracks, as ffprobe names them (one a line).
+fn subtitle_codecs(video: &std::path::Path) -> String {
+    let probe = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "s"])
+        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
+        .arg(video)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&probe.stdout).trim().to_owned()
+}
+
 /// The export `uri` makes with `body`: where its video is.
 async fn exported(h: &Harness, uri: &str, body: Value) -> std::path::PathBuf {
     let reply = api(&h.app, "POST", &format!("{uri}/exports"), Some(body)).await;
@@ -231,13 +242,7 @@ async fn an_export_carries_the_captions_as_a_mov_text_track_unless_told_not_to()
         return; // No ffmpeg here (scripts/setup-test.sh installs it).
     };
     assert!(status.success(), "ffmpeg reads a subtitle track");
-    let probe = std::process::Command::new("ffprobe")
-        .args(["-v", "error", "-select_streams", "s"])
-        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
-        .arg(&video)
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "mov_text");
+    assert_eq!(subtitle_codecs(&video), "mov_text");
     let read = read("track.srt", &std::fs::read(&srt).unwrap());
     assert_eq!(
         cues(&read, "pysubs2"),
@@ -249,13 +254,7 @@ async fn an_export_carries_the_captions_as_a_mov_text_track_unless_told_not_to()
     );
 
     let none = exported(&h, &uri, json!({"format": "mp4", "captions": "none"})).await;
-    let probe = std::process::Command::new("ffprobe")
-        .args(["-v", "error", "-select_streams", "s"])
-        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
-        .arg(&none)
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "");
+    assert_eq!(subtitle_codecs(&none), "");
 }
 
 /// The luma of `video`'s picture at `at` seconds, as ffmpeg decodes it.
@@ -321,17 +320,7 @@ async fn burnt_captions_are_drawn_in_the_title_safe_area_of_the_frames_they_cove
         json!({"format": "mp4", "size": size, "captions": "none"}),
     )
     .await;
-    let probe = std::process::Command::new("ffprobe")
-        .args(["-v", "error", "-select_streams", "s"])
-        .args(["-show_entries", "stream=codec_name", "-of", "csv=p=0"])
-        .arg(&burnt)
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&probe.stdout).trim(),
-        "",
-        "no subtitle track"
-    );
+    assert_eq!(subtitle_codecs(&burnt), "", "no subtitle track");
 
     // Under "MARY: Look & listen" (0 to 1 s): the upper half as it was; below, white type
     // and a dark box, none of it in the outer 5 % of the frame.

@@ -12,6 +12,22 @@ const LANES: { lane: Lane; name: string }[] = [
   { lane: "voice", name: "Voice" },
 ];
 
+/** A clip's fields: what each is called, what it changes, and where its value comes from. */
+const CLIP_FIELDS: {
+  label: string;
+  field: string;
+  value: (clip: LaneClip, fps: number) => number;
+  min: number;
+  max?: number;
+}[] = [
+  { label: "Start (s)", field: "start_s", value: (c, fps) => c.start_frame / fps, min: 0 },
+  { label: "In (s)", field: "in_s", value: (c, fps) => c.in_frame / fps, min: 0 },
+  { label: "Out (s)", field: "out_s", value: (c, fps) => c.out_frame / fps, min: 0 },
+  { label: "Gain (dB)", field: "gain_db", value: (c) => c.gain_db, min: -60, max: 12 },
+  { label: "Fade in (s)", field: "fade_in_s", value: (c) => c.fade_in_s, min: 0, max: 10 },
+  { label: "Fade out (s)", field: "fade_out_s", value: (c) => c.fade_out_s, min: 0, max: 10 },
+];
+
 /** A number of a clip or of the cut, set when the field is left with another value. */
 function NumberField({
   label,
@@ -23,7 +39,7 @@ function NumberField({
   label: string;
   value: number;
   min: number;
-  max?: number;
+  max?: number | undefined;
   onSet: (value: number) => void;
 }) {
   const shown = Number(value.toFixed(3));
@@ -70,35 +86,16 @@ function ClipRow({
         <legend>
           {lane === "music" ? "Music" : "Voice"} clip {index + 1}: {name}
         </legend>
-        <NumberField
-          label="Start (s)"
-          value={clip.start_frame / fps}
-          min={0}
-          onSet={change("start_s")}
-        />
-        <NumberField label="In (s)" value={clip.in_frame / fps} min={0} onSet={change("in_s")} />
-        <NumberField label="Out (s)" value={clip.out_frame / fps} min={0} onSet={change("out_s")} />
-        <NumberField
-          label="Gain (dB)"
-          value={clip.gain_db}
-          min={-60}
-          max={12}
-          onSet={change("gain_db")}
-        />
-        <NumberField
-          label="Fade in (s)"
-          value={clip.fade_in_s}
-          min={0}
-          max={10}
-          onSet={change("fade_in_s")}
-        />
-        <NumberField
-          label="Fade out (s)"
-          value={clip.fade_out_s}
-          min={0}
-          max={10}
-          onSet={change("fade_out_s")}
-        />
+        {CLIP_FIELDS.map(({ label, field, value, min, max }) => (
+          <NumberField
+            key={field}
+            label={label}
+            value={value(clip, fps)}
+            min={min}
+            max={max}
+            onSet={change(field)}
+          />
+        ))}
         <button type="button" onClick={() => runNow(() => editor.removeClip(lane, index))}>
           Remove
         </button>
