@@ -873,7 +873,7 @@ function tone(seconds) {
   return wav;
 }
 
-test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and heard in its 9:16 export", async () => {
+test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and heard in its 9:16 export, a shot framed at its left edge", async () => {
   const project = "scored";
   const { context, page, panel, status } = await withShots(project, "a harbour at dawn", 2, 3);
   const saved = async (check) => {
@@ -923,6 +923,16 @@ test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and
   // The first shot's take is muted, and captioned.
   await panel.locator(".strip button", { hasText: "Shot 1" }).click();
   await panel.getByRole("checkbox", { name: "Mute its sound" }).check();
+  // Framed at its take's left edge for the 9:16 cut; undone (centred again) and redone.
+  const across = panel.getByRole("spinbutton", { name: "Framing across (%)" });
+  await across.fill("0");
+  await across.blur();
+  await saved((s) => s.shots[0].reframe?.x === 0 && s.shots[0].reframe?.y === 0.5);
+  await panel.getByRole("button", { name: "Undo" }).click();
+  await saved((s) => s.shots[0].reframe === null);
+  await panel.getByRole("button", { name: "Redo" }).click();
+  await saved((s) => s.shots[0].reframe?.x === 0);
+  assert.equal(await across.inputValue(), "0");
   const caption = panel.getByRole("textbox", { name: "Caption" });
   await caption.fill("MARA: The boats are back");
   await caption.blur();

@@ -12,6 +12,7 @@ import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
 import { PromptField } from "./PromptField";
 import { ShotMaking } from "./ShotMaking";
+import { ShotFraming } from "./ShotFraming";
 import { ShotSound } from "./ShotSound";
 import { SoundLanes } from "./SoundLanes";
 import { Storyboard } from "./Storyboard";
@@ -347,6 +348,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
             />
           </label>
           <ShotSound editor={editor} shot={selected} />
+          <ShotFraming editor={editor} shot={selected} />
           <PointField
             label="In (s)"
             fps={fps}

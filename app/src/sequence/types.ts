@@ -32,9 +32,24 @@ plannedFrames: number | null,
 /**
  * The take's own sound: its gain in dB, or muted.
  */
-gainDb: number, mute: boolean, };
+gainDb: number, mute: boolean, 
+/**
+ * Where the crop window's centre sits in the take when an export crops it (`None`: the
+ * centre).
+ */
+reframe: Reframe | null, };
 
 export type Caption = { text: string, inFrame: number | null, outFrame: number | null, };
+
+export type Reframe = { 
+/**
+ * 0 (left) to 1 (right).
+ */
+x: number, 
+/**
+ * 0 (top) to 1 (bottom).
+ */
+y: number, };
 
 export type Lane = "music" | "voice";
 

@@ -2,6 +2,7 @@
 //! be applied again on another) and each answered, when applied, by the edit that undoes it.
 
 use super::lanes::{self, Lane, LaneClip, MAX_CUT_DB, MAX_GAIN_DB};
+use super::reframe::{OutsideThePicture, Reframe};
 use super::{Caption, Sequence, Shot, MAX_LABEL, MAX_SHOTS};
 
 /// One change to a sequence.
@@ -65,6 +66,11 @@ pub enum Edit {
         gain_db: f64,
         mute: bool,
     },
+    /// Where the shot's crop window sits in its take (`None`: the centre).
+    Reframe {
+        id: String,
+        reframe: Option<Reframe>,
+    },
 }
 
 /// The longest prompt a job takes, in characters.
@@ -86,7 +92,8 @@ impl Edit {
             | Edit::Label { id, .. }
             | Edit::Prompt { id, .. }
             | Edit::Caption { id, .. }
-            | Edit::ShotSound { id, .. } => id,
+            | Edit::ShotSound { id, .. }
+            | Edit::Reframe { id, .. } => id,
         }
     }
 
@@ -137,6 +144,8 @@ pub enum EditError {
     Gain,
     #[error("duck_db must be 0 to {MAX_CUT_DB}")]
     Duck,
+    #[error("{0}")]
+    Reframe(#[from] OutsideThePicture),
 }
 
 /// Whether trimming shot `id` of `sequence` out at `out_frame` stays within its take, `length`
@@ -305,6 +314,17 @@ pub fn apply(sequence: &mut Sequence, edit: &Edit) -> Result<Edit, EditError> {
             };
             (shot.gain_db, shot.mute) = (*gain_db, *mute);
             Ok(undo)
+        }
+        Edit::Reframe { id, reframe } => {
+            if let Some(point) = reframe {
+                Reframe::checked(point.x, point.y)?;
+            }
+            let at = find(sequence, id)?;
+            let before = std::mem::replace(&mut sequence.shots[at].reframe, *reframe);
+            Ok(Edit::Reframe {
+                id: id.clone(),
+                reframe: before,
+            })
         }
     }
 }
@@ -560,5 +580,27 @@ mod tests {
             apply(&mut cut, &Edit::Duck { duck_db: -1.0 }),
             Err(EditError::Duck)
         );
+    }
+
+    #[test]
+    fn a_reframe_is_undone_and_refused_outside_the_picture() {
+        let left = Some(Reframe { x: 0.0, y: 0.5 });
+        undoes(
+            Edit::Reframe {
+                id: "b".into(),
+                reframe: left,
+            },
+            |s| assert_eq!(s.shots[1].reframe, left),
+        );
+        let mut cut = sequence(&["a"]);
+        let outside = Edit::Reframe {
+            id: "a".into(),
+            reframe: Some(Reframe { x: 1.5, y: 0.5 }),
+        };
+        assert_eq!(
+            apply(&mut cut, &outside),
+            Err(EditError::Reframe(OutsideThePicture))
+        );
+        assert_eq!(cut.shots[0].reframe, None);
     }
 }

@@ -12,6 +12,7 @@ pub mod frames;
 pub mod lane_edits;
 pub mod lanes;
 pub mod making;
+pub mod reframe;
 pub mod sounds;
 
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,7 @@ use serde_json::{json, Value};
 
 pub use caption::Caption;
 pub use lanes::{Lane, LaneClip, Lanes};
+pub use reframe::Reframe;
 
 /// The most shots a sequence holds.
 pub const MAX_SHOTS: usize = 500;
@@ -70,6 +72,9 @@ pub struct Shot {
     /// The take's own sound: its gain in dB, or muted.
     pub gain_db: f64,
     pub mute: bool,
+    /// Where the crop window's centre sits in the take when an export crops it (`None`: the
+    /// centre).
+    pub reframe: Option<Reframe>,
 }
 
 impl Shot {
@@ -95,6 +100,7 @@ impl Shot {
             planned_frames: None,
             gain_db: 0.0,
             mute: false,
+            reframe: None,
         }
     }
 
@@ -187,6 +193,8 @@ struct ShotBody {
     gain_db: f64,
     #[serde(default)]
     mute: bool,
+    #[serde(default)]
+    reframe: Option<Reframe>,
 }
 
 fn no_loudness() -> String {
@@ -230,6 +238,7 @@ impl Sequence {
                     },
                     gain_db: s.gain_db,
                     mute: s.mute,
+                    reframe: s.reframe,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -278,6 +287,7 @@ impl Sequence {
                     .and_then(|c| c.out_frame).map(|f| frames::seconds(f, self.fps)),
                 "gain_db": s.gain_db,
                 "mute": s.mute,
+                "reframe": s.reframe,
             })).collect::<Vec<_>>(),
             "lanes": {
                 "music": self.lane_change(&self.lanes.music),
@@ -352,7 +362,7 @@ pub(crate) mod tests {
             "shots": [{"id": "s1", "label": "Wide", "prompt": null, "takes": ["a.mp4"],
                        "take": "a.mp4", "in_s": 0.2, "out_s": 1.4, "take_missing": true,
                        "caption": "MARY: Hi", "caption_in_s": 0.4, "caption_out_s": null,
-                       "gain_db": -3.0, "mute": true}],
+                       "gain_db": -3.0, "mute": true, "reframe": {"x": 0.25, "y": 0.5}}],
             "lanes": {"music": [{"sound": "snd_a", "start_s": 0.4, "in_s": 1.0, "out_s": 2.0,
                                  "gain_db": -6.0, "fade_in_s": 0.25, "fade_out_s": 0.0}],
                       "voice": []},
@@ -375,6 +385,7 @@ pub(crate) mod tests {
         assert_eq!(change["shots"][0]["caption"], "MARY: Hi");
         assert_eq!(change["shots"][0]["caption_in_s"], 0.4);
         assert_eq!(change["shots"][0]["caption_out_s"], Value::Null);
+        assert_eq!(change["shots"][0]["reframe"], json!({"x": 0.25, "y": 0.5}));
         // The sound: the shot's own, and the lanes in frames, sent back in seconds.
         let music = &sequence.lanes.music[0];
         assert_eq!(
@@ -397,10 +408,11 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
+            Reframe::decl(),
             lanes::Lane::decl(),
             LaneClip::decl(),
             Lanes::decl(),

@@ -4,6 +4,7 @@
 //! a sequence is open, so a change made in another browser shows within a second.
 
 mod board;
+mod framing;
 mod session;
 mod sound;
 mod stream;
