@@ -822,6 +822,14 @@ test("the cut's loudness is chosen and saved, and an export asks for a portrait 
   await waitUntil(async () => (await firstSequence(project)).loudness === "broadcast");
   await waitUntil(async () => (await status.textContent()).endsWith("· Saved"));
   await panel.getByRole("combobox", { name: "Export size" }).selectOption("720x1280");
+  // The player frames what the 9:16 export keeps of the 16:9 take: the middle 720 of its 2276
+  // scaled columns.
+  const screen = await panel.locator(".sequence-screen").boundingBox();
+  const kept = await panel.getByTestId("sequence-crop").boundingBox();
+  const width = (screen.width * 720) / 2276;
+  const middle = screen.x + (screen.width - width) / 2;
+  assert.ok(Math.abs(kept.x - middle) <= 2, `in the middle: ${kept.x}, not ${middle}`);
+  assert.ok(Math.abs(kept.width - width) <= 2, `${kept.width} wide, not ${width}`);
   await panel.getByRole("button", { name: "Export MP4" }).click();
   await panel.getByText(/^Exporting/).waitFor();
   const headers = { authorization: `Bearer ${TOKEN}` };
@@ -873,7 +881,7 @@ function tone(seconds) {
   return wav;
 }
 
-test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and heard in its 9:16 export, a shot framed at its left edge", async () => {
+test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and heard in the preview and in its 9:16 export, a shot framed at its left edge", async () => {
   const project = "scored";
   const { context, page, panel, status } = await withShots(project, "a harbour at dawn", 2, 3);
   const saved = async (check) => {
@@ -939,9 +947,50 @@ test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and
   await saved((s) => s.shots[0].mute && s.shots[0].caption === "MARA: The boats are back");
   assert.deepEqual(await audit(page), []);
 
+  // Played, the preview sounds as the export will: the first shot's own sound muted, the tone
+  // under it 6 dB down (a peak near a quarter of full scale); Stop silences it. What reaches
+  // the speakers is read by an analyser tapped into every connection to them.
+  await page.evaluate(() => {
+    const connect = AudioNode.prototype.connect;
+    AudioNode.prototype.connect = function (target, ...rest) {
+      if (target instanceof AudioDestinationNode) {
+        const context = target.context;
+        window.heard ??= context.createAnalyser();
+        connect.call(this, window.heard);
+      }
+      return connect.call(this, target, ...rest);
+    };
+  });
+  const loudest = (seconds) =>
+    page.evaluate(async (seconds) => {
+      const samples = new Float32Array(2048);
+      let most = 0;
+      const until = performance.now() + seconds * 1000;
+      while (performance.now() < until) {
+        window.heard?.getFloatTimeDomainData(samples);
+        for (const sample of samples) most = Math.max(most, Math.abs(sample));
+        await new Promise((frame) => requestAnimationFrame(frame));
+      }
+      return most;
+    }, seconds);
+  await panel.getByRole("button", { name: "Play sequence" }).click();
+  await waitUntil(() => page.evaluate(() => window.heard !== undefined));
+  const playing = await loudest(1.2);
+  assert.ok(playing > 0.17 && playing < 0.36, `the tone 6 dB down in the preview: ${playing}`);
+  await panel.getByRole("button", { name: "Stop" }).click();
+  await waitUntil(async () => (await loudest(0.2)) < 0.001);
+
   // Exported at 9:16: the export plays at 720 x 1280, and its sound is the tone for the
   // first 2 s (6 dB down: a peak near a quarter of full scale) and silence after.
   await panel.getByRole("combobox", { name: "Export size" }).selectOption("720x1280");
+  // The player frames what the 9:16 export keeps of the first shot's 16:9 take: the 720 of
+  // its 2276 scaled columns at its left edge.
+  const screen = await panel.locator(".sequence-screen").boundingBox();
+  const kept = await panel.getByTestId("sequence-crop").boundingBox();
+  assert.ok(Math.abs(kept.x - screen.x) <= 1.5, `at the left edge: ${kept.x} of ${screen.x}`);
+  const width = (screen.width * 720) / 2276;
+  assert.ok(Math.abs(kept.width - width) <= 2, `${kept.width} wide, not ${width}`);
+  assert.ok(Math.abs(kept.height - screen.height) <= 1.5, "the whole height");
   await panel.getByRole("button", { name: "Export MP4" }).click();
   const headers = { authorization: `Bearer ${TOKEN}` };
   const assets = `${t.server.url}/api/projects/${project}/assets`;

@@ -1,5 +1,6 @@
-// The MP4 export of the open sequence: its size (the sequence's own or a platform's), where its
-// captions go (a subtitle track, burnt into the picture, or none), and Export MP4.
+// The MP4 export of the open sequence: its size (the sequence's own or a platform's; the player
+// draws the crop window for it), where its captions go (a subtitle track, burnt into the
+// picture, or none), and Export MP4.
 import { useState } from "react";
 import type { SequenceEditor } from "../../../pkg/studio_sequence.js";
 import { run } from "../core/useStudio";
@@ -8,18 +9,21 @@ import type { Sequence } from "./types";
 export function ExportControls({
   editor,
   sequence,
+  size,
+  onSize,
 }: {
   editor: SequenceEditor;
   sequence: Sequence | undefined;
+  /** "" for the sequence's own size. */
+  size: string;
+  onSize: (size: string) => void;
 }) {
-  // "" for the sequence's own size.
-  const [size, setSize] = useState("");
   const [captions, setCaptions] = useState("track");
   return (
     <>
       <label>
         Export size
-        <select value={size} onChange={(event) => setSize(event.target.value)}>
+        <select value={size} onChange={(event) => onSize(event.target.value)}>
           <option value="">
             {sequence ? `${sequence.size} (the sequence's)` : "The sequence's"}
           </option>

@@ -4,10 +4,11 @@
 // loudness the cut's sound is brought to, and the MP4
 // export at the sequence's size or another. Every edit is the sequence editor's (its own wasm);
 // this only renders its view and calls its commands.
-import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { run, runNow } from "../core/useStudio";
 import { ExportControls } from "./ExportControls";
 import { setSequence, useSequence } from "./opener";
+import { PreviewSound } from "./previewSound";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
 import { PromptField } from "./PromptField";
@@ -32,6 +33,16 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const view = usePanelView(editor);
   const { adds } = useSequence();
   const [chosen, setChosen] = useState<string | null>(null);
+  // The export's size ("" for the sequence's own): the player shows what it keeps of a take.
+  const [exportSize, setExportSize] = useState("");
+  const sound = useMemo(
+    () =>
+      new PreviewSound({
+        mix: (id) => editor?.previewMix(id) ?? null,
+        url: (id) => editor?.view().sounds.find((sound) => sound.id === id)?.url,
+      }),
+    [editor],
+  );
   const [refusal, setRefusal] = useState<{
     shot: string;
     which: "in" | "out";
@@ -205,7 +216,12 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
             <option value="off">Off (the takes as they are)</option>
           </select>
         </label>
-        <ExportControls editor={editor} sequence={sequence} />
+        <ExportControls
+          editor={editor}
+          sequence={sequence}
+          size={exportSize}
+          onSize={setExportSize}
+        />
         <button type="button" onClick={close}>
           Close
         </button>
@@ -381,7 +397,15 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         </fieldset>
       )}
       {sequence && <SoundLanes editor={editor} view={view} sequence={sequence} />}
-      <SequencePlayer clips={clips} fps={fps} onPoint={point} />
+      <SequencePlayer
+        clips={clips}
+        fps={fps}
+        onPoint={point}
+        cropWindow={(id, width, height) =>
+          editor.cropWindow(id, width, height, exportSize || undefined)
+        }
+        sound={sound}
+      />
     </section>
   );
 }

@@ -8,8 +8,12 @@
 // cut timer and pauses in place, so Stop then Play never runs two chains. The player follows
 // shots by id, so edits made while it plays (a move, a removal) never make it skip or freeze.
 // Stopped, the arrow keys step a frame, and I and O set the showing shot's in and out points
-// at the player's time.
+// at the player's time. Over the picture, the part of the take an export of the chosen size
+// keeps (a 16:9 take in a 9:16 cut) is framed and the rest dimmed. Playing, each take is heard
+// at its shot's level and the lanes under it (`previewSound.ts`).
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import type { PreviewSound } from "./previewSound";
+import type { CropWindow } from "./types";
 
 export type Clip = {
   id: string;
@@ -27,7 +31,43 @@ type Props = {
   clips: Clip[];
   fps: number;
   onPoint: (id: string, point: "in" | "out", seconds: number) => void;
+  /** What an export keeps of shot `id`'s take of this size; `null`: all of it. */
+  cropWindow: (id: string, width: number, height: number) => CropWindow | null;
+  /** Plays the takes' own sound and the lanes while the sequence plays. */
+  sound: PreviewSound;
 };
+
+/** Where the take's picture sits in the screen (the video shows it whole, letterboxed), as
+ * fractions of the screen. */
+type Picture = { width: number; height: number; left: number; top: number };
+
+function pictureOf(video: HTMLVideoElement): Picture {
+  const scale = Math.min(
+    video.clientWidth / video.videoWidth,
+    video.clientHeight / video.videoHeight,
+  );
+  const width = (video.videoWidth * scale) / video.clientWidth;
+  const height = (video.videoHeight * scale) / video.clientHeight;
+  return { width, height, left: (1 - width) / 2, top: (1 - height) / 2 };
+}
+
+/** The crop window over the picture: what the export keeps, the rest dimmed. */
+function CropFrame({ picture, crop }: { picture: Picture; crop: CropWindow }) {
+  const percent = (n: number) => `${n * 100}%`;
+  return (
+    <div
+      className="sequence-crop"
+      data-testid="sequence-crop"
+      aria-hidden="true"
+      style={{
+        left: percent(picture.left + crop.left * picture.width),
+        top: percent(picture.top + crop.top * picture.height),
+        width: percent(crop.width * picture.width),
+        height: percent(crop.height * picture.height),
+      }}
+    />
+  );
+}
 
 /**
  * Gives `video` the caption of `clip` as its one cue, in the take's time: the browser draws it
@@ -65,7 +105,7 @@ type Run = {
   timer: number;
 };
 
-export function SequencePlayer({ clips, fps, onPoint }: Props) {
+export function SequencePlayer({ clips, fps, onPoint, cropWindow, sound }: Props) {
   const first = useRef<HTMLVideoElement>(null);
   const second = useRef<HTMLVideoElement>(null);
   const element = (n: number) => (n === 0 ? first : second).current;
@@ -73,6 +113,8 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
   const [showing, setShowing] = useState<{ id: string | null; at: number }>({ id: null, at: 0 });
   const [front, setFront] = useState(0);
   const [playing, setPlaying] = useState(false);
+  // The front video's take: its size in pixels and where its picture sits.
+  const [take, setTake] = useState<{ url: string; size: [number, number]; picture: Picture }>();
   const latest = useRef({ clips, front: 0 });
   const run = useRef<Run>({ token: 0, frame: null, timer: 0 });
   useEffect(() => {
@@ -137,6 +179,7 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
         cue(video, next);
       }
       caption(video, next);
+      sound.take(video, next.id, [element(0), element(1)]);
       void video.play();
       watch(at, video);
     };
@@ -165,6 +208,7 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
       // Shown now, not at React's next render.
       other.className = "front";
       video.className = "back";
+      sound.take(other, next.id, [element(0), element(1)]);
       void other.play();
       video.pause();
       latest.current.front = 1 - latest.current.front;
@@ -178,6 +222,8 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
       stop();
     };
     setPlaying(true);
+    const from = latest.current.clips[Math.max(index, 0)];
+    if (from) sound.start(from.id);
     show(Math.max(index, 0));
   };
 
@@ -187,6 +233,7 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
     frame?.video.cancelVideoFrameCallback(frame.handle);
     window.clearTimeout(timer);
     for (const n of [0, 1]) element(n)?.pause();
+    sound.stop();
     setPlaying(false);
   };
 
@@ -197,9 +244,24 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
       run.current.token += 1;
       frame?.video.cancelVideoFrameCallback(frame.handle);
       window.clearTimeout(timer);
+      sound.stop();
     },
-    [],
+    [sound],
   );
+
+  const measure = (video: HTMLVideoElement) => {
+    if (video.videoWidth > 0 && video.className === "front" && video.dataset.url)
+      setTake({
+        url: video.dataset.url,
+        size: [video.videoWidth, video.videoHeight],
+        picture: pictureOf(video),
+      });
+  };
+  useEffect(() => {
+    const video = element(front);
+    if (video) measure(video);
+  }, [front, clip?.url]);
+  const crop = clip?.url && take?.url === clip.url ? cropWindow(clip.id, ...take.size) : null;
 
   const onKeyDown = (event: KeyboardEvent) => {
     const video = element(front);
@@ -239,8 +301,10 @@ export function SequencePlayer({ clips, fps, onPoint }: Props) {
             data-testid={`sequence-video-${n}`}
             className={n === front ? "front" : "back"}
             aria-hidden={n !== front}
+            onLoadedMetadata={(event) => measure(event.currentTarget)}
           />
         ))}
+        {crop && take && <CropFrame picture={take.picture} crop={crop} />}
         {clip && !clip.url && (
           <div className="sequence-slate" data-testid="sequence-slate">
             <strong>{clip.label}</strong>

@@ -51,6 +51,27 @@ x: number,
  */
 y: number, };
 
+export type CropWindow = { left: number, top: number, width: number, height: number, };
+
+export type MixClip = { sound: string, lane: Lane, 
+/**
+ * Seconds from the preview's start until it sounds (0 when it already does).
+ */
+atS: number, 
+/**
+ * Where in its sound it starts, in seconds.
+ */
+offsetS: number, durationS: number, 
+/**
+ * Its level (1: as recorded) at seconds from the preview's start: a line through these
+ * points, the first at `at_s` and the last at its end.
+ */
+levels: Array<[number, number]>, };
+
+export type ShotLevel = { id: string, level: number, };
+
+export type PreviewMix = { clips: Array<MixClip>, shots: Array<ShotLevel>, };
+
 export type Lane = "music" | "voice";
 
 export type LaneClip = { 

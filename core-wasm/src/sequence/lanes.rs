@@ -13,6 +13,8 @@ use super::frames;
 pub const MAX_CLIPS: usize = 200;
 /// How much music drops under a voice unless told, in dB.
 pub const DUCK_DB: f64 = 10.0;
+/// How long the music takes to drop under a voice clip and to come back after it, in seconds.
+pub const DUCK_RAMP_S: f64 = 0.25;
 /// The most a duck, or a clip's cut, may be, in dB; and the most a clip is raised.
 pub const MAX_CUT_DB: f64 = 60.0;
 pub const MAX_GAIN_DB: f64 = 12.0;

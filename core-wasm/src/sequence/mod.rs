@@ -12,6 +12,7 @@ pub mod frames;
 pub mod lane_edits;
 pub mod lanes;
 pub mod making;
+pub mod preview_mix;
 pub mod reframe;
 pub mod sounds;
 
@@ -408,11 +409,15 @@ pub(crate) mod tests {
     fn generated_types_are_current() {
         use ts_rs::TS;
         let text = format!(
-            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+            "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
             Sequence::decl(),
             Shot::decl(),
             Caption::decl(),
             Reframe::decl(),
+            reframe::CropWindow::decl(),
+            preview_mix::MixClip::decl(),
+            preview_mix::ShotLevel::decl(),
+            preview_mix::PreviewMix::decl(),
             lanes::Lane::decl(),
             LaneClip::decl(),
             Lanes::decl(),

@@ -44,7 +44,7 @@ fn new_shot_id() -> String {
 // The types the panel's views have, generated from the Rust that makes them.
 #[wasm_bindgen(typescript_custom_section)]
 const VIEW_TYPES: &str = r#"import type { MentionOffer } from "../app/src/core/types";
-import type { PanelView } from "../app/src/sequence/types";"#;
+import type { CropWindow, PanelView, PreviewMix } from "../app/src/sequence/types";"#;
 
 /// The sequence editor of one project.
 #[wasm_bindgen]

@@ -1,7 +1,8 @@
 //! The sound commands of the `SequenceEditor`: the project's sounds read and uploaded, laid on
 //! the music or voice lane, each clip placed, trimmed, given its gain and fades or taken off,
-//! a shot's own sound raised, lowered or muted, and how far the music drops under a voice.
-//! Each is an edit like any other: undone, redone and saved the same way.
+//! a shot's own sound raised, lowered or muted, how far the music drops under a voice, and what
+//! the preview plays under the picture.
+//! Each change is an edit like any other: undone, redone and saved the same way.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -11,6 +12,7 @@ use crate::json::browser as json;
 use crate::sequence::edit::{Edit, EditError};
 use crate::sequence::editor::Editor;
 use crate::sequence::lane_edits::{add_sound, change_clip, remove_clip, ClipChange};
+use crate::sequence::preview_mix::preview_mix;
 use crate::sequence::{Lane, Sequence};
 
 fn lane(name: &str) -> Result<Lane, JsValue> {
@@ -118,6 +120,18 @@ impl SequenceEditor {
     #[wasm_bindgen(js_name = shotSound)]
     pub fn shot_sound(&self, id: String, gain_db: f64, mute: bool) -> Result<(), JsValue> {
         self.inner.edit(Edit::ShotSound { id, gain_db, mute })
+    }
+
+    /// What the preview plays under the picture from the start of shot `id` (the cut's start
+    /// when there is none): the lane clips still to sound, each with when it starts, where in
+    /// its sound, for how long and its level as a line through points (gain, fades and the
+    /// duck), and each shot's own sound level; `null` before a sequence is open.
+    #[wasm_bindgen(js_name = previewMix, unchecked_return_type = "PreviewMix | null")]
+    pub fn preview_mix(&self, id: String) -> JsValue {
+        let state = self.inner.state.borrow();
+        state.editor.as_ref().map_or(JsValue::NULL, |editor| {
+            json::serialized(&preview_mix(editor.current(), &id))
+        })
     }
 
     /// How far the music drops under a voice clip, in dB (0 to 60; 0 turns ducking off).

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use crate::engine::Fit;
 use crate::sequences::Reframe;
+use studio_core::sequence::reframe::{placed, scaled};
 
 /// Weights are fixed point with this many fraction bits.
 const BITS: u32 = 14;
@@ -203,29 +204,11 @@ impl Fitter {
     /// Pictures of `from` fitted to `to` (each side even); cropped, the window's centre at
     /// `centre` of the picture (as far as the window stays inside it).
     pub fn new(from: (u32, u32), to: (u32, u32), fit: Fit, centre: Reframe) -> Fitter {
-        let (w, h) = (f64::from(from.0), f64::from(from.1));
-        let (sx, sy) = (f64::from(to.0) / w, f64::from(to.1) / h);
-        let scale = match fit {
-            Fit::Crop => sx.max(sy),
-            Fit::Pad => sx.min(sy),
-        };
         // As `fit_image` places the picture: whole luma pixels, centred; chroma at half.
-        let scaled = (
-            ((w * scale).round() as i64).max(2),
-            ((h * scale).round() as i64).max(2),
-        );
-        // Even, so that chroma (at half) starts on a whole pixel too.
-        let place = |out: u32, scaled: i64, at: f64| -> i64 {
-            let out = i64::from(out);
-            if scaled <= out {
-                return (out - scaled) / 2;
-            }
-            let wanted = (out as f64 / 2.0 - at.clamp(0.0, 1.0) * scaled as f64).round() as i64;
-            wanted.clamp(out - scaled, 0) & !1
-        };
+        let scaled = scaled(from, to, fit == Fit::Crop);
         let offset = (
-            place(to.0, scaled.0, centre.x),
-            place(to.1, scaled.1, centre.y),
+            placed(i64::from(to.0), scaled.0, centre.x),
+            placed(i64::from(to.1), scaled.1, centre.y),
         );
         let plane = |divide: i64, black: u8| {
             let source = (

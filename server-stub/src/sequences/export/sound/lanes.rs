@@ -9,9 +9,7 @@ use super::Source;
 use crate::engine::EngineError;
 use crate::sequences::export::{ExportLaneClip, LaneKind};
 use crate::sounds::decode::Decoded;
-
-/// How long the music takes to drop under a voice and to come back, in seconds.
-const DUCK_RAMP_S: f64 = 0.25;
+use studio_core::sequence::lanes::DUCK_RAMP_S;
 
 /// A clip placed on the track, in samples at its rate.
 struct Placed<'a> {
