@@ -764,6 +764,25 @@ test("moves, removals, undo and redo are said in one polite live region", async 
   await context.close();
 });
 
+test("on a 390 px phone the Sequence panel and a chosen shot's fields fit the screen", async () => {
+  const project = "phone-cut";
+  const { context, page, panel } = await withShots(project, "a tram in the rain", 1, 4);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  await panel.getByRole("spinbutton", { name: "Framing across (%)" }).waitFor();
+  const widest = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    reach: Math.max(
+      ...Array.from(document.querySelectorAll(".sequence-panel *"))
+        .filter((element) => !element.closest(".strip"))
+        .map((element) => element.getBoundingClientRect().right),
+    ),
+  }));
+  assert.ok(widest.page <= 390, `the page is ${widest.page} px wide`);
+  assert.ok(widest.reach <= 390, `something in the panel reaches ${widest.reach} px`);
+  await context.close();
+});
+
 test("a shot's caption is saved with the sequence and shown over its picture as it plays", async () => {
   const project = "captioned";
   const { context, page, panel, status } = await withShots(project, "reeds at dusk", 2, 2);
