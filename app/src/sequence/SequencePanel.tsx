@@ -4,11 +4,11 @@
 // loudness the cut's sound is brought to, and the MP4
 // export at the sequence's size or another. Every edit is the sequence editor's (its own wasm);
 // this only renders its view and calls its commands.
-import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { run, runNow } from "../core/useStudio";
 import { ExportControls } from "./ExportControls";
 import { setSequence, useSequence } from "./opener";
-import { PreviewSound } from "./previewSound";
+import { usePreviewSound } from "./previewSound";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
 import { PointField } from "./PointField";
 import { PromptField } from "./PromptField";
@@ -35,14 +35,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
   const [chosen, setChosen] = useState<string | null>(null);
   // The export's size ("" for the sequence's own): the player shows what it keeps of a take.
   const [exportSize, setExportSize] = useState("");
-  const sound = useMemo(
-    () =>
-      new PreviewSound({
-        mix: (id) => editor?.previewMix(id) ?? null,
-        url: (id) => editor?.view().sounds.find((sound) => sound.id === id)?.url,
-      }),
-    [editor],
-  );
+  const sound = usePreviewSound(editor);
   const [refusal, setRefusal] = useState<{
     shot: string;
     which: "in" | "out";

@@ -3,6 +3,8 @@
 // started, each clip's level a line through the mix's points (gain, fades, the duck), so the
 // preview sounds as the export will. What plays when, and how loud, is the core's; this only
 // plays it.
+import { useMemo } from "react";
+import type { SequenceEditor } from "../../../pkg/studio_sequence.js";
 import type { PreviewMix } from "./types";
 
 export type PreviewSource = {
@@ -17,7 +19,7 @@ export class PreviewSound {
   /** The two videos' takes, each through its own gain once heard. */
   private readonly takes = new Map<HTMLVideoElement, GainNode>();
   private levels = new Map<string, number>();
-  private clips: { audio: HTMLAudioElement; timers: number[] }[] = [];
+  private clips: { audio: HTMLAudioElement; gain: GainNode; timers: number[] }[] = [];
 
   constructor(private readonly source: PreviewSource) {}
 
@@ -46,7 +48,7 @@ export class PreviewSound {
         window.setTimeout(() => void audio.play(), clip.atS * 1000),
         window.setTimeout(() => audio.pause(), (clip.atS + clip.durationS) * 1000),
       ];
-      this.clips.push({ audio, timers });
+      this.clips.push({ audio, gain, timers });
     }
   }
 
@@ -61,10 +63,11 @@ export class PreviewSound {
 
   /** Everything silent, the lanes let go. */
   stop() {
-    for (const { audio, timers } of this.clips) {
+    for (const { audio, gain, timers } of this.clips) {
       for (const timer of timers) window.clearTimeout(timer);
       audio.pause();
       audio.removeAttribute("src");
+      gain.disconnect();
     }
     this.clips = [];
     for (const gain of this.takes.values()) gain.gain.value = 0;
@@ -81,4 +84,16 @@ export class PreviewSound {
     }
     return gain;
   }
+}
+
+/** The preview's sound of `editor`'s open sequence, one for the editor's life. */
+export function usePreviewSound(editor: SequenceEditor | null): PreviewSound {
+  return useMemo(
+    () =>
+      new PreviewSound({
+        mix: (id) => editor?.previewMix(id) ?? null,
+        url: (id) => editor?.view().sounds.find((sound) => sound.id === id)?.url,
+      }),
+    [editor],
+  );
 }

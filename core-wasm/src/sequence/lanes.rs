@@ -15,6 +15,19 @@ pub const MAX_CLIPS: usize = 200;
 pub const DUCK_DB: f64 = 10.0;
 /// How long the music takes to drop under a voice clip and to come back after it, in seconds.
 pub const DUCK_RAMP_S: f64 = 0.25;
+
+/// How far the music is ducked at `t` for one voice clip from `start` to `end` (all in one unit,
+/// `ramp` the ramp's length in it): 1 under the voice, falling to 0 over the ramp before and
+/// after it (below 0 further away).
+pub fn duck_depth(t: f64, (start, end): (f64, f64), ramp: f64) -> f64 {
+    if t < start {
+        1.0 - (start - t) / ramp
+    } else if t < end {
+        1.0
+    } else {
+        1.0 - (t - end) / ramp
+    }
+}
 /// The most a duck, or a clip's cut, may be, in dB; and the most a clip is raised.
 pub const MAX_CUT_DB: f64 = 60.0;
 pub const MAX_GAIN_DB: f64 = 12.0;

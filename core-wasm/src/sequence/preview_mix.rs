@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::frames;
-use super::lanes::{Lane, LaneClip, DUCK_RAMP_S};
+use super::lanes::{duck_depth, Lane, LaneClip, DUCK_RAMP_S};
 use super::Sequence;
 
 /// A lane clip as the preview plays it.
@@ -59,34 +59,19 @@ fn span(clip: &LaneClip, fps: u32) -> (f64, f64) {
 fn ducked(t: f64, voices: &[(f64, f64)]) -> f64 {
     voices
         .iter()
-        .map(|&(start, end)| {
-            if t < start {
-                1.0 - (start - t) / DUCK_RAMP_S
-            } else if t < end {
-                1.0
-            } else {
-                1.0 - (t - end) / DUCK_RAMP_S
-            }
-        })
+        .map(|&voice| duck_depth(t, voice, DUCK_RAMP_S))
         .fold(0.0, f64::max)
-        .max(0.0)
 }
 
 /// What the preview plays from the start of shot `shot` (from the cut's start when there is no
 /// such shot).
 pub fn preview_mix(sequence: &Sequence, shot: &str) -> PreviewMix {
     let fps = sequence.fps;
-    let before: u64 = sequence
-        .shots
-        .iter()
-        .take_while(|s| s.id != shot)
-        .map(|s| s.frames())
-        .sum();
-    let from = if sequence.position(shot).is_some() {
-        frames::seconds(before, fps)
-    } else {
-        0.0
-    };
+    let before = sequence.position(shot).unwrap_or(0);
+    let from = frames::seconds(
+        sequence.shots[..before].iter().map(|s| s.frames()).sum(),
+        fps,
+    );
     let voices: Vec<(f64, f64)> = sequence.lanes.voice.iter().map(|c| span(c, fps)).collect();
     let duck = sequence.duck_db;
     let mut clips = Vec::new();

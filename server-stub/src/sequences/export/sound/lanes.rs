@@ -9,7 +9,7 @@ use super::Source;
 use crate::engine::EngineError;
 use crate::sequences::export::{ExportLaneClip, LaneKind};
 use crate::sounds::decode::Decoded;
-use studio_core::sequence::lanes::DUCK_RAMP_S;
+use studio_core::sequence::lanes::{duck_depth, DUCK_RAMP_S};
 
 /// A clip placed on the track, in samples at its rate.
 struct Placed<'a> {
@@ -198,15 +198,7 @@ impl<'a, 'o> Lanes<'a, 'o> {
         self.voices[self.first_voice..]
             .iter()
             .take_while(|&&(start, _)| start <= t + ramp)
-            .map(|&(start, end)| {
-                if t < start {
-                    1.0 - (start - t) as f64 / ramp as f64
-                } else if t < end {
-                    1.0
-                } else {
-                    1.0 - (t - end) as f64 / ramp as f64
-                }
-            })
+            .map(|&(start, end)| duck_depth(t as f64, (start as f64, end as f64), ramp as f64))
             .fold(0.0, f64::max)
     }
 
