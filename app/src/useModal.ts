@@ -25,7 +25,8 @@ export function useModal(
     const behind: Element[] = [];
     for (let node = box.closest(".overlay") ?? box; node.parentElement; node = node.parentElement) {
       for (const sibling of Array.from(node.parentElement.children)) {
-        if (sibling !== node && !sibling.hasAttribute("inert")) {
+        // The refusal notice stays live above every dialog: it says why a command in it failed.
+        if (sibling !== node && !sibling.hasAttribute("inert") && !sibling.matches(".refusal")) {
           sibling.setAttribute("inert", "");
           behind.push(sibling);
         }
@@ -33,8 +34,9 @@ export function useModal(
     }
     (first?.current ?? box.querySelector<HTMLElement>(FOCUSABLE))?.focus();
     const onKey = (event: KeyboardEvent) => {
+      // An Escape a control inside took (a list of suggestions closing) is not the dialog's.
       if (event.key === "Escape") {
-        close.current();
+        if (!event.defaultPrevented) close.current();
         return;
       }
       if (event.key !== "Tab") return;

@@ -19,6 +19,19 @@ const PROJECT = "cut-room";
 /** The strip's shot labels, in order. */
 const labels = (panel) => panel.locator(".strip .shot-label").allTextContents();
 
+/** Adds the video of `scope` (a library card or a job row) from its menu as the sequence's
+ * shot number `count`. The editor opens over the dashboard to show it, and is closed again
+ * (with Escape) unless `stay`. */
+async function addShot(scope, count, { stay = false } = {}) {
+  const page = scope.page();
+  await fromMenu(scope, "Add to sequence");
+  const editor = page.getByRole("dialog", { name: /^Sequence/ });
+  await waitUntil(async () => (await editor.locator(".strip li").count()) === count);
+  if (stay) return;
+  await page.keyboard.press("Escape");
+  await editor.waitFor({ state: "detached" });
+}
+
 /** The sequence as the server keeps it. */
 async function stored(server) {
   const headers = { authorization: `Bearer ${TOKEN}` };
@@ -38,8 +51,9 @@ test("a sequence is built from library cards, edited, followed live, played and 
   await card(ids[0]).waitFor();
   await card(ids[1]).waitFor();
 
-  // Three shots from the cards' menus: the panel (and its wasm) loads on the first.
-  for (const id of [ids[0], ids[1], ids[0]]) await fromMenu(card(id), "Add to sequence");
+  // Three shots from the cards' menus: the editor (and its wasm) loads on the first.
+  for (const [at, id] of [ids[0], ids[1], ids[0]].entries())
+    await addShot(card(id), at + 1, { stay: at === 2 });
   const panel = page.getByRole("region", { name: /^Sequence/ });
   const status = panel.getByTestId("sequence-status");
   await waitUntil(async () => (await status.textContent()) === "3 shots, 6.00 s · Saved");
@@ -204,13 +218,12 @@ test("a finished job is added from its row, saved first, and its take plays what
   await row.getByRole("button", { name: "Save to Library" }).waitFor();
 
   // Not saved yet: Add to sequence saves it to the library, then adds it as a shot.
-  await fromMenu(row, "Add to sequence");
-  const panel = page.getByRole("region", { name: /^Sequence/ });
-  const status = panel.getByTestId("sequence-status");
-  await waitUntil(async () => (await status.textContent()) === "1 shot, 2.00 s · Saved");
+  await addShot(row, 1);
   await row.getByText("✓ Saved to library").waitFor();
   // Saved, it is added again as it is: no second save.
-  await fromMenu(row, "Add to sequence");
+  await addShot(row, 2, { stay: true });
+  const panel = page.getByRole("region", { name: /^Sequence/ });
+  const status = panel.getByTestId("sequence-status");
   await waitUntil(async () => (await status.textContent()) === "2 shots, 4.00 s · Saved");
   const headers = { authorization: `Bearer ${TOKEN}` };
   const base = `${t.server.url}/api/projects/${project}/sequences`;
@@ -226,9 +239,12 @@ test("a finished job is added from its row, saved first, and its take plays what
   assert.equal(assets.videos.length, 1, "saved once");
 
   // A search that hides the video in the library leaves the sequence its posters and player.
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "detached" });
   await page.getByRole("searchbox", { name: "Search videos" }).fill("nothing like it");
   await page.getByRole("heading", { name: /^Asset Library/ }).waitFor();
   await waitUntil(async () => (await page.locator(".asset").count()) === 0);
+  await page.getByRole("button", { name: "Sequence", exact: true }).click();
   await panel.locator(".strip img").nth(1).waitFor();
   assert.equal(await panel.locator(".strip .no-poster").count(), 0);
   await panel.getByRole("button", { name: "Play sequence" }).click();
@@ -314,7 +330,7 @@ async function withShots(project, prompt, seconds, count) {
   await page.goto(`${t.server.url}/${project}`);
   const card = page.locator(`.asset[data-key="projects/${project}/${video}.mp4"]`);
   await card.waitFor();
-  for (let i = 0; i < count; i++) await fromMenu(card, "Add to sequence");
+  for (let i = 1; i <= count; i++) await addShot(card, i, { stay: i === count });
   const panel = page.getByRole("region", { name: /^Sequence/ });
   const status = panel.getByTestId("sequence-status");
   const length = `${count} ${count === 1 ? "shot" : "shots"}, ${(count * seconds).toFixed(2)} s`;
@@ -540,7 +556,7 @@ test("a panel closed while its sequence is still opening follows no event stream
   await toggle.click();
   await waitUntil(() => asked);
   const before = streams.length;
-  await toggle.click();
+  await page.keyboard.press("Escape");
   await page.getByRole("region", { name: /^Sequence/ }).waitFor({ state: "detached" });
   const answered = page.waitForResponse((r) => r.url().endsWith(`/sequences/${id}`));
   release();
@@ -572,7 +588,7 @@ test("a take deleted elsewhere shows as missing on its shot at once", async () =
   );
   assert.equal(deleted.status, 204);
   await waitUntil(async () => (await take.textContent()).includes("Take missing"));
-  assert.equal(page.url(), `${t.server.url}/${project}`, "without a reload");
+  assert.equal(new URL(page.url()).pathname, `/${project}`, "without a reload");
   await context.close();
 });
 
@@ -685,7 +701,10 @@ test("the player stops in place, steps by frame, plays on from there, and shows 
   const project = "player-runs";
   const { context, page, panel } = await withShots(project, "a lantern swaying", 2, 2);
   const player = panel.getByRole("group", { name: "Sequence player" });
-  assert.equal(await player.getAttribute("aria-keyshortcuts"), "I O ArrowLeft ArrowRight");
+  assert.equal(
+    await player.getAttribute("aria-keyshortcuts"),
+    "Space J K L I O ArrowLeft ArrowRight",
+  );
   const front = panel.locator(".sequence-screen video.front");
   const time = () => front.evaluate((v) => v.currentTime);
   await waitUntil(() => front.evaluate((v) => v.readyState >= 2));
@@ -742,6 +761,133 @@ test("the player stops in place, steps by frame, plays on from there, and shows 
   await panel.getByTestId("sequence-slate").getByText("Take missing").waitFor();
   await panel.getByRole("button", { name: "Play sequence" }).waitFor({ timeout: 20_000 });
   assert.deepEqual(shown, ["Shot 2 (2 of 2)"], "the run went on past the slate");
+  await context.close();
+});
+
+test("the editor fills the window over the dashboard, named in the address: a link or a reload opens it, Escape and Back close it, and J, K, L and Space play and stop", async () => {
+  const project = "workspace-cut";
+  const { context, page, panel, status } = await withShots(project, "a ferry leaving port", 2, 2);
+  const editor = page.getByRole("dialog", { name: /^Sequence/ });
+  const box = await editor.boundingBox();
+  assert.deepEqual([box.x, box.y, box.width, box.height], [0, 0, 1440, 900], "the whole window");
+  assert.equal(await page.locator("header.topbar").getAttribute("inert"), "", "the page behind");
+  const { id } = await firstSequence(project);
+  assert.equal(new URL(page.url()).search, `?cut=${id}`);
+
+  // A reload opens the same sequence; a link opens the one it names.
+  await page.reload();
+  await waitUntil(async () => (await status.textContent()) === "2 shots, 4.00 s · Saved");
+  const made = await fetch(`${t.server.url}/api/projects/${project}/sequences`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Linked" }),
+  });
+  const linked = (await made.json()).id;
+  await page.goto(`${t.server.url}/${project}?cut=${linked}`);
+  await panel.getByRole("heading", { name: "Sequence: Linked" }).waitFor();
+  await panel.getByLabel("Open").selectOption({ label: "Sequence 1" });
+  await panel.getByRole("heading", { name: "Sequence: Sequence 1" }).waitFor();
+  await waitUntil(() => new URL(page.url()).search === `?cut=${id}`);
+
+  // J, K, L and Space, with the focus anywhere but a text field.
+  const front = panel.locator(".sequence-screen video.front");
+  const time = () => front.evaluate((v) => v.currentTime);
+  await waitUntil(() => front.evaluate((v) => v.readyState >= 2));
+  await panel.getByRole("heading", { level: 2 }).focus();
+  await page.keyboard.press("l");
+  await panel.getByRole("button", { name: "Stop" }).waitFor();
+  await waitUntil(async () => (await time()) > 1.2);
+  await page.keyboard.press("k");
+  await panel.getByRole("button", { name: "Play sequence" }).waitFor();
+  const stopped = await time();
+  await page.keyboard.press("j");
+  await waitUntil(async () => Math.abs((await time()) - Math.max(0, stopped - 1)) < 0.01);
+  await page.keyboard.press(" ");
+  await panel.getByRole("button", { name: "Stop" }).waitFor();
+  await page.keyboard.press(" ");
+  await panel.getByRole("button", { name: "Play sequence" }).waitFor();
+  // In a text field they are letters.
+  await panel.locator(".strip button", { hasText: "Shot 1" }).click();
+  await panel.getByLabel("Label").press("l");
+  assert.equal(await panel.getByRole("button", { name: "Stop" }).count(), 0);
+  await panel.getByLabel("Label").press("Backspace");
+
+  // Escape closes it (the address loses ?cut=) and gives the focus back; Back closes it too.
+  await panel.getByRole("heading", { level: 2 }).focus();
+  await page.keyboard.press("Escape");
+  await editor.waitFor({ state: "detached" });
+  assert.equal(new URL(page.url()).search, "");
+  const toggle = page.getByRole("button", { name: "Sequence", exact: true });
+  assert.equal(await toggle.evaluate((b) => b === document.activeElement), true);
+  await toggle.click();
+  await editor.waitFor();
+  await waitUntil(() => new URL(page.url()).search === `?cut=${id}`);
+  await page.goBack();
+  await editor.waitFor({ state: "detached" });
+  assert.equal(new URL(page.url()).pathname, `/${project}`);
+  assert.deepEqual(await audit(page), []);
+  await context.close();
+});
+
+test("on the timeline a shot is as wide as its length and trimmed by its handles, and a sound clip is moved and trimmed, by pointer and by keyboard", async () => {
+  const project = "timeline-cut";
+  const { context, page, panel, status } = await withShots(project, "a crane at the docks", 2, 2);
+  const saved = async (check) => {
+    await waitUntil(async () => check(await firstSequence(project)));
+    await waitUntil(async () => (await status.textContent()).endsWith("· Saved"));
+  };
+  const blocks = panel.locator(".strip li");
+  const width = async (n) => (await blocks.nth(n).boundingBox()).width;
+
+  // Shift+Left takes a second off the first shot's out point: it is half the second's width.
+  await panel.getByRole("slider", { name: "Out point of Shot 1" }).press("Shift+ArrowLeft");
+  await saved((s) => s.shots[0].out_s === 1);
+  await waitUntil(async () => Math.abs((await width(0)) / (await width(1)) - 0.5) < 0.02);
+
+  // The second shot's in point dragged half a second in.
+  const second = panel.getByRole("slider", { name: "In point of Shot 2" });
+  const perSecond = (await width(1)) / 2;
+  const handle = await second.boundingBox();
+  const [x, y] = [handle.x + handle.width / 2, handle.y + handle.height / 2];
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + perSecond / 4, y, { steps: 4 });
+  await page.mouse.move(x + perSecond / 2, y, { steps: 4 });
+  await page.mouse.up();
+  await saved((s) => Math.abs(s.shots[1].in_s - 0.5) <= 1 / 24 + 1e-9);
+  assert.equal(await status.textContent(), "2 shots, 2.50 s · Saved");
+
+  // A 1 s tone on the music lane, moved a second on with Shift+Right, then dragged half a
+  // second back; its in point a frame on (its start follows), its out point to its end.
+  await panel.getByLabel("Upload sound").setInputFiles({
+    name: "sting.wav",
+    mimeType: "audio/wav",
+    buffer: tone(1),
+  });
+  await panel.getByRole("button", { name: "Add to music" }).click();
+  const track = panel.getByRole("group", { name: "Music track" });
+  const body = track.getByRole("slider", { name: "Start of Music clip 1" });
+  await body.press("Shift+ArrowRight");
+  await saved((s) => s.lanes.music[0]?.start_s === 1);
+  const clip = await body.boundingBox();
+  const [cx, cy] = [clip.x + clip.width / 2, clip.y + clip.height / 2];
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  // The clip is a second long: half its width is half a second.
+  await page.mouse.move(cx - clip.width / 2, cy, { steps: 6 });
+  await page.mouse.up();
+  await saved((s) => Math.abs(s.lanes.music[0].start_s - 0.5) <= 1 / 24 + 1e-9);
+  const start = (await firstSequence(project)).lanes.music[0].start_s;
+  await track.getByRole("slider", { name: "In point of Music clip 1" }).press("ArrowRight");
+  await saved((s) => Math.abs(s.lanes.music[0].in_s - 1 / 24) < 1e-9);
+  const moved = (await firstSequence(project)).lanes.music[0];
+  assert.ok(Math.abs(moved.start_s - (start + 1 / 24)) < 1e-9, "its start follows its in point");
+  const out = track.getByRole("slider", { name: "Out point of Music clip 1" });
+  await out.press("Home");
+  await saved((s) => Math.abs(s.lanes.music[0].out_s - 2 / 24) < 1e-9);
+  await out.press("End");
+  await saved((s) => s.lanes.music[0].out_s === 1);
+  assert.deepEqual(await audit(page), []);
   await context.close();
 });
 
@@ -1044,5 +1190,15 @@ test("a sound uploaded in the panel is laid under a three-shot cut, trimmed, and
   assert.deepEqual(heard.size, [720, 1280]);
   assert.ok(heard.during > 0.17 && heard.during < 0.36, `the tone 6 dB down: ${heard.during}`);
   assert.ok(heard.after < 0.01, `silence after the clip: ${heard.after}`);
+
+  // Behind the editor, the export is in the library, and its card plays it.
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "detached" });
+  const card = page.locator(`.asset[data-key="${(await exported()).key}"]`);
+  await card.hover();
+  const preview = card.locator("video");
+  await waitUntil(() => preview.evaluate((v) => v.currentTime > 0.5 && v.videoHeight === 1280), {
+    timeout: 20_000,
+  });
   await context.close();
 });

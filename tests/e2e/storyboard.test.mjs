@@ -131,6 +131,10 @@ test("a script becomes a storyboard whose shots are generated with the cast's pi
   assert.equal(await panel.locator(".shot-making").count(), 0, "nothing is left being made");
   const sequence = await stored();
   assert.ok(sequence.shots.every((s) => s.take !== null && s.takes.length === 1));
+  // Behind the editor, the job list has nothing left to save.
+  await page.keyboard.press("Escape");
+  await panel.waitFor({ state: "detached" });
+  await page.locator("li[data-job-id]").first().waitFor();
   assert.equal(await page.getByRole("button", { name: "Save to Library" }).count(), 0);
   assert.deepEqual(await audit(page), []);
 });

@@ -1,67 +1,63 @@
-// The Sequence panel: the open sequence's shots in order as a strip (reordered by dragging or
-// Alt+Left/Right), the chosen shot's label, take, caption and in and out points, undo and redo
-// (Ctrl+Z, Ctrl+Shift+Z), the player, the sound lanes under the shots (`SoundLanes`), the
-// loudness the cut's sound is brought to, and the MP4
-// export at the sequence's size or another. Every edit is the sequence editor's (its own wasm);
-// this only renders its view and calls its commands.
-import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
+// The sequence editor, over the dashboard and filling the window (`Workspace`): the open
+// sequence's name and actions (open another, new, undo and redo with Ctrl+Z and Ctrl+Shift+Z,
+// loudness, export, Close), the player on top, the timeline below it (shots and sound lanes,
+// `Timeline`), then the chosen shot's fields, the sound lanes' fields and the storyboard.
+// Every edit is the sequence editor's (its own wasm); this only renders its view and calls its
+// commands.
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { run, runNow } from "../core/useStudio";
 import { ExportControls } from "./ExportControls";
-import { setSequence, useSequence } from "./opener";
+import { closeEditor, guardClose, showCut, takeAdds, useAdds } from "./opener";
 import { usePreviewSound } from "./previewSound";
 import { SequencePlayer, type Clip } from "./SequencePlayer";
-import { PointField } from "./PointField";
-import { PromptField } from "./PromptField";
-import { ShotMaking } from "./ShotMaking";
-import { ShotFraming } from "./ShotFraming";
-import { ShotSound } from "./ShotSound";
+import { ShotDetail, trimmer, type Refusal } from "./ShotDetail";
 import { SoundLanes } from "./SoundLanes";
 import { Storyboard } from "./Storyboard";
-import type { Shot } from "./types";
+import { seconds, Timeline } from "./Timeline";
 import { usePanelView, useSequenceEditor } from "./useSequenceEditor";
+import { Workspace } from "./Workspace";
 import "./sequence.css";
 
-function seconds(frames: number, fps: number): string {
-  return `${(frames / fps).toFixed(2)} s`;
+/** The editor of `projectId`'s sequences, opened on `cut` (its id; "" for the newest). */
+export default function SequencePanel({ projectId, cut }: { projectId: string; cut: string }) {
+  return (
+    <Workspace>
+      <Editor projectId={projectId} cut={cut} />
+    </Workspace>
+  );
 }
 
-/** Where Alt+Left and Alt+Right move a shot in the strip. */
-const SHOT_STEPS: Partial<Record<string, number>> = { ArrowLeft: -1, ArrowRight: 1 };
-
-export default function SequencePanel({ projectId }: { projectId: string }) {
-  const editor = useSequenceEditor(projectId);
+function Editor({ projectId, cut }: { projectId: string; cut: string }) {
+  const editor = useSequenceEditor(projectId, cut);
   const view = usePanelView(editor);
-  const { adds } = useSequence();
+  const adds = useAdds();
   const [chosen, setChosen] = useState<string | null>(null);
   // The export's size ("" for the sequence's own): the player shows what it keeps of a take.
   const [exportSize, setExportSize] = useState("");
   const sound = usePreviewSound(editor);
-  const [refusal, setRefusal] = useState<{
-    shot: string;
-    which: "in" | "out";
-    message: string;
-  } | null>(null);
-  const strip = useRef<HTMLOListElement>(null);
+  const [refusal, setRefusal] = useState<Refusal>(null);
   const opened = view?.editor ?? null;
 
   // Videos asked to be added before the sequence was open are added once it is.
   useEffect(() => {
     if (!editor || !opened || adds.length === 0) return;
-    setSequence(true, []);
-    for (const add of adds) editor.addShot(add.video);
+    for (const add of takeAdds()) editor.addShot(add.video);
   }, [editor, opened, adds]);
 
+  // The address names the sequence open, so a link or a reload opens it again.
+  const openId = opened?.sequence.id;
+  useEffect(() => {
+    if (openId) showCut(openId);
+  }, [openId]);
+
+  // Shown, the editor takes the focus (a screen reader reads its name).
   const heading = useRef<HTMLHeadingElement>(null);
-  // Opened by its button, the panel takes the focus (a screen reader reads it); opened by
-  // Add to sequence, the focus stays in the library, where more may be added. Closed, the
-  // focus goes back to the Sequence button.
-  const byButton = useRef(adds.length === 0);
   const shown = view !== null;
   useEffect(() => {
-    if (shown && byButton.current) heading.current?.focus();
+    if (shown) heading.current?.focus();
   }, [shown]);
   // Edits kept aside after a refused save (409) are not saved anywhere: opening another
-  // sequence, making one, closing the panel or leaving the page asks before they are dropped.
+  // sequence, making one, closing the editor or leaving the page asks before they are dropped.
   const keptAside = opened?.keptAside ?? 0;
   const unsaved = keptAside > 0 || opened?.unsaved === true;
   useEffect(() => {
@@ -75,13 +71,18 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     window.confirm(
       `${keptAside} ${keptAside === 1 ? "edit is" : "edits are"} kept aside and not saved. Drop ${keptAside === 1 ? "it" : "them"}?`,
     );
-  const close = () => {
-    if (!dropsKept()) return;
-    setSequence(false);
-    document.querySelector<HTMLElement>(".sequence-toggle")?.focus();
-  };
+  useEffect(() => {
+    guardClose(dropsKept);
+    return () => guardClose(null);
+  });
 
-  if (!editor || !view) return <p aria-busy="true">Loading the sequence...</p>;
+  if (!editor || !view)
+    return (
+      <section className="panel sequence-panel" aria-labelledby="sequence-heading">
+        <h2 id="sequence-heading">Sequence</h2>
+        <p aria-busy="true">Loading the sequence...</p>
+      </section>
+    );
   const sequence = opened?.sequence;
   const shots = sequence?.shots ?? [];
   const fps = sequence?.fps ?? 24;
@@ -101,30 +102,14 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     },
   }));
   const selected = shots.find((s) => s.id === chosen) ?? null;
+  const trim = trimmer(editor, setRefusal);
+  const point = (id: string, which: "in" | "out", at: number) => {
+    const shot = shots.find((s) => s.id === id);
+    if (!shot) return;
+    if (which === "in") trim(shot, "in", at, shot.outFrame / fps);
+    else trim(shot, "out", shot.inFrame / fps, at);
+  };
 
-  const focusShot = (id: string) =>
-    requestAnimationFrame(() =>
-      strip.current?.querySelector<HTMLElement>(`[data-shot="${CSS.escape(id)}"]`)?.focus(),
-    );
-  const move = (shot: Shot, to: number) => {
-    runNow(() => editor.move(shot.id, to));
-    focusShot(shot.id);
-  };
-  // Alt+Left on the first shot and Alt+Right on the last are taken too: the browser would go
-  // Back or Forward. Delete hands the focus to the next shot, so Ctrl+Z still reaches the panel.
-  const onShotKey = (event: KeyboardEvent, shot: Shot, index: number) => {
-    const step = event.altKey ? SHOT_STEPS[event.key] : undefined;
-    if (step !== undefined) {
-      const to = index + step;
-      if (to >= 0 && to < shots.length) move(shot, to);
-    } else if (event.key === "Delete") {
-      const next = shots[index + 1] ?? shots[index - 1];
-      runNow(() => editor.remove(shot.id));
-      if (next) focusShot(next.id);
-      else heading.current?.focus();
-    } else return;
-    event.preventDefault();
-  };
   const onPanelKey = (event: KeyboardEvent) => {
     if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement)
@@ -133,31 +118,6 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
     if (event.shiftKey) editor.redo();
     else editor.undo();
   };
-  const onDrop = (event: DragEvent, index: number) => {
-    const id = event.dataTransfer.getData("text/x-studio-shot");
-    const shot = shots.find((s) => s.id === id);
-    if (shot) move(shot, index);
-  };
-  // A point the editor refuses (an Out past the take's end, In at or after Out) is said on
-  // its field, and nothing is sent.
-  const trim = (shot: Shot, which: "in" | "out", inS: number, outS: number) => {
-    try {
-      editor.trim(shot.id, inS, outS);
-      setRefusal(null);
-    } catch (error) {
-      setRefusal({ shot: shot.id, which, message: (error as Error).message });
-    }
-  };
-  const point = (id: string, which: "in" | "out", at: number) => {
-    const shot = shots.find((s) => s.id === id);
-    if (!shot) return;
-    if (which === "in") trim(shot, "in", at, shot.outFrame / fps);
-    else trim(shot, "out", shot.inFrame / fps, at);
-  };
-  const refused = (shot: Shot, which: "in" | "out") =>
-    refusal?.shot === shot.id && refusal.which === which ? refusal.message : null;
-  const takeLength = (shot: Shot) => asset(shot.take)?.durationS ?? undefined;
-
   return (
     <section
       className="panel sequence-panel"
@@ -215,7 +175,7 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           size={exportSize}
           onSize={setExportSize}
         />
-        <button type="button" onClick={close}>
+        <button type="button" onClick={closeEditor}>
           Close
         </button>
         <span className="muted" data-testid="sequence-status">
@@ -233,7 +193,6 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
                   : ""}
         </span>
       </div>
-      <Storyboard editor={editor} view={view} />
       {view.error !== null && (
         <div className="sequence-error" role="alert">
           <p>{view.error}</p>
@@ -272,124 +231,6 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
           {view.notice}
         </p>
       )}
-      {shots.length === 0 ? (
-        <p className="muted">No shots yet: choose “Add to sequence” in a video’s menu.</p>
-      ) : (
-        <ol className="strip" ref={strip} aria-label="Shots">
-          {shots.map((shot, index) => {
-            const poster = asset(shot.take)?.posterUrl;
-            return (
-              <li
-                key={shot.id}
-                draggable
-                onDragStart={(event) => event.dataTransfer.setData("text/x-studio-shot", shot.id)}
-                onDragOver={(event) => event.preventDefault()}
-                onDrop={(event) => onDrop(event, index)}
-              >
-                <button
-                  type="button"
-                  data-shot={shot.id}
-                  aria-pressed={shot.id === chosen}
-                  aria-keyshortcuts="Alt+ArrowLeft Alt+ArrowRight Delete"
-                  onClick={() => setChosen(shot.id === chosen ? null : shot.id)}
-                  onKeyDown={(event) => onShotKey(event, shot, index)}
-                >
-                  {poster ? (
-                    <img src={poster} alt="" />
-                  ) : (
-                    <span className="no-poster">{shot.take === null ? shot.prompt : null}</span>
-                  )}
-                  <span className="shot-label">{shot.label}</span>
-                  <span className="muted">
-                    {shot.takeMissing ? "Take missing" : seconds(shot.outFrame - shot.inFrame, fps)}
-                    {shot.take === null && shot.plannedFrames !== null
-                      ? ` planned, ${shot.takes.length} takes`
-                      : ""}
-                  </span>
-                  {shot.caption && <span className="shot-caption">{shot.caption.text}</span>}
-                </button>
-                <ShotMaking jobs={view.making[shot.id]} />
-              </li>
-            );
-          })}
-        </ol>
-      )}
-      {selected && (
-        <fieldset className="shot-detail">
-          <legend>{selected.label}</legend>
-          <label>
-            Label
-            <input
-              defaultValue={selected.label}
-              key={`${selected.id}-${selected.label}`}
-              onBlur={(event) =>
-                event.target.value !== selected.label &&
-                runNow(() => editor.label(selected.id, event.target.value))
-              }
-            />
-          </label>
-          <PromptField editor={editor} shot={selected} cast={view.cast} />
-          <label>
-            Take
-            <select
-              value={selected.take ?? ""}
-              onChange={(event) => runNow(() => editor.choose(selected.id, event.target.value))}
-            >
-              {selected.takes.map((take) => (
-                <option key={take} value={take}>
-                  {asset(take)?.title ?? take}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Caption
-            <textarea
-              rows={2}
-              maxLength={500}
-              defaultValue={selected.caption?.text ?? ""}
-              key={`${selected.id}-caption-${selected.caption?.text ?? ""}`}
-              placeholder="MARY: A line shown over the shot"
-              onBlur={(event) =>
-                event.target.value !== (selected.caption?.text ?? "") &&
-                runNow(() => editor.caption(selected.id, event.target.value))
-              }
-            />
-          </label>
-          <ShotSound editor={editor} shot={selected} />
-          <ShotFraming editor={editor} shot={selected} />
-          <PointField
-            label="In (s)"
-            fps={fps}
-            frame={selected.inFrame}
-            max={selected.outFrame / fps}
-            refusal={refused(selected, "in")}
-            shotId={selected.id}
-            onSet={(at) => trim(selected, "in", at, selected.outFrame / fps)}
-          />
-          <PointField
-            label="Out (s)"
-            fps={fps}
-            frame={selected.outFrame}
-            max={takeLength(selected)}
-            refusal={refused(selected, "out")}
-            shotId={selected.id}
-            onSet={(at) => trim(selected, "out", selected.inFrame / fps, at)}
-          />
-          <button
-            type="button"
-            disabled={selected.take === null}
-            title="Make the next shot from this one's take"
-            onClick={() => run(editor.continueShot(selected.id))}
-          >
-            Continue
-          </button>
-          <button type="button" onClick={() => runNow(() => editor.remove(selected.id))}>
-            Remove shot
-          </button>
-        </fieldset>
-      )}
-      {sequence && <SoundLanes editor={editor} view={view} sequence={sequence} />}
       <SequencePlayer
         clips={clips}
         fps={fps}
@@ -399,6 +240,28 @@ export default function SequencePanel({ projectId }: { projectId: string }) {
         }
         sound={sound}
       />
+      {sequence && opened && (
+        <Timeline
+          editor={editor}
+          view={view}
+          sequence={sequence}
+          frames={opened.frames}
+          chosen={chosen}
+          onChoose={setChosen}
+        />
+      )}
+      {selected && (
+        <ShotDetail
+          editor={editor}
+          view={view}
+          shot={selected}
+          fps={fps}
+          refusal={refusal}
+          onRefusal={setRefusal}
+        />
+      )}
+      {sequence && <SoundLanes editor={editor} view={view} sequence={sequence} />}
+      <Storyboard editor={editor} view={view} />
     </section>
   );
 }

@@ -7,8 +7,8 @@
 // Each run of Play has a token every callback checks: Stop cancels the frame callback and the
 // cut timer and pauses in place, so Stop then Play never runs two chains. The player follows
 // shots by id, so edits made while it plays (a move, a removal) never make it skip or freeze.
-// Stopped, the arrow keys step a frame, and I and O set the showing shot's in and out points
-// at the player's time. Over the picture, the part of the take an export of the chosen size
+// Stopped, the arrow keys step a frame; anywhere in the editor J, K, L and Space play and stop
+// as editors use them, and I and O set the showing shot's in and out points at its time. Over the picture, the part of the take an export of the chosen size
 // keeps (a 16:9 take in a 9:16 cut) is framed and the rest dimmed. Playing, each take is heard
 // at its shot's level and the lanes under it (`previewSound.ts`).
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
@@ -263,18 +263,48 @@ export function SequencePlayer({ clips, fps, onPoint, cropWindow, sound }: Props
   }, [front, clip?.url]);
   const crop = clip?.url && take?.url === clip.url ? cropWindow(clip.id, ...take.size) : null;
 
+  // Stopped, the arrow keys step a frame of the showing shot while the player has the focus.
   const onKeyDown = (event: KeyboardEvent) => {
     const video = element(front);
-    if (!clip || !video || event.ctrlKey || event.metaKey || event.altKey) return;
     const step = FRAME_STEPS[event.key];
-    if (event.key === "i" && clip.url) onPoint(clip.id, "in", video.currentTime);
-    else if (event.key === "o" && clip.url) onPoint(clip.id, "out", video.currentTime);
-    else if (step !== undefined && !playing && clip.url) {
-      const at = video.currentTime + step / fps;
-      video.currentTime = Math.min(Math.max(at, clip.inS), clip.outS);
-    } else return;
+    if (!clip?.url || !video || playing || step === undefined || event.altKey) return;
+    const at = video.currentTime + step / fps;
+    video.currentTime = Math.min(Math.max(at, clip.inS), clip.outS);
     event.preventDefault();
   };
+  // Anywhere in the editor but a text field: Space plays and stops (on a button it presses
+  // the button), L plays, K stops, J stops and goes back a second (to the shot before from
+  // its first frame), I and O set the showing shot's in and out points at the player's time.
+  const onEditorKey = (event: globalThis.KeyboardEvent) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target instanceof Element ? event.target : null;
+    if (target?.closest("input, textarea, select, [contenteditable]")) return;
+    const key = event.key === " " ? "space" : event.key.toLowerCase();
+    const video = element(front);
+    if (key === "space" && !target?.closest("button, a, summary, [role=slider]")) {
+      if (playing) stop();
+      else if (clips.length > 0) play();
+    } else if (key === "l" && !playing && clips.length > 0) play();
+    else if (key === "k" && playing) stop();
+    else if (key === "j" && clip && video) {
+      if (playing) stop();
+      if (clip.url && video.currentTime - clip.inS > 0.5 / fps)
+        video.currentTime = Math.max(clip.inS, video.currentTime - 1);
+      else if (index > 0) showAt(index - 1);
+    } else if ((key === "i" || key === "o") && clip?.url && video)
+      onPoint(clip.id, key === "i" ? "in" : "out", video.currentTime);
+    else return;
+    event.preventDefault();
+  };
+  const editorKey = useRef(onEditorKey);
+  useEffect(() => {
+    editorKey.current = onEditorKey;
+  });
+  useEffect(() => {
+    const listen = (event: globalThis.KeyboardEvent) => editorKey.current(event);
+    document.addEventListener("keydown", listen);
+    return () => document.removeEventListener("keydown", listen);
+  }, []);
 
   return (
     <div
@@ -283,12 +313,12 @@ export function SequencePlayer({ clips, fps, onPoint, cropWindow, sound }: Props
       tabIndex={0}
       onKeyDown={onKeyDown}
       aria-label="Sequence player"
-      aria-keyshortcuts="I O ArrowLeft ArrowRight"
+      aria-keyshortcuts="Space J K L I O ArrowLeft ArrowRight"
       aria-describedby="sequence-player-keys"
     >
       <p id="sequence-player-keys" className="visually-hidden">
-        I sets the in point and O the out point at the player&apos;s time; stopped, the arrow keys
-        step a frame.
+        Space plays and stops, L plays, K stops, J goes back a second. I sets the in point and O the
+        out point at the player&apos;s time; stopped, the arrow keys step a frame.
       </p>
       <div className="sequence-screen">
         {[0, 1].map((n) => (

@@ -1,18 +1,18 @@
-// The Sequence button, and the Sequence panel loaded (with its own wasm) the first time it
-// is opened.
+// The Sequence button, and the sequence editor over the dashboard (loaded, with its own wasm,
+// the first time it opens) while the address has `?cut=`.
 import { lazyPanel } from "../LazyPanel";
-import { setSequence, useSequence } from "./opener";
+import { closeEditor, openEditor, useCut } from "./opener";
 
 const SequencePanel = lazyPanel(() => import("./SequencePanel"), "Sequence panel");
 
 export function SequenceButton() {
-  const { open } = useSequence();
+  const open = useCut() !== null;
   return (
     <button
       type="button"
       className="sequence-toggle"
       aria-expanded={open}
-      onClick={() => setSequence(!open)}
+      onClick={open ? closeEditor : openEditor}
     >
       Sequence
     </button>
@@ -20,6 +20,7 @@ export function SequenceButton() {
 }
 
 export function Sequences({ projectId }: { projectId: string }) {
-  if (!useSequence().open) return null;
-  return <SequencePanel projectId={projectId} />;
+  const cut = useCut();
+  if (cut === null) return null;
+  return <SequencePanel projectId={projectId} cut={cut} />;
 }

@@ -8,8 +8,12 @@ import type { PanelView } from "./types";
 
 let loaded: Promise<unknown> | undefined;
 
-export function useSequenceEditor(projectId: string): SequenceEditor | null {
+/** The editor of `projectId`'s sequences, started on `cut` (a sequence's id; "" for the
+ * newest). */
+export function useSequenceEditor(projectId: string, cut: string): SequenceEditor | null {
   const studio = useStudio();
+  // The sequence the address named when the editor opened; later ones are the editor's own.
+  const [first] = useState(cut);
   const [editor, setEditor] = useState<SequenceEditor | null>(null);
   const [failure, setFailure] = useState<{ error: unknown } | null>(null);
   useEffect(() => {
@@ -25,7 +29,7 @@ export function useSequenceEditor(projectId: string): SequenceEditor | null {
         if (gone) return;
         made = new SequenceEditor(studio.config(), projectId);
         setEditor(made);
-        run(made.start());
+        run(made.start(first || undefined));
       },
       (error: unknown) => gone || setFailure({ error }),
     );
@@ -37,7 +41,7 @@ export function useSequenceEditor(projectId: string): SequenceEditor | null {
       made?.free();
       setEditor(null);
     };
-  }, [studio, projectId]);
+  }, [studio, projectId, first]);
   // Thrown to the panel's boundary, which offers Retry.
   if (failure) throw failure.error;
   return editor;
