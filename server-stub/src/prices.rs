@@ -110,6 +110,11 @@ impl Default for Prices {
             ..Price::default()
         };
         let openai = "OpenAI's last list price; gateways vary";
+        let xai = tiers(
+            &[("480p", 0.05), ("720p", 0.07)],
+            "2026-05-09",
+            "xAI's model page, as reported (3p); xAI reports each job's own cost",
+        );
         let entries = [
             (
                 crate::engine::LOCAL_MODEL,
@@ -154,6 +159,7 @@ impl Default for Prices {
                 "pika-2.5",
                 tiers(&[("720p", 0.04), ("1080p", 0.09)], "2026-09", "(3p)"),
             ),
+            ("grok-imagine-video", xai),
             ("sora-2", flat(0.10, "2025-10", openai)),
             (
                 "sora-2-pro",

@@ -54,6 +54,8 @@ impl Setup {
             "--gemini-models=veo-3.1=veo-3.1-generate-001".into(),
             "--luma-api-key=fake-key".into(),
             format!("--luma-base-url={}/luma", self.base),
+            "--xai-api-key=fake-key".into(),
+            format!("--xai-base-url={}/xai", self.base),
             "--kling-access-key=fake-key".into(),
             "--kling-secret-key=fake-key-secret".into(),
             format!("--kling-base-url={}/kling", self.base),
@@ -130,6 +132,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("kling", "fal", 10),
         ("veo-3.1", "gemini", 8),
         ("ray-3.2", "luma", 10),
+        ("grok-imagine-video", "xai", 10),
         ("kling-v2-1", "kling", 10),
         ("seedance", "ark", 10),
         ("hailuo", "replicate", 10),
@@ -162,6 +165,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
             "kling" => Some((1.0, UsageUnit::Credits)),
             "ark" => Some((108_900.0, UsageUnit::Tokens)),
             "replicate" => Some((42.5, UsageUnit::Seconds)),
+            "xai" => Some((0.7, UsageUnit::Usd)),
             _ => None,
         };
         assert_eq!(usage, expected, "{model}");
@@ -206,6 +210,8 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
                 "source": "price table", "seen": "2026-07-10"})),
             "kling-v2-1" => Some(serde_json::json!({"estimate_usd": null, "actual_usd": 0.14,
                 "source": "provider", "seen": null})),
+            "grok-imagine-video" => Some(serde_json::json!({"estimate_usd": 0.7,
+                "actual_usd": 0.7, "source": "provider", "seen": "2026-05-09"})),
             _ => None,
         };
         if let Some(cost) = cost {
@@ -217,6 +223,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("fal.submit"), 1);
     assert_eq!(setup.fakes.count("gemini.create"), 1);
     assert_eq!(setup.fakes.count("luma.create"), 1);
+    assert_eq!(setup.fakes.count("xai.create"), 1);
     assert_eq!(setup.fakes.count("kling.create"), 1);
     assert_eq!(setup.fakes.count("ark.create"), 1);
     assert_eq!(setup.fakes.count("replicate.create"), 1);
@@ -256,6 +263,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
             "kling-v2-1",
             "failed the risk control check",
             "Internal error while generating",
+        ),
+        (
+            "grok-imagine-video",
+            "did not pass its moderation",
+            "Video generation failed: internal error",
         ),
         (
             "seedance",
@@ -325,6 +337,7 @@ async fn rate_limits_and_server_errors_are_retried_but_a_create_is_never_sent_tw
     for (model, provider) in [
         ("veo-3.1", "gemini"),
         ("ray-3.2", "luma"),
+        ("grok-imagine-video", "xai"),
         ("kling-v2-1", "kling"),
         ("seedance", "ark"),
         ("veo-r", "replicate"),
@@ -470,6 +483,7 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
         ("gen4.5", "runway"),
         ("veo-3.1", "gemini"),
         ("ray-3.2", "luma"),
+        ("grok-imagine-video", "xai"),
         ("kling-v2-1", "kling"),
         ("seedance", "ark"),
         ("hailuo", "replicate"),
@@ -665,11 +679,12 @@ async fn a_crash_while_submitting_never_submits_twice() {
     .await;
     let jobs = setup.service();
     // OpenAI-compatible gateways can be asked (their list of videos) and Kling (our id is its
-    // external_task_id); Runway cannot.
+    // external_task_id); Runway and xAI cannot.
     for (model, provider, found) in [
         ("sora-2", "openai", true),
         ("kling-v2-1", "kling", true),
         ("gen4.5", "runway", false),
+        ("grok-imagine-video", "xai", false),
     ] {
         let id = jobs
             .create(job(model, &format!("a storm over the sea, {model}")))
@@ -692,7 +707,10 @@ async fn a_crash_while_submitting_never_submits_twice() {
             assert_eq!(record.status, Status::Error, "{model}");
             let message = record.error.unwrap();
             assert!(message.contains("cannot be billed twice"), "{message}");
-            assert!(message.contains("runway offers no way to ask"), "{message}");
+            assert!(
+                message.contains(&format!("{provider} offers no way to ask")),
+                "{message}"
+            );
         }
         assert_eq!(
             setup.fakes.count(&create),
@@ -1031,6 +1049,22 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
             "end_frame image/jpeg 1280x720"
         ]
     );
+    // xAI: the first frame and the references, each `{url}` a data URI (made once the jobs
+    // above have finished: a project runs at most ten at once).
+    let framed = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "reference"},
+        {"reference": square, "role": "reference"}
+    ]);
+    let xai = create(with_inputs("grok-imagine-video", framed)).await;
+    assert_eq!(
+        received(&setup, &jobs, &xai).await,
+        [
+            "image image/jpeg 1280x720",
+            "reference_image image/jpeg 640x360",
+            "reference_image image/jpeg 900x900"
+        ]
+    );
     // Kling: raw base64 frames on image2video.
     assert_eq!(
         received(&setup, &jobs, &kling).await,
@@ -1073,6 +1107,16 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         received(&setup, &jobs, &extended).await,
         [format!("start_frame generation {luma_remote}")]
     );
+    // xAI: an extension and an edit of its own video, by the URL its request answers.
+    let xai_remote = finished(&jobs, &xai).await.provider_job_id.unwrap();
+    for (role, words) in [("extend", "extends"), ("remix", "edits")] {
+        let from = serde_json::json!([{"video": xai, "role": role}]);
+        let made = create(with_inputs("grok-imagine-video", from)).await;
+        assert_eq!(
+            received(&setup, &jobs, &made).await,
+            [format!("{words} {xai_remote}")]
+        );
+    }
     let veo_remote = finished(&jobs, &veo).await.provider_job_id.unwrap();
     let extend = serde_json::json!([{"video": veo, "role": "extend"}]);
     let extended = create(with_inputs("veo-3.1", extend)).await;
@@ -1221,6 +1265,49 @@ async fn the_fakes_refuse_what_their_services_refuse() {
     assert_eq!(status(luma(with_frame(both)).send().await.unwrap()), 400);
     let extra = serde_json::json!({"model": "ray-3.2", "type": "video", "prompt": "a kite", "keyframes": {}});
     assert_eq!(status(luma(extra).send().await.unwrap()), 400);
+
+    // xAI: a duration of 1 to 15 s as a number or a string; images as `{url}`; no unknown
+    // fields; a video to extend must be one it made.
+    let xai = |path: &str, b: serde_json::Value| {
+        post(&format!("/xai/v1/videos/{path}"), b).bearer_auth("fake-key")
+    };
+    for (body, expected) in [
+        (
+            serde_json::json!({"model": "grok-imagine-video", "prompt": "a kite", "duration": "15"}),
+            200,
+        ),
+        (
+            serde_json::json!({"model": "grok-imagine-video", "prompt": "a kite", "duration": 16}),
+            422,
+        ),
+        (
+            serde_json::json!({"prompt": "a kite", "image": {"url": jpeg.data_uri()}}),
+            200,
+        ),
+        (
+            serde_json::json!({"prompt": "a kite", "image": jpeg.data_uri()}),
+            422,
+        ),
+        (
+            serde_json::json!({"prompt": "a kite", "resolution": "1080p"}),
+            422,
+        ),
+        (serde_json::json!({"prompt": "a kite", "seed": 7}), 422),
+    ] {
+        let answer = xai("generations", body.clone()).send().await.unwrap();
+        assert_eq!(status(answer), expected, "{body}");
+    }
+    let elsewhere =
+        serde_json::json!({"prompt": "more", "video": {"url": "https://example.com/v.mp4"}});
+    assert_eq!(
+        status(xai("extensions", elsewhere).send().await.unwrap()),
+        422
+    );
+    let unsigned = post(
+        "/xai/v1/videos/generations",
+        serde_json::json!({"prompt": "a kite"}),
+    );
+    assert_eq!(status(unsigned.send().await.unwrap()), 401);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::providers::replicate_inputs::Fields;
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Replicate,
-    Runway, Seedance, Veo,
+    Runway, Seedance, Veo, Xai,
 };
 
 #[derive(clap::Args, Debug, Clone)]
@@ -101,6 +101,19 @@ pub struct ProviderConfig {
         default_value = "ray-3.2"
     )]
     pub luma_models: Vec<String>,
+
+    /// Key for xAI's API (Grok Imagine); its models are offered when set.
+    #[arg(long, env = "STUDIO_XAI_API_KEY", hide_env_values = true)]
+    pub xai_api_key: Option<String>,
+    #[arg(long, env = "STUDIO_XAI_BASE_URL", default_value = "https://api.x.ai")]
+    pub xai_base_url: String,
+    #[arg(
+        long,
+        env = "STUDIO_XAI_MODELS",
+        value_delimiter = ',',
+        default_value = "grok-imagine-video"
+    )]
+    pub xai_models: Vec<String>,
 
     /// Kling's access key; with the secret key, its models are offered.
     #[arg(long, env = "STUDIO_KLING_ACCESS_KEY", hide_env_values = true)]
@@ -202,6 +215,10 @@ impl ProviderConfig {
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
+        }
+        if let Some(key) = key(&self.xai_api_key) {
+            let provider = Xai::new(client.clone(), &self.xai_base_url, key);
+            add_models(&mut catalog, Arc::new(provider), &self.xai_models)?;
         }
         if let Some(token) = key(&self.replicate_api_token) {
             let provider = Replicate::new(

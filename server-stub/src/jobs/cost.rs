@@ -1,6 +1,6 @@
 //! What a job costs: the price table's estimate, kept from its creation with the price's date,
 //! and once it has finished what it actually cost, from the provider's own report where it
-//! gives one (Kling's credits, Seedance's tokens), else the estimate. A failed job costs
+//! gives one (Kling's credits, Seedance's tokens, xAI's dollars), else the estimate. A failed job costs
 //! nothing (no provider here bills failures) unless the provider made the video and only its
 //! copy failed; a cancelled one costs nothing unless its create
 //! may have reached the provider (it had accepted it, or the request was on its way when the
@@ -43,6 +43,7 @@ pub struct Cost {
 fn reported(usage: &Usage, estimate: Option<&Estimate>) -> Option<f64> {
     match usage.unit {
         UsageUnit::Credits => Some(usage.amount * KLING_CREDIT_USD),
+        UsageUnit::Usd => Some(usage.amount),
         UsageUnit::Tokens => Some(usage.amount / 1000.0 * estimate?.usd_per_1000_tokens?),
         // Seconds of hardware: their price depends on the hardware, which the table lacks.
         UsageUnit::Seconds => None,

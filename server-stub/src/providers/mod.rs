@@ -16,6 +16,7 @@ mod retry;
 mod runway;
 mod seedance;
 mod veo;
+mod xai;
 
 use std::time::Duration;
 
@@ -36,6 +37,7 @@ pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
 pub use seedance::Seedance;
 pub use veo::Veo;
+pub use xai::Xai;
 
 #[derive(Debug, Error)]
 pub enum ProviderError {
@@ -53,7 +55,7 @@ pub enum ProviderError {
 
 /// What a finished job used, in the provider's own billing unit: Kling's
 /// `final_unit_deduction` (credits), ModelArk's `usage.completion_tokens` (tokens), Replicate's
-/// `metrics.predict_time` (seconds).
+/// `metrics.predict_time` (seconds), xAI's `usage.cost_in_usd_ticks` (turned into dollars).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Usage {
     pub amount: f64,
@@ -66,6 +68,7 @@ pub enum UsageUnit {
     Credits,
     Tokens,
     Seconds,
+    Usd,
 }
 
 /// What a provider reports of a finished job besides its video.

@@ -1,7 +1,8 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
 //! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API), `/kling` (Kling's
-//! official API), `/ark` (Seedance on BytePlus ModelArk) and `/replicate` (Replicate).
+//! official API), `/ark` (Seedance on BytePlus ModelArk), `/replicate` (Replicate) and `/xai`
+//! (xAI's Grok Imagine).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
@@ -17,6 +18,7 @@ mod openai;
 mod replicate;
 mod runway;
 mod state;
+mod xai;
 
 use std::net::SocketAddr;
 
@@ -36,6 +38,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/kling", kling::router(&fakes))
         .nest("/ark", ark::router(&fakes))
         .nest("/replicate", replicate::router(&fakes))
+        .nest("/xai", xai::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)

@@ -347,6 +347,14 @@ fn fault_body(provider: &str, status: StatusCode, nth: u32) -> serde_json::Value
             json!({"error": {"code": code, "message": message, "param": "", "type": ""}})
         }
         "replicate" => json!({"title": message, "detail": message, "status": status.as_u16()}),
+        "xai" => {
+            let code = if limited {
+                "Too many requests"
+            } else {
+                "Internal error"
+            };
+            json!({"code": code, "error": message})
+        }
         _ => json!({"error": message}),
     }
 }
