@@ -160,6 +160,14 @@ impl Default for Prices {
                 tiers(&[("720p", 0.04), ("1080p", 0.09)], "2026-09", "(3p)"),
             ),
             ("grok-imagine-video", xai),
+            (
+                "gemini-omni-1.1-flash",
+                flat(
+                    0.10,
+                    "2026-11",
+                    "5,792 output tokens a second at $17.50 a million (3p)",
+                ),
+            ),
             ("sora-2", flat(0.10, "2025-10", openai)),
             (
                 "sora-2-pro",

@@ -131,6 +131,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("gen4.5", "runway", 10),
         ("kling", "fal", 10),
         ("veo-3.1", "gemini", 8),
+        ("gemini-omni-1.1-flash", "gemini", 10),
         ("ray-3.2", "luma", 10),
         ("grok-imagine-video", "xai", 10),
         ("kling-v2-1", "kling", 10),
@@ -210,6 +211,8 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
                 "source": "price table", "seen": "2026-07-10"})),
             "kling-v2-1" => Some(serde_json::json!({"estimate_usd": null, "actual_usd": 0.14,
                 "source": "provider", "seen": null})),
+            "gemini-omni-1.1-flash" => Some(serde_json::json!({"estimate_usd": 1.0,
+                "actual_usd": 1.0, "source": "price table", "seen": "2026-11"})),
             "grok-imagine-video" => Some(serde_json::json!({"estimate_usd": 0.7,
                 "actual_usd": 0.7, "source": "provider", "seen": "2026-05-09"})),
             _ => None,
@@ -222,6 +225,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("runway.create"), 1);
     assert_eq!(setup.fakes.count("fal.submit"), 1);
     assert_eq!(setup.fakes.count("gemini.create"), 1);
+    assert_eq!(setup.fakes.count("omni.create"), 1);
     assert_eq!(setup.fakes.count("luma.create"), 1);
     assert_eq!(setup.fakes.count("xai.create"), 1);
     assert_eq!(setup.fakes.count("kling.create"), 1);
@@ -262,6 +266,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "kling-v2-1",
             "failed the risk control check",
+            "Internal error while generating",
+        ),
+        (
+            "gemini-omni-1.1-flash",
+            "blocked by safety filters",
             "Internal error while generating",
         ),
         (
@@ -482,6 +491,7 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
     let models = [
         ("gen4.5", "runway"),
         ("veo-3.1", "gemini"),
+        ("gemini-omni-1.1-flash", "omni"),
         ("ray-3.2", "luma"),
         ("grok-imagine-video", "xai"),
         ("kling-v2-1", "kling"),
@@ -685,6 +695,7 @@ async fn a_crash_while_submitting_never_submits_twice() {
         ("kling-v2-1", "kling", true),
         ("gen4.5", "runway", false),
         ("grok-imagine-video", "xai", false),
+        ("gemini-omni-1.1-flash", "omni", false),
     ] {
         let id = jobs
             .create(job(model, &format!("a storm over the sea, {model}")))
@@ -708,7 +719,7 @@ async fn a_crash_while_submitting_never_submits_twice() {
             let message = record.error.unwrap();
             assert!(message.contains("cannot be billed twice"), "{message}");
             assert!(
-                message.contains(&format!("{provider} offers no way to ask")),
+                message.contains(&format!("{} offers no way to ask", record.provider)),
                 "{message}"
             );
         }
@@ -868,6 +879,7 @@ async fn a_cancel_reaches_the_provider_where_it_can_and_polling_stops() {
     for (model, provider, cancels) in [
         ("gen4.5", "runway", true),
         ("kling", "fal", true),
+        ("gemini-omni-1.1-flash", "omni", true),
         ("sora-2", "openai", false),
     ] {
         let id = jobs
@@ -943,7 +955,11 @@ async fn received(setup: &Setup, jobs: &JobService, id: &str) -> Vec<String> {
         .iter()
         .find_map(|kind| remote.strip_prefix(kind))
         .unwrap_or(&remote);
-    setup.fakes.job(task).unwrap().inputs
+    // Gemini's interactions are kept by the fake under `interactions/{id}`.
+    let kept = setup.fakes.job(task);
+    kept.or_else(|| setup.fakes.job(&format!("interactions/{task}")))
+        .unwrap()
+        .inputs
 }
 
 #[tokio::test]
@@ -1106,6 +1122,37 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
     assert_eq!(
         received(&setup, &jobs, &extended).await,
         [format!("start_frame generation {luma_remote}")]
+    );
+    // Gemini Omni: a first frame, or references, as image blocks; a remix continues the take's
+    // interaction; a video delivered inline is copied as one fetched.
+    let first_frame = serde_json::json!([{"reference": square, "role": "first_frame"}]);
+    let omni = create(with_inputs("gemini-omni-1.1-flash", first_frame)).await;
+    assert_eq!(
+        received(&setup, &jobs, &omni).await,
+        ["image image/jpeg 1280x720"]
+    );
+    let refs = serde_json::json!([
+        {"reference": wide, "role": "reference"},
+        {"reference": square, "role": "reference"}
+    ]);
+    let omni_refs = create(with_inputs("gemini-omni-1.1-flash", refs)).await;
+    assert_eq!(
+        received(&setup, &jobs, &omni_refs).await,
+        ["image image/jpeg 640x360", "image image/jpeg 900x900"]
+    );
+    let omni_remote = finished(&jobs, &omni).await.provider_job_id.unwrap();
+    let remix = serde_json::json!([{"video": omni, "role": "remix"}]);
+    let mut again = with_inputs("gemini-omni-1.1-flash", remix);
+    again.prompt = "the same, inline".into();
+    let again = create(again).await;
+    assert_eq!(
+        received(&setup, &jobs, &again).await,
+        [format!("previous_interaction_id {omni_remote}")]
+    );
+    let inline = finished(&jobs, &again).await;
+    assert_fake_video(
+        &setup.media(inline.preview_key.as_deref().unwrap()),
+        setup.fakes.settings().content_bytes,
     );
     // xAI: an extension and an edit of its own video, by the URL its request answers.
     let xai_remote = finished(&jobs, &xai).await.provider_job_id.unwrap();

@@ -64,7 +64,7 @@ test("a server killed mid-job resumes every new provider's job without a second 
   const fakes = await startFakes(["--job-ms", "8000"]);
   const args = [
     ...["--gemini-api-key", "fake-key", "--gemini-base-url", `${fakes.url}/gemini`],
-    ...["--gemini-models", "veo-3.1=veo-3.1-generate-001"],
+    ...["--gemini-models", "veo-3.1=veo-3.1-generate-001", "--gemini-omni-models", ""],
     ...["--luma-api-key", "fake-key", "--luma-base-url", `${fakes.url}/luma`],
     ...["--kling-access-key", "fake-key", "--kling-secret-key", "fake-key-secret"],
     ...["--kling-base-url", `${fakes.url}/kling`],

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::providers::replicate_inputs::Fields;
 use crate::providers::{
-    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, OpenAi, Provider, Replicate,
-    Runway, Seedance, Veo, Xai,
+    Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, Omni, OpenAi, Provider,
+    Replicate, Runway, Seedance, Veo, Xai,
 };
 
 #[derive(clap::Args, Debug, Clone)]
@@ -67,8 +67,8 @@ pub struct ProviderConfig {
     /// How long a fal job typically takes, for its estimated progress.
     #[arg(long, env = "STUDIO_FAL_TYPICAL_SECONDS", default_value_t = 120)]
     pub fal_typical_seconds: u64,
-    /// Key for the Gemini API; its models are offered when set. Its Veo 3.1 previews, once the
-    /// default here, were shut down on 2026-10-22 and are refused at start.
+    /// Key for the Gemini API; its models are offered when set (Omni by default). Its Veo 3.1
+    /// previews, once the default here, were shut down on 2026-10-22 and are refused at start.
     #[arg(long, env = "STUDIO_GEMINI_API_KEY", hide_env_values = true)]
     pub gemini_api_key: Option<String>,
     #[arg(
@@ -84,6 +84,14 @@ pub struct ProviderConfig {
         default_value = ""
     )]
     pub gemini_models: Vec<String>,
+    /// The Gemini API's Omni models, made through its Interactions API.
+    #[arg(
+        long,
+        env = "STUDIO_GEMINI_OMNI_MODELS",
+        value_delimiter = ',',
+        default_value = "gemini-omni-1.1-flash"
+    )]
+    pub gemini_omni_models: Vec<String>,
 
     /// Key for Luma's Agents API; its models are offered when set.
     #[arg(long, env = "STUDIO_LUMA_API_KEY", hide_env_values = true)]
@@ -208,9 +216,8 @@ impl ProviderConfig {
         if let Some(key) = key(&self.gemini_api_key) {
             let provider = Veo::new(client.clone(), &self.gemini_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.gemini_models)?;
-            if self.gemini_models.iter().all(|m| m.trim().is_empty()) {
-                tracing::warn!("a Gemini API key is set but no --gemini-models: the Gemini API's Veo 3.1 previews were shut down on 2026-10-22, and none is offered by default");
-            }
+            let omni = Omni::new(client.clone(), &self.gemini_base_url, key);
+            add_models(&mut catalog, Arc::new(omni), &self.gemini_omni_models)?;
         }
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);

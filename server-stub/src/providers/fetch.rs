@@ -119,6 +119,18 @@ pub fn client(base: reqwest::ClientBuilder, allow_local: bool) -> reqwest::Clien
         .unwrap_or_default()
 }
 
+/// Whether `uri` is on the same origin as the API at `base`: the only place a provider's key
+/// may be sent to fetch a video (Google's APIs hand back video URIs that need the key).
+pub fn own_origin(uri: &str, base: &str) -> Result<(), ProviderError> {
+    let (video, api) = (Url::parse(uri), Url::parse(base));
+    match (video, api) {
+        (Ok(video), Ok(api)) if video.origin() == api.origin() => Ok(()),
+        _ => Err(ProviderError::Malformed(format!(
+            "refused to send the key to the video address {uri}"
+        ))),
+    }
+}
+
 /// Refuses an answer that is not a video or is larger than the cap.
 pub fn check_video(response: Response) -> Result<Response, ProviderError> {
     let kind = response

@@ -250,13 +250,7 @@ impl Provider for Veo {
     /// goes anywhere else.
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
         let uri = self.video_uri(id).await?;
-        let (video, base) = (url::Url::parse(&uri), url::Url::parse(&self.base));
-        let same_origin = matches!((&video, &base), (Ok(v), Ok(b)) if v.origin() == b.origin());
-        if !same_origin {
-            return Err(ProviderError::Malformed(format!(
-                "refused to send the key to the video address {uri}"
-            )));
-        }
+        fetch::own_origin(&uri, &self.base)?;
         fetch::check_video(self.client.send(|| self.get(&uri)).await?)
     }
 }

@@ -2,7 +2,8 @@
 //! in `x-goog-api-key` (never a bearer token), strict about every field name and the inline
 //! frames (`{bytesBase64Encoded, mimeType}`, raw base64); `GET /v1beta/{operation}` until
 //! `done`, with the google.rpc error envelope, safety-filtered runs that end without samples,
-//! and a video URI under the same API that needs the key and expires.
+//! and a video URI under the same API that needs the key and expires. Its Interactions API
+//! (the Omni model) is `gemini_interactions.rs`, under the same prefix and key.
 
 use std::time::Instant;
 
@@ -26,22 +27,23 @@ pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/v1beta/models/{call}", post(predict))
         .route("/v1beta/models/{model}/operations/{id}", get(operation))
-        .route("/v1beta/files/{file}", get(file));
+        .route("/v1beta/files/{file}", get(file))
+        .merge(crate::gemini_interactions::routes());
     with_faults(routes, fakes, "gemini")
 }
 
 /// The google.rpc error envelope.
-fn error(status: StatusCode, rpc: &str, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, rpc: &str, message: &str) -> Response {
     let body = json!({"error": {"code": status.as_u16(), "message": message, "status": rpc}});
     (status, Json(body)).into_response()
 }
 
-fn invalid(message: &str) -> Response {
+pub(crate) fn invalid(message: &str) -> Response {
     error(StatusCode::BAD_REQUEST, "INVALID_ARGUMENT", message)
 }
 
 /// The rejection for a request without the key in its header, if any.
-fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
+pub(crate) fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
     match headers.get("x-goog-api-key").and_then(|v| v.to_str().ok()) {
         None => Some(error(
             StatusCode::FORBIDDEN,
@@ -56,7 +58,7 @@ fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
 }
 
 /// Refuses a field not in `known`, as the API does.
-fn only(object: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), String> {
+pub(crate) fn only(object: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), String> {
     match object.keys().find(|k| !known.contains(&k.as_str())) {
         Some(unknown) => Err(format!(
             "Invalid JSON payload received. Unknown name \"{unknown}\" at '{place}': Cannot find field."
@@ -306,10 +308,9 @@ async fn file(
     fakes.counted("gemini.content");
     let id = file.strip_suffix(":download").unwrap_or(&file);
     let settings = fakes.settings();
-    let job = fakes
-        .jobs()
-        .into_iter()
-        .find(|j| j.id.ends_with(&format!("/operations/{id}")));
+    let job = fakes.jobs().into_iter().find(|j| {
+        j.id.ends_with(&format!("/operations/{id}")) || j.id == format!("interactions/{id}")
+    });
     match job {
         Some(job) if job.finished(&settings) && job.outcome == Outcome::Succeeds => {
             if Instant::now() > job.expires(&settings) {

@@ -1,6 +1,6 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
-//! `/gemini` (the Gemini API's Veo models), `/luma` (Luma's Agents API), `/kling` (Kling's
+//! `/gemini` (the Gemini API: Veo's models and the Interactions API's Omni), `/luma` (Luma's Agents API), `/kling` (Kling's
 //! official API), `/ark` (Seedance on BytePlus ModelArk), `/replicate` (Replicate) and `/xai`
 //! (xAI's Grok Imagine).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
@@ -11,6 +11,7 @@ mod ark;
 mod content;
 mod fal;
 mod gemini;
+mod gemini_interactions;
 mod images;
 mod kling;
 mod luma;
