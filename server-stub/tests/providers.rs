@@ -29,11 +29,11 @@ impl Setup {
     async fn new(settings: Settings) -> Setup {
         let fakes = Fakes::new(settings);
         let address = provider_fakes::serve(fakes.clone(), 0).await.unwrap();
-        Setup {
-            fakes,
-            base: format!("http://{address}"),
-            dir: tempfile::tempdir().unwrap(),
-        }
+        let base = format!("http://{address}");
+        let dir = tempfile::tempdir().unwrap();
+        let key_file = provider_fakes::vertex_key_file(&base);
+        std::fs::write(dir.path().join("vertex.json"), key_file).unwrap();
+        Setup { fakes, base, dir }
     }
 
     fn config(&self) -> Config {
@@ -54,6 +54,11 @@ impl Setup {
             "--gemini-models=veo-3.1=veo-3.1-generate-001".into(),
             "--luma-api-key=fake-key".into(),
             format!("--luma-base-url={}/luma", self.base),
+            format!(
+                "--vertex-key-file={}",
+                self.dir.path().join("vertex.json").display()
+            ),
+            format!("--vertex-base-url={}/vertex", self.base),
             "--xai-api-key=fake-key".into(),
             format!("--xai-base-url={}/xai", self.base),
             "--kling-access-key=fake-key".into(),
@@ -132,6 +137,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
         ("kling", "fal", 10),
         ("veo-3.1", "gemini", 8),
         ("gemini-omni-1.1-flash", "gemini", 10),
+        ("veo-3.1-generate-001", "vertex", 8),
         ("ray-3.2", "luma", 10),
         ("grok-imagine-video", "xai", 10),
         ("kling-v2-1", "kling", 10),
@@ -152,7 +158,7 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
             created.progress_estimated,
             matches!(
                 provider,
-                "fal" | "gemini" | "luma" | "kling" | "ark" | "replicate"
+                "fal" | "gemini" | "vertex" | "luma" | "kling" | "ark" | "replicate"
             )
         );
         let done = finished(&jobs, &created.sora_job_id).await;
@@ -226,6 +232,9 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("fal.submit"), 1);
     assert_eq!(setup.fakes.count("gemini.create"), 1);
     assert_eq!(setup.fakes.count("omni.create"), 1);
+    assert_eq!(setup.fakes.count("vertex.create"), 1);
+    // One token from the service account's key served every Vertex call.
+    assert_eq!(setup.fakes.count("vertex.token"), 1);
     assert_eq!(setup.fakes.count("luma.create"), 1);
     assert_eq!(setup.fakes.count("xai.create"), 1);
     assert_eq!(setup.fakes.count("kling.create"), 1);
@@ -266,6 +275,11 @@ async fn failed_and_moderated_jobs_carry_the_providers_message() {
         (
             "kling-v2-1",
             "failed the risk control check",
+            "Internal error while generating",
+        ),
+        (
+            "veo-3.1-generate-001",
+            "safety filters: The video was filtered",
             "Internal error while generating",
         ),
         (
@@ -492,6 +506,7 @@ async fn a_restart_resumes_polling_without_a_second_submission() {
         ("gen4.5", "runway"),
         ("veo-3.1", "gemini"),
         ("gemini-omni-1.1-flash", "omni"),
+        ("veo-3.1-fast-generate-001", "vertex"),
         ("ray-3.2", "luma"),
         ("grok-imagine-video", "xai"),
         ("kling-v2-1", "kling"),
@@ -1123,6 +1138,21 @@ async fn hosted_providers_get_the_pictures_their_contracts_take() {
         received(&setup, &jobs, &extended).await,
         [format!("start_frame generation {luma_remote}")]
     );
+    // Vertex AI: Veo's inline frames and references, with a token.
+    let all = serde_json::json!([
+        {"reference": square, "role": "first_frame"},
+        {"reference": wide, "role": "last_frame"},
+        {"reference": wide, "role": "reference"}
+    ]);
+    let vertex = create(with_inputs("veo-3.1-generate-001", all)).await;
+    assert_eq!(
+        received(&setup, &jobs, &vertex).await,
+        [
+            "image image/jpeg 1280x720",
+            "lastFrame image/jpeg 1280x720",
+            "referenceImages image/jpeg 640x360"
+        ]
+    );
     // Gemini Omni: a first frame, or references, as image blocks; a remix continues the take's
     // interaction; a video delivered inline is copied as one fetched.
     let first_frame = serde_json::json!([{"reference": square, "role": "first_frame"}]);
@@ -1355,6 +1385,21 @@ async fn the_fakes_refuse_what_their_services_refuse() {
         serde_json::json!({"prompt": "a kite"}),
     );
     assert_eq!(status(unsigned.send().await.unwrap()), 401);
+
+    // Vertex AI: no call without a token it issued; no token for an assertion another key
+    // signed (here an HS256 one).
+    let predict = "/vertex/v1/projects/studio-test/locations/us-central1/publishers/google/models/veo-3.1-generate-001:predictLongRunning";
+    let body = serde_json::json!({"instances": [{"prompt": "a kite"}]});
+    let anonymous = post(predict, body).bearer_auth("ya29.made-up");
+    assert_eq!(status(anonymous.send().await.unwrap()), 401);
+    let forged = http
+        .post(format!("{}/vertex/token", setup.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion={}",
+            token(600)
+        ));
+    assert_eq!(status(forged.send().await.unwrap()), 400);
 }
 
 #[tokio::test]

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::providers::google_auth::{KeyFile, Tokens};
 use crate::providers::replicate_inputs::Fields;
 use crate::providers::{
     Catalog, CatalogError, Client, ClientSettings, Fal, Kling, Luma, Omni, OpenAi, Provider,
-    Replicate, Runway, Seedance, Veo, Xai,
+    Replicate, Runway, Seedance, Veo, Vertex, Xai,
 };
 
 #[derive(clap::Args, Debug, Clone)]
@@ -109,6 +110,25 @@ pub struct ProviderConfig {
         default_value = "ray-3.2"
     )]
     pub luma_models: Vec<String>,
+
+    /// A Google Cloud service account's key file (JSON): Veo on Vertex AI is offered when set.
+    #[arg(long, env = "STUDIO_VERTEX_KEY_FILE")]
+    pub vertex_key_file: Option<std::path::PathBuf>,
+    /// The Google Cloud project (the key file's `project_id` when unset).
+    #[arg(long, env = "STUDIO_VERTEX_PROJECT")]
+    pub vertex_project: Option<String>,
+    #[arg(long, env = "STUDIO_VERTEX_LOCATION", default_value = "us-central1")]
+    pub vertex_location: String,
+    /// Vertex AI's address (`https://{location}-aiplatform.googleapis.com` when unset).
+    #[arg(long, env = "STUDIO_VERTEX_BASE_URL")]
+    pub vertex_base_url: Option<String>,
+    #[arg(
+        long,
+        env = "STUDIO_VERTEX_MODELS",
+        value_delimiter = ',',
+        default_value = "veo-3.1-generate-001,veo-3.1-fast-generate-001"
+    )]
+    pub vertex_models: Vec<String>,
 
     /// Key for xAI's API (Grok Imagine); its models are offered when set.
     #[arg(long, env = "STUDIO_XAI_API_KEY", hide_env_values = true)]
@@ -222,6 +242,24 @@ impl ProviderConfig {
         if let Some(key) = key(&self.luma_api_key) {
             let provider = Luma::new(client.clone(), &self.luma_base_url, key);
             add_models(&mut catalog, Arc::new(provider), &self.luma_models)?;
+        }
+        if let Some(path) = &self.vertex_key_file {
+            let file = KeyFile::read(path)?;
+            let project = self
+                .vertex_project
+                .clone()
+                .or_else(|| file.project_id.clone())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("--vertex-project is needed: the key file names no project")
+                })?;
+            let location = &self.vertex_location;
+            let base = self
+                .vertex_base_url
+                .clone()
+                .unwrap_or_else(|| format!("https://{location}-aiplatform.googleapis.com"));
+            let tokens = Tokens::new(&file)?;
+            let provider = Vertex::new(client.clone(), &base, &project, location, tokens);
+            add_models(&mut catalog, Arc::new(provider), &self.vertex_models)?;
         }
         if let Some(key) = key(&self.xai_api_key) {
             let provider = Xai::new(client.clone(), &self.xai_base_url, key);

@@ -131,6 +131,17 @@ pub fn own_origin(uri: &str, base: &str) -> Result<(), ProviderError> {
     }
 }
 
+/// A video a provider answered inline (base64 in its JSON, already decoded), as a response
+/// like any download's, checked the same way.
+pub fn inline_video(bytes: Vec<u8>) -> Result<Response, ProviderError> {
+    let answer = axum::http::Response::builder()
+        .header(CONTENT_TYPE, "video/mp4")
+        .header(CONTENT_LENGTH, bytes.len())
+        .body(bytes)
+        .map_err(|e| ProviderError::Malformed(e.to_string()))?;
+    check_video(Response::from(answer))
+}
+
 /// Refuses an answer that is not a video or is larger than the cap.
 pub fn check_video(response: Response) -> Result<Response, ProviderError> {
     let kind = response

@@ -4,6 +4,7 @@
 mod catalog;
 mod fal;
 pub mod fetch;
+pub mod google_auth;
 pub mod inputs;
 mod kling;
 mod luma;
@@ -17,6 +18,7 @@ mod retry;
 mod runway;
 mod seedance;
 mod veo;
+mod vertex;
 mod xai;
 
 use std::time::Duration;
@@ -39,6 +41,7 @@ pub use retry::{Client, ClientSettings};
 pub use runway::Runway;
 pub use seedance::Seedance;
 pub use veo::Veo;
+pub use vertex::Vertex;
 pub use xai::Xai;
 
 #[derive(Debug, Error)]

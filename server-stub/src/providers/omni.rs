@@ -236,14 +236,7 @@ impl Provider for Omni {
     /// Inline data as it came; a URI fetched with the key, only from the API's own origin.
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
         match self.interaction(id).await?.video()? {
-            Video::Inline(bytes) => {
-                let answer = axum::http::Response::builder()
-                    .header(axum::http::header::CONTENT_TYPE, "video/mp4")
-                    .header(axum::http::header::CONTENT_LENGTH, bytes.len())
-                    .body(bytes)
-                    .map_err(|e| ProviderError::Malformed(e.to_string()))?;
-                fetch::check_video(reqwest::Response::from(answer))
-            }
+            Video::Inline(bytes) => fetch::inline_video(bytes),
             Video::Uri(uri) => {
                 fetch::own_origin(&uri, &self.base)?;
                 let fetched = self

@@ -75,9 +75,46 @@ impl Veo {
     }
 }
 
-/// A frame as the Gemini API takes it.
+/// A frame as the Gemini API and Vertex AI take it.
 fn inline(picture: &Picture) -> Value {
     json!({ "bytesBase64Encoded": picture.base64(), "mimeType": Picture::CONTENT_TYPE })
+}
+
+/// The body of a `predictLongRunning` call for `job`, as the Gemini API and Vertex AI both
+/// take it: the prompt, frames and references in the instance (and `video`, a video to
+/// extend), the shape, length and seed in the parameters.
+pub(super) fn predict_body(job: &Submission<'_>, video: Option<Value>) -> Value {
+    let mut instance = json!({ "prompt": job.prompt });
+    if let Some(first) = &job.pictures.first {
+        instance["image"] = inline(first);
+    }
+    if let Some(last) = &job.pictures.last {
+        instance["lastFrame"] = inline(last);
+    }
+    if !job.pictures.references.is_empty() {
+        let references: Vec<Value> = job
+            .pictures
+            .references
+            .iter()
+            .map(|r| json!({ "image": inline(r), "referenceType": "ASSET" }))
+            .collect();
+        instance["referenceImages"] = json!(references);
+    }
+    if let Some(video) = video {
+        instance["video"] = video;
+    }
+    let mut body = json!({
+        "instances": [instance],
+        "parameters": {
+            "aspectRatio": if portrait(job.spec) { "9:16" } else { "16:9" },
+            "resolution": hd_or_full(job.spec, job.spec.seconds).1,
+            "durationSeconds": job.spec.seconds,
+        },
+    });
+    if let Some(seed) = job.pictures.seed {
+        body["parameters"]["seed"] = json!(seed);
+    }
+    body
 }
 
 #[derive(Deserialize)]
@@ -187,36 +224,11 @@ impl Provider for Veo {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
-        let mut instance = json!({ "prompt": job.prompt });
-        if let Some(first) = &job.pictures.first {
-            instance["image"] = inline(first);
-        }
-        if let Some(last) = &job.pictures.last {
-            instance["lastFrame"] = inline(last);
-        }
-        if !job.pictures.references.is_empty() {
-            let references: Vec<Value> = job
-                .pictures
-                .references
-                .iter()
-                .map(|r| json!({ "image": inline(r), "referenceType": "ASSET" }))
-                .collect();
-            instance["referenceImages"] = json!(references);
-        }
-        if let Some(source) = &job.pictures.extend_of {
-            instance["video"] = json!({ "uri": self.video_uri(source).await? });
-        }
-        let mut body = json!({
-            "instances": [instance],
-            "parameters": {
-                "aspectRatio": if portrait(job.spec) { "9:16" } else { "16:9" },
-                "resolution": hd_or_full(job.spec, job.spec.seconds).1,
-                "durationSeconds": job.spec.seconds,
-            },
-        });
-        if let Some(seed) = job.pictures.seed {
-            body["parameters"]["seed"] = json!(seed);
-        }
+        let video = match &job.pictures.extend_of {
+            Some(source) => Some(json!({ "uri": self.video_uri(source).await? })),
+            None => None,
+        };
+        let body = predict_body(job, video);
         let url = format!(
             "{}/v1beta/models/{}:predictLongRunning",
             self.base, job.model

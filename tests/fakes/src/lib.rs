@@ -1,8 +1,8 @@
 //! Local fakes of the hosted video APIs, one server for all three, each under its own prefix:
 //! `/openai/v1` (OpenAI-compatible Videos), `/runway` (Runway), `/fal` (fal.ai's queue),
 //! `/gemini` (the Gemini API: Veo's models and the Interactions API's Omni), `/luma` (Luma's Agents API), `/kling` (Kling's
-//! official API), `/ark` (Seedance on BytePlus ModelArk), `/replicate` (Replicate) and `/xai`
-//! (xAI's Grok Imagine).
+//! official API), `/ark` (Seedance on BytePlus ModelArk), `/replicate` (Replicate), `/xai`
+//! (xAI's Grok Imagine) and `/vertex` (Veo on Vertex AI, with Google's OAuth token endpoint).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
 //! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
@@ -19,6 +19,7 @@ mod openai;
 mod replicate;
 mod runway;
 mod state;
+mod vertex;
 mod xai;
 
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ use axum::Router;
 
 pub use content::byte_at;
 pub use state::{Fakes, Gate, Settings};
+pub use vertex::key_file as vertex_key_file;
 
 /// The router serving every fake.
 pub fn router(fakes: Fakes) -> Router {
@@ -40,6 +42,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/ark", ark::router(&fakes))
         .nest("/replicate", replicate::router(&fakes))
         .nest("/xai", xai::router(&fakes))
+        .nest("/vertex", vertex::router(&fakes))
         .merge(content::router(&fakes))
         .merge(state::control_router())
         .with_state(fakes)

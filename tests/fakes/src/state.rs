@@ -148,6 +148,8 @@ struct Inner {
     jobs: Mutex<HashMap<String, Job>>,
     faults: Mutex<Vec<Fault>>,
     counts: Mutex<HashMap<String, u32>>,
+    /// The access tokens the OAuth fake issued.
+    tokens: Mutex<std::collections::HashSet<String>>,
     /// What a test holds while it acts in the window it opens (see `Gate`).
     gates: Mutex<HashMap<Gate, Arc<tokio::sync::Semaphore>>>,
 }
@@ -173,6 +175,7 @@ impl Fakes {
                 jobs: Mutex::default(),
                 faults: Mutex::default(),
                 counts: Mutex::default(),
+                tokens: Mutex::default(),
                 gates: Mutex::default(),
             }),
         }
@@ -233,6 +236,16 @@ impl Fakes {
             .get(kind)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Keeps an access token the OAuth fake issued.
+    pub fn insert_token(&self, token: &str) {
+        self.inner.tokens.lock().unwrap().insert(token.to_owned());
+    }
+
+    /// Whether the OAuth fake issued `token`.
+    pub fn has_token(&self, token: &str) -> bool {
+        self.inner.tokens.lock().unwrap().contains(token)
     }
 
     pub fn counted(&self, kind: &str) {
@@ -321,7 +334,7 @@ fn fault_body(provider: &str, status: StatusCode, nth: u32) -> serde_json::Value
             json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}})
         }
         "fal" | "luma" => json!({"detail": message}),
-        "gemini" => {
+        "gemini" | "vertex" => {
             let rpc = if limited {
                 "RESOURCE_EXHAUSTED"
             } else {
