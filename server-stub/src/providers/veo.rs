@@ -19,9 +19,9 @@ use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
 const SECONDS: [u32; 3] = [4, 6, 8];
-const POLL: Duration = Duration::from_secs(10);
+pub(super) const POLL: Duration = Duration::from_secs(10);
 /// A Veo job usually takes one to two minutes.
-const TYPICAL: Duration = Duration::from_secs(90);
+pub(super) const TYPICAL: Duration = Duration::from_secs(90);
 const KEY_HEADER: &str = "x-goog-api-key";
 /// At most this many reference images (`referenceType: "ASSET"`).
 const REFERENCES: u32 = 3;
@@ -72,6 +72,23 @@ impl Veo {
             .await?
             .outcome()?
             .map_err(|_| ProviderError::Malformed("the operation has no video yet".into()))
+    }
+}
+
+/// Veo's shapes and lengths, the same on the Gemini API and Vertex AI: 16:9 or 9:16 at 720p,
+/// or 1080p for a job of 1920 pixels; 4, 6 or 8 seconds.
+pub(super) fn fit(spec: &VideoSpec) -> VideoSpec {
+    hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
+}
+
+/// What Veo takes besides its prompt on either API (`extend`: whether this API extends).
+pub(super) fn inputs(extend: bool) -> ModelInputs {
+    ModelInputs {
+        first_frame: true,
+        last_frame: true,
+        references: REFERENCES,
+        extend,
+        ..ModelInputs::default()
     }
 }
 
@@ -200,9 +217,8 @@ impl Provider for Veo {
         "gemini"
     }
 
-    /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 4, 6 or 8 seconds.
     fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
-        hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
+        fit(spec)
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -214,13 +230,7 @@ impl Provider for Veo {
     }
 
     fn inputs(&self, _model: &str) -> ModelInputs {
-        ModelInputs {
-            first_frame: true,
-            last_frame: true,
-            references: REFERENCES,
-            extend: true,
-            ..ModelInputs::default()
-        }
+        inputs(true)
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {

@@ -15,17 +15,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::google_auth::Tokens;
-use super::veo::predict_body;
-use super::{
-    fetch, hd_or_full, nearest, Client, Finished, Poll, Provider, ProviderError, Remote, Submission,
-};
+use super::veo::{self, predict_body, POLL, TYPICAL};
+use super::{fetch, Client, Finished, Poll, Provider, ProviderError, Remote, Submission};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
-
-const SECONDS: [u32; 3] = [4, 6, 8];
-const POLL: Duration = Duration::from_secs(10);
-const TYPICAL: Duration = Duration::from_secs(90);
-const REFERENCES: u32 = 3;
 
 pub struct Vertex {
     client: Client,
@@ -156,9 +149,8 @@ impl Provider for Vertex {
         "vertex"
     }
 
-    /// 16:9 or 9:16 at 720p, or 1080p for a job of 1920 pixels; 4, 6 or 8 seconds.
     fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
-        hd_or_full(spec, nearest(&SECONDS, spec.seconds)).0
+        veo::fit(spec)
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -169,13 +161,9 @@ impl Provider for Vertex {
         true
     }
 
+    /// Veo's inputs; extending needs the source video in a bucket, which Studio does not use.
     fn inputs(&self, _model: &str) -> ModelInputs {
-        ModelInputs {
-            first_frame: true,
-            last_frame: true,
-            references: REFERENCES,
-            ..ModelInputs::default()
-        }
+        veo::inputs(false)
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {

@@ -218,9 +218,10 @@ pub async fn create(app: &Router, project: &str, prompt: &str) -> String {
     reply.json()["sora_job_id"].as_str().unwrap().to_owned()
 }
 
-/// Waits until the job reaches `status`, checking every 50 ms, for at most 60 s.
+/// Waits until the job reaches `status`, checking every 50 ms, for at most 180 s (a debug
+/// build exporting on two busy cores can take a minute).
 pub async fn wait_for(jobs: &JobService, id: &str, status: Status) {
-    for _ in 0..1200 {
+    for _ in 0..3600 {
         if jobs.get(id).is_some_and(|r| r.status == status) {
             return;
         }

@@ -68,7 +68,7 @@ pub(crate) fn only(object: &Map<String, Value>, known: &[&str], place: &str) -> 
 }
 
 /// An inline image `{bytesBase64Encoded, mimeType}`, described (`image/jpeg 1280x720`).
-fn image(value: &Value, place: &str) -> Result<String, String> {
+pub(crate) fn image(value: &Value, place: &str) -> Result<String, String> {
     let object = value
         .as_object()
         .ok_or(format!("{place} must be an object"))?;

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::content::byte_at;
-use crate::images;
+use crate::gemini::{error, image, only};
 use crate::state::{hex, with_faults, Fakes, Job, Outcome};
 
 /// The test service account's key, and the public half the fake checks its tokens with.
@@ -31,7 +31,6 @@ pub const ACCOUNT: &str = "studio@studio-test.iam.gserviceaccount.com";
 pub const PROJECT: &str = "studio-test";
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 const MODELS: [&str; 2] = ["veo-3.1-generate-001", "veo-3.1-fast-generate-001"];
-const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
 
 /// A service account key file whose token endpoint is this fake at `base` (its address).
 pub fn key_file(base: &str) -> String {
@@ -52,11 +51,6 @@ pub fn router(fakes: &Fakes) -> Router<Fakes> {
         post(model_call),
     );
     with_faults(routes, fakes, "vertex")
-}
-
-fn error(status: StatusCode, rpc: &str, message: &str) -> Response {
-    let body = json!({"error": {"code": status.as_u16(), "message": message, "status": rpc}});
-    (status, Json(body)).into_response()
 }
 
 #[derive(Deserialize)]
@@ -104,30 +98,6 @@ async fn token(
     let token = format!("ya29.{}", hex(24));
     fakes.insert_token(&token);
     Json(json!({"access_token": token, "expires_in": 3599, "token_type": "Bearer"})).into_response()
-}
-
-/// A frame `{bytesBase64Encoded, mimeType}`, described.
-fn image(value: &Value, place: &str) -> Result<String, String> {
-    let object = value
-        .as_object()
-        .ok_or(format!("{place} must be an object"))?;
-    only(object, &["bytesBase64Encoded", "mimeType"], place)?;
-    let data = object
-        .get("bytesBase64Encoded")
-        .and_then(Value::as_str)
-        .ok_or(format!("{place}.bytesBase64Encoded is required"))?;
-    let mime = object
-        .get("mimeType")
-        .and_then(Value::as_str)
-        .ok_or(format!("{place}.mimeType is required"))?;
-    Ok(images::raw_base64(data, mime, MAX_IMAGE_BYTES)?.to_string())
-}
-
-fn only(object: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), String> {
-    match object.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(unknown) => Err(format!("Invalid JSON payload received. Unknown name \"{unknown}\" at '{place}': Cannot find field.")),
-        None => Ok(()),
-    }
 }
 
 fn predicted(model: &str, body: &Value, name: String) -> Result<Job, String> {
