@@ -131,9 +131,13 @@ pub fn own_origin(uri: &str, base: &str) -> Result<(), ProviderError> {
     }
 }
 
-/// A video a provider answered inline (base64 in its JSON, already decoded), as a response
-/// like any download's, checked the same way.
-pub fn inline_video(bytes: Vec<u8>) -> Result<Response, ProviderError> {
+/// A video a provider answered inline (base64 in its JSON), decoded, as a response like any
+/// download's, checked the same way.
+pub fn inline_video(data: &str) -> Result<Response, ProviderError> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| ProviderError::Malformed(format!("the inline video: {e}")))?;
     let answer = axum::http::Response::builder()
         .header(CONTENT_TYPE, "video/mp4")
         .header(CONTENT_LENGTH, bytes.len())

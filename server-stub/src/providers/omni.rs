@@ -12,7 +12,6 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -81,9 +80,10 @@ struct Status {
 }
 
 /// Where the finished video is.
-enum Video {
-    Inline(Vec<u8>),
-    Uri(String),
+enum Video<'a> {
+    /// Base64, decoded only when copied.
+    Inline(&'a str),
+    Uri(&'a str),
 }
 
 impl Interaction {
@@ -107,7 +107,7 @@ impl Interaction {
             .to_owned()
     }
 
-    fn video(&self) -> Result<Video, ProviderError> {
+    fn video(&self) -> Result<Video<'_>, ProviderError> {
         let content = self
             .output()
             .and_then(|s| s.get("content"))
@@ -120,11 +120,8 @@ impl Interaction {
             })?;
         let text = |field: &str| content.get(field).and_then(Value::as_str);
         match (text("data"), text("uri")) {
-            (Some(data), _) => base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .map(Video::Inline)
-                .map_err(|e| ProviderError::Malformed(format!("the inline video: {e}"))),
-            (None, Some(uri)) => Ok(Video::Uri(uri.to_owned())),
+            (Some(data), _) => Ok(Video::Inline(data)),
+            (None, Some(uri)) => Ok(Video::Uri(uri)),
             (None, None) => Err(ProviderError::Malformed(format!(
                 "interaction {}'s video has neither data nor a uri",
                 self.id
@@ -236,12 +233,12 @@ impl Provider for Omni {
     /// Inline data as it came; a URI fetched with the key, only from the API's own origin.
     async fn download(&self, _model: &str, id: &str) -> Result<reqwest::Response, ProviderError> {
         match self.interaction(id).await?.video()? {
-            Video::Inline(bytes) => fetch::inline_video(bytes),
+            Video::Inline(data) => fetch::inline_video(data),
             Video::Uri(uri) => {
-                fetch::own_origin(&uri, &self.base)?;
+                fetch::own_origin(uri, &self.base)?;
                 let fetched = self
                     .client
-                    .send(|| self.client.http().get(&uri).header(KEY_HEADER, &self.key))
+                    .send(|| self.client.http().get(uri).header(KEY_HEADER, &self.key))
                     .await?;
                 fetch::check_video(fetched)
             }

@@ -10,7 +10,6 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use base64::Engine;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -193,9 +192,6 @@ impl Provider for Vertex {
             .await?
             .outcome()?
             .map_err(|_| ProviderError::Malformed("the operation has no video yet".into()))?;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .map_err(|e| ProviderError::Malformed(format!("the inline video: {e}")))?;
-        fetch::inline_video(bytes)
+        fetch::inline_video(&data)
     }
 }

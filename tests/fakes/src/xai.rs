@@ -209,36 +209,47 @@ async fn generation(
     start(&fakes, &headers, made).await
 }
 
+/// A request that starts from a video this fake made (an extension or an edit), checked: its
+/// fields (`known`), its model, prompt and video; `seconds` reads its length. The job made is
+/// of size `kind`, its input described as `{verb} {source}`.
+fn from_video(
+    fakes: &Fakes,
+    body: Option<Json<Value>>,
+    known: &[&str],
+    seconds: impl Fn(&Map<String, Value>) -> Result<u32, String>,
+    kind: &str,
+    verb: &str,
+) -> Result<Job, String> {
+    let top = body_of(body)?;
+    only(&top, known, "body")?;
+    model(&top)?;
+    let prompt = top
+        .get("prompt")
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .ok_or("prompt is required")?;
+    let length = seconds(&top)?;
+    let source = video(fakes, top.get("video"))?;
+    let mut job = new_job(prompt, length, kind.into());
+    job.inputs.push(format!("{verb} {source}"));
+    Ok(job)
+}
+
 async fn extension(
     State(fakes): State<Fakes>,
     headers: HeaderMap,
     body: Option<Json<Value>>,
 ) -> Response {
-    let made = body_of(body).and_then(|top| {
-        only(
-            &top,
-            &[
-                "model",
-                "prompt",
-                "duration",
-                "video",
-                "output",
-                "storage_options",
-            ],
-            "body",
-        )?;
-        model(&top)?;
-        let prompt = top
-            .get("prompt")
-            .and_then(Value::as_str)
-            .filter(|p| !p.is_empty())
-            .ok_or("prompt is required")?;
-        let seconds = seconds(top.get("duration"), 6, (2, 10))?;
-        let source = video(&fakes, top.get("video"))?;
-        let mut job = new_job(prompt, seconds, "extension".into());
-        job.inputs.push(format!("extends {source}"));
-        Ok(job)
-    });
+    let known = [
+        "model",
+        "prompt",
+        "duration",
+        "video",
+        "output",
+        "storage_options",
+    ];
+    let length = |top: &Map<String, Value>| seconds(top.get("duration"), 6, (2, 10));
+    let made = from_video(&fakes, body, &known, length, "extension", "extends");
     start(&fakes, &headers, made).await
 }
 
@@ -247,30 +258,15 @@ async fn edit(
     headers: HeaderMap,
     body: Option<Json<Value>>,
 ) -> Response {
-    let made = body_of(body).and_then(|top| {
-        only(
-            &top,
-            &[
-                "model",
-                "prompt",
-                "video",
-                "output",
-                "storage_options",
-                "user",
-            ],
-            "body",
-        )?;
-        model(&top)?;
-        let prompt = top
-            .get("prompt")
-            .and_then(Value::as_str)
-            .filter(|p| !p.is_empty())
-            .ok_or("prompt is required")?;
-        let source = video(&fakes, top.get("video"))?;
-        let mut job = new_job(prompt, 8, "edit".into());
-        job.inputs.push(format!("edits {source}"));
-        Ok(job)
-    });
+    let known = [
+        "model",
+        "prompt",
+        "video",
+        "output",
+        "storage_options",
+        "user",
+    ];
+    let made = from_video(&fakes, body, &known, |_| Ok(8), "edit", "edits");
     start(&fakes, &headers, made).await
 }
 
