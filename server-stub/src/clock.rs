@@ -13,6 +13,11 @@ pub fn now() -> String {
     rfc3339(OffsetDateTime::now_utc())
 }
 
+/// Now, in unix seconds.
+pub fn unix_now() -> i64 {
+    OffsetDateTime::now_utc().unix_timestamp()
+}
+
 /// Unix seconds `unix` as RFC 3339 text (none before year -9999 or after 9999).
 pub fn rfc3339_of_unix(unix: i64) -> Option<String> {
     OffsetDateTime::from_unix_timestamp(unix).ok().map(rfc3339)

@@ -1,6 +1,7 @@
 //! server-stub: Studio's /api with an embedded video engine or hosted providers, local or S3 storage, serving the app.
 //! The binary (`main.rs`) wires these together; the tests drive them directly.
 
+pub mod callbacks;
 pub mod cast;
 pub mod clock;
 pub mod config;

@@ -15,6 +15,7 @@ mod postgres;
 
 mod archive;
 mod budgets;
+mod callbacks;
 mod captions;
 mod credentials;
 mod http;

@@ -240,6 +240,10 @@ async fn every_provider_makes_a_video_that_is_copied_then_saved() {
     assert_eq!(setup.fakes.count("kling.create"), 1);
     assert_eq!(setup.fakes.count("ark.create"), 1);
     assert_eq!(setup.fakes.count("replicate.create"), 1);
+    assert!(
+        setup.fakes.jobs().iter().all(|j| j.callback.is_none()),
+        "without --public-url no create names an address to call"
+    );
 }
 
 #[tokio::test]
@@ -440,6 +444,7 @@ async fn retry_after_is_honoured_and_retries_end() {
             prompt: "a calm sea",
             spec: &spec,
             pictures: &Pictures::default(),
+            callback: None,
         })
         .await
         .unwrap();
@@ -771,6 +776,7 @@ async fn a_create_that_times_out_is_not_sent_again() {
             prompt: "a slow answer",
             spec: &spec,
             pictures: &Pictures::default(),
+            callback: None,
         })
         .await
         .unwrap_err();

@@ -320,6 +320,13 @@ impl Config {
                 ),
             },
             signing: self.signing()?,
+            callbacks: match &self.public_url {
+                Some(url) => Some(std::sync::Arc::new(crate::callbacks::Callbacks::new(
+                    url,
+                    &self.token()?,
+                ))),
+                None => None,
+            },
         })
     }
 

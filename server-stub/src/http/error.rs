@@ -45,6 +45,12 @@ pub enum ApiError {
     },
     #[error("{0}")]
     OverBudget(OverBudget),
+    /// A provider's callback that this server did not make or the provider did not sign.
+    #[error("{0}")]
+    CallbackRefused(String),
+    /// Something this server needs could not be had for now: try again later.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("Internal server error")]
     Internal(String),
 }
@@ -58,7 +64,8 @@ pub struct ErrorBody {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
     /// unauthorized, not_found, bad_request, invalid, conflict, forbidden, too_large,
-    /// unsupported_media_type, misdirected, too_many_requests, over_budget or internal.
+    /// unsupported_media_type, misdirected, too_many_requests, over_budget, unavailable or
+    /// internal.
     code: &'static str,
     message: String,
     /// With 429: seconds until trying again makes sense, as the Retry-After header says.
@@ -99,6 +106,8 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, "too_many_requests")
             }
             ApiError::OverBudget(_) => (StatusCode::PAYMENT_REQUIRED, "over_budget"),
+            ApiError::CallbackRefused(_) => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -132,7 +141,7 @@ impl IntoResponse for ApiError {
                 .into_response(),
             _ => (status, Json(ErrorBody { error })).into_response(),
         };
-        if status == StatusCode::UNAUTHORIZED {
+        if matches!(self, ApiError::Unauthorized) {
             response.headers_mut().insert(
                 "www-authenticate",
                 axum::http::HeaderValue::from_static("Bearer"),

@@ -1,5 +1,5 @@
-//! The router: /api (bearer auth, JSON, body limit), /media (public files), /config.json and
-//! the built app, behind the guard (Host check, who gets the app, CORS for listed origins,
+//! The router: /api (bearer auth, JSON, body limit), /media (public files), /config.json,
+//! providers' /callbacks and the built app, behind the guard (Host check, who gets the app, CORS for listed origins,
 //! security headers), with compression and request tracing.
 
 mod app;
@@ -7,6 +7,7 @@ mod archive;
 mod assets;
 mod auth;
 mod budget;
+mod callbacks;
 mod captions;
 mod cast;
 mod downloads;
@@ -234,6 +235,7 @@ pub fn router(state: impl Into<AppState>, media_root: &Path, dist: &Path) -> Rou
         .nest("/media", media)
         .merge(site)
         .merge(health)
+        .merge(callbacks::routes())
         .with_state(state)
         .merge(join)
         .layer(guard::nosniff())

@@ -1,17 +1,17 @@
 //! A hosted job's life: submit once (marked durably before the request, so a crash in between
 //! never leads to a second, billed submission), poll at the provider's pace (one poller per
-//! job, however many browsers ask), then copy the finished video out (`copy_out.rs`).
+//! job, however many browsers ask; slower where the provider calls back, and at once when it
+//! does), then copy the finished video out (`copy_out.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use time::format_description::well_known::Rfc3339;
 
-use tokio_util::sync::CancellationToken;
-
 use super::cancel::Switch;
 use super::record::{JobRecord, Status};
 use super::{age, now, JobService};
+use crate::callbacks::SLOWER;
 use crate::providers::{Finished, Found, Maker, Poll, Provider, ProviderError, Remote, Submission};
 
 /// A provider that cannot be reached is asked again for this long before the job is given up.
@@ -45,7 +45,7 @@ impl JobService {
         record: JobRecord,
         switch: &Switch,
     ) {
-        let (cancelled, fence) = (&switch.token, switch.fence());
+        let fence = switch.fence();
         let remote_id = match (record.provider_job_id.clone(), record.submit_started_at) {
             (Some(remote_id), _) => remote_id,
             (None, Some(started)) => {
@@ -60,14 +60,7 @@ impl JobService {
             },
         };
         match self
-            .follow(
-                id,
-                provider,
-                remote,
-                &remote_id,
-                &record.created_at,
-                cancelled,
-            )
+            .follow(id, provider, remote, &remote_id, &record.created_at, switch)
             .await
         {
             Some(Ok(finished)) => {
@@ -172,6 +165,7 @@ impl JobService {
                 prompt: &marked.prompt,
                 spec: &marked.spec,
                 pictures: &pictures,
+                callback: self.callback_url(provider, id).as_deref(),
             })
             .await
         {
@@ -229,8 +223,10 @@ impl JobService {
         remote: &str,
         remote_id: &str,
         created_at: &str,
-        cancelled: &CancellationToken,
+        switch: &Switch,
     ) -> Option<Result<Finished, String>> {
+        let cancelled = &switch.token;
+        let called_back = self.callback_url(provider, id).is_some();
         let mut unreachable_since: Option<Instant> = None;
         let mut quiet = Duration::from_secs(1);
         loop {
@@ -262,7 +258,11 @@ impl JobService {
                             r.progress = r.progress.max(progress);
                         }
                     });
-                    next
+                    if called_back {
+                        next * SLOWER
+                    } else {
+                        next
+                    }
                 }
                 Err(ProviderError::Rejected(message)) => return Some(Err(message)),
                 Err(e) => {
@@ -275,8 +275,10 @@ impl JobService {
                     quiet
                 }
             };
+            // A callback wakes the wait: the provider is asked at once.
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
+                () = switch.nudge.notified() => {}
                 () = cancelled.cancelled() => return None,
             }
         }

@@ -9,6 +9,7 @@
 mod admission;
 pub mod batch;
 pub mod budget;
+mod callbacks;
 mod cancel;
 mod changes;
 mod copy_out;
@@ -76,6 +77,8 @@ pub struct Limits {
     pub monthly_usd: Option<f64>,
     /// How the videos it makes are signed (Content Credentials); `None`: they are not.
     pub signing: Option<std::sync::Arc<crate::credentials::Signing>>,
+    /// The addresses providers call back (`--public-url`); `None`: jobs are only polled.
+    pub callbacks: Option<std::sync::Arc<crate::callbacks::Callbacks>>,
 }
 
 impl Default for Limits {
@@ -89,6 +92,7 @@ impl Default for Limits {
             retention: Some(Duration::from_secs(30 * 86_400)),
             monthly_usd: None,
             signing: None,
+            callbacks: None,
         }
     }
 }

@@ -4,10 +4,11 @@
 //! minutes ahead, `nbf` 5 s back) signed with the secret key, made anew only when the one kept
 //! is about to expire. Each task carries Studio's job id as `external_task_id`, so a create cut
 //! off by a crash is found again by it and never sent twice. Kling reports no progress: it is
-//! estimated.
+//! estimated. With `--public-url`, a task carries a `callback_url` Kling posts the task to
+//! when its status changes.
 
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -21,6 +22,7 @@ use super::{
     hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
     Remote, Submission, Usage, UsageUnit,
 };
+use crate::callbacks::Refusal;
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
@@ -63,10 +65,7 @@ struct Claims<'a> {
 }
 
 fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
+    u64::try_from(crate::clock::unix_now()).unwrap_or_default()
 }
 
 /// `text2video`, or `image2video` for a job with frames.
@@ -229,6 +228,9 @@ impl Provider for Kling {
         if let Some(last) = &job.pictures.last {
             body["image_tail"] = Value::String(last.base64());
         }
+        if let Some(callback) = job.callback {
+            body["callback_url"] = Value::String(callback.to_owned());
+        }
         let token = self.token()?;
         let url = format!("{}/v1/videos/{}", self.base, kind(job.pictures));
         let created: Envelope<Task> = self
@@ -244,6 +246,36 @@ impl Provider for Kling {
         let task = created.data()?;
         // Polls name the kind in the path: it travels with the task id.
         Ok(format!("{}/{}", kind(job.pictures), task.task_id))
+    }
+
+    fn calls_back(&self) -> bool {
+        true
+    }
+
+    /// Kling does not sign its calls (the address this server made is their proof): a call
+    /// names its task and when the task last changed, which together make the delivery's id.
+    async fn callback(
+        &self,
+        remote_id: &str,
+        _headers: &axum::http::HeaderMap,
+        body: &[u8],
+    ) -> Result<String, Refusal> {
+        #[derive(Deserialize)]
+        struct Called {
+            task_id: String,
+            task_status: String,
+            updated_at: i64,
+        }
+        let called: Called =
+            serde_json::from_slice(body).map_err(|e| Refusal::Malformed(e.to_string()))?;
+        let (_, task_id) = split(remote_id).map_err(|e| Refusal::Malformed(e.to_string()))?;
+        if called.task_id != task_id {
+            return Err(Refusal::OtherJob);
+        }
+        Ok(format!(
+            "{}/{}/{}",
+            called.task_id, called.task_status, called.updated_at
+        ))
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {

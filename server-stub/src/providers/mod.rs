@@ -27,6 +27,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::callbacks::Refusal;
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 pub use catalog::{Catalog, CatalogError, Maker, Model};
@@ -123,6 +124,8 @@ pub struct Submission<'a> {
     pub prompt: &'a str,
     pub spec: &'a VideoSpec,
     pub pictures: &'a Pictures,
+    /// The address to call when the job is done, for a provider that `calls_back`.
+    pub callback: Option<&'a str>,
 }
 
 #[async_trait]
@@ -144,6 +147,21 @@ pub trait Provider: Send + Sync {
     /// Whether `model`'s contract takes a seed (sent as `Pictures::seed`).
     fn seeds(&self, _model: &str) -> bool {
         false
+    }
+    /// Whether a job's create takes an address the provider calls when the job is done.
+    fn calls_back(&self) -> bool {
+        false
+    }
+    /// Checks a call to a job's callback address about its job `remote_id`, as the provider
+    /// makes them: the delivery's id (one id per delivery; the same id again is a replay).
+    /// The address itself was checked first.
+    async fn callback(
+        &self,
+        _remote_id: &str,
+        _headers: &axum::http::HeaderMap,
+        _body: &[u8],
+    ) -> Result<String, Refusal> {
+        Err(Refusal::Unsigned)
     }
     /// Starts a job from the prompt and, where `inputs` allows them, pictures; answers the
     /// provider's id for it.

@@ -4,6 +4,8 @@
 //! inputs its own way: the known ones and those configured are mapped (`replicate_inputs`), and
 //! any other model is used for text.
 //! Outputs are deleted after an hour: the copy starts the moment the prediction succeeds.
+//! With `--public-url`, a prediction carries a `webhook` for its completion, which Replicate
+//! signs by Standard Webhooks with the account's key (`GET /v1/webhooks/default/secret`).
 
 use std::time::Duration;
 
@@ -16,6 +18,8 @@ use super::{
     hd, nearest, portrait, Client, Finished, Poll, Provider, ProviderError, Remote, Submission,
     Usage, UsageUnit,
 };
+use crate::callbacks::{standard_webhooks, Refusal};
+use crate::clock::unix_now;
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
@@ -28,6 +32,8 @@ pub struct Replicate {
     token: String,
     /// The configured mappings first, then the known ones.
     mapped: Vec<Fields>,
+    /// The webhook signing secret, once asked for.
+    secret: std::sync::OnceLock<String>,
 }
 
 impl Replicate {
@@ -40,6 +46,7 @@ impl Replicate {
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
             mapped,
+            secret: std::sync::OnceLock::new(),
         }
     }
 
@@ -56,6 +63,25 @@ impl Replicate {
             return Err(ProviderError::Malformed(format!("prediction id {id:?}")));
         }
         Ok(format!("{}/v1/predictions/{id}", self.base))
+    }
+
+    /// The account's webhook signing secret (`GET /v1/webhooks/default/secret`), asked for
+    /// once and kept.
+    async fn signing_secret(&self) -> Result<String, Refusal> {
+        if let Some(secret) = self.secret.get() {
+            return Ok(secret.clone());
+        }
+        #[derive(Deserialize)]
+        struct Secret {
+            key: String,
+        }
+        let url = format!("{}/v1/webhooks/default/secret", self.base);
+        let secret: Secret = self
+            .client
+            .call_json(|| self.client.http().get(&url).bearer_auth(&self.token))
+            .await
+            .map_err(|e| Refusal::Unverifiable(e.to_string()))?;
+        Ok(self.secret.get_or_init(|| secret.key).clone())
     }
 
     async fn prediction(&self, id: &str) -> Result<Prediction, ProviderError> {
@@ -167,7 +193,11 @@ impl Provider for Replicate {
             _ => return Err(ProviderError::Malformed(format!("model {:?}", job.model))),
         };
         let url = format!("{}/v1/models/{path}/predictions", self.base);
-        let body = json!({ "input": input });
+        let mut body = json!({ "input": input });
+        if let Some(callback) = job.callback {
+            body["webhook"] = json!(callback);
+            body["webhook_events_filter"] = json!(["completed"]);
+        }
         let created: Prediction = self
             .client
             .create_json(|| {
@@ -180,6 +210,27 @@ impl Provider for Replicate {
             .await?;
         self.prediction_url(&created.id)?;
         Ok(created.id)
+    }
+
+    fn calls_back(&self) -> bool {
+        true
+    }
+
+    /// Replicate signs its calls by Standard Webhooks with the account's key, asked for once.
+    async fn callback(
+        &self,
+        remote_id: &str,
+        headers: &axum::http::HeaderMap,
+        body: &[u8],
+    ) -> Result<String, Refusal> {
+        let secret = self.signing_secret().await?;
+        let delivery = standard_webhooks::verify(&secret, headers, body, unix_now())?;
+        let called: Prediction =
+            serde_json::from_slice(body).map_err(|e| Refusal::Malformed(e.to_string()))?;
+        if called.id != remote_id {
+            return Err(Refusal::OtherJob);
+        }
+        Ok(delivery)
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {

@@ -86,7 +86,7 @@ pub fn start_with_catalog(dir: tempfile::TempDir, catalog: Catalog, limits: Limi
 }
 
 /// The server's state over `jobs`, its guard trusting `proxies`.
-fn shared(jobs: JobService, proxies: TrustedProxies) -> Shared {
+pub fn shared(jobs: JobService, proxies: TrustedProxies) -> Shared {
     Shared {
         jobs,
         token: TOKEN.into(),

@@ -14,13 +14,14 @@ use axum::{Json, Router};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{json, Map, Value};
 
+use crate::callbacks::call_back;
 use crate::content::signed_url;
 use crate::images;
-use crate::state::{hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{finishes_after, hex, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 const MIN_SIDE: usize = 300;
-const FIELDS: [&str; 10] = [
+const FIELDS: [&str; 11] = [
     "model_name",
     "prompt",
     "negative_prompt",
@@ -31,6 +32,7 @@ const FIELDS: [&str; 10] = [
     "image",
     "image_tail",
     "cfg_scale",
+    "callback_url",
 ];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
@@ -204,8 +206,17 @@ async fn create(
         return refuse(StatusCode::BAD_REQUEST, 1200, "Invalid request body");
     };
     match checked(&fakes, &kind, &body) {
-        Ok(job) => {
+        Ok(mut job) => {
             let data = view(&fakes, &headers, &job);
+            if let Some(url) = body.get("callback_url").and_then(Value::as_str) {
+                job.callback = Some(url.to_owned());
+                let (id, headers) = (job.id.clone(), headers.clone());
+                let after = finishes_after(&fakes.settings(), &job);
+                call_back(&fakes, url.to_owned(), after, move |fakes| {
+                    let task = fakes.job(&id).map(|job| view(fakes, &headers, &job));
+                    (Vec::new(), serde_json::to_vec(&task).unwrap_or_default())
+                });
+            }
             fakes.insert(job).await;
             envelope(StatusCode::OK, 0, "SUCCEED", data)
         }
@@ -223,10 +234,15 @@ fn view(fakes: &Fakes, headers: &HeaderMap, job: &Job) -> Value {
         (true, Outcome::Moderated) => ("failed", "The content failed the risk control check."),
         (true, Outcome::Fails) => ("failed", "Internal error while generating the video."),
     };
+    let updated = if job.finished(&settings) {
+        job.completed_unix(&settings)
+    } else {
+        job.created_unix
+    };
     let mut data = json!({
         "task_id": job.id, "task_status": status, "task_status_msg": message,
         "task_info": {"external_task_id": job.external_id},
-        "created_at": job.created_unix * 1000, "updated_at": job.created_unix * 1000,
+        "created_at": job.created_unix * 1000, "updated_at": updated * 1000,
     });
     if status == "succeed" {
         data["task_result"] = json!({"videos": [{

@@ -4,10 +4,12 @@
 //! official API), `/ark` (Seedance on BytePlus ModelArk), `/replicate` (Replicate), `/xai`
 //! (xAI's Grok Imagine) and `/vertex` (Veo on Vertex AI, with Google's OAuth token endpoint).
 //! They follow the published contracts, including 429 with Retry-After, 5xx, failed and
-//! moderated jobs, and content that expires. A prompt containing `moderated` is blocked by
+//! moderated jobs, content that expires, and callbacks where a create names an address
+//! (Kling's `callback_url`, Replicate's signed `webhook`). A prompt containing `moderated` is blocked by
 //! moderation, one containing `fails` fails; `Fakes::fail_next` injects error answers.
 
 mod ark;
+mod callbacks;
 mod content;
 mod fal;
 mod gemini;
@@ -26,6 +28,7 @@ use std::net::SocketAddr;
 
 use axum::Router;
 
+pub use callbacks::Sent;
 pub use content::byte_at;
 pub use state::{Fakes, Gate, Settings};
 pub use vertex::key_file as vertex_key_file;

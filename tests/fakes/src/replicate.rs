@@ -1,7 +1,9 @@
 //! Replicate: `POST /v1/models/{owner}/{name}/predictions` (bearer token; `{input}` checked
 //! against each known model's own input names, images as data URIs), `GET /v1/predictions/{id}`
 //! walking `status` starting, processing, succeeded, failed or canceled, with `output` a URI
-//! that expires, and `POST /v1/predictions/{id}/cancel`.
+//! that expires, and `POST /v1/predictions/{id}/cancel`. A prediction with a `webhook` is
+//! posted there when it is done, signed by Standard Webhooks under the account's secret
+//! (`GET /v1/webhooks/default/secret`).
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -10,9 +12,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
 
+use crate::callbacks::call_back;
 use crate::content::signed_url;
 use crate::images;
-use crate::state::{authorised, hex, seed, with_faults, Fakes, Job, Outcome};
+use crate::state::{
+    authorised, finishes_after, hex, seed, unix_now, with_faults, Fakes, Job, Outcome,
+};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 
@@ -96,7 +101,8 @@ pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/v1/models/{owner}/{name}/predictions", post(create))
         .route("/v1/predictions/{id}", get(prediction))
-        .route("/v1/predictions/{id}/cancel", post(cancel));
+        .route("/v1/predictions/{id}/cancel", post(cancel))
+        .route("/v1/webhooks/default/secret", get(signing_secret));
     with_faults(routes, fakes, "replicate")
 }
 
@@ -203,8 +209,76 @@ async fn create(
     );
     job.inputs = inputs;
     let view = view(&fakes, &headers, &job);
+    if let Some(webhook) = body.get("webhook") {
+        let events = body.get("webhook_events_filter").cloned();
+        if let Err(detail) = webhook_checked(webhook, events.as_ref()) {
+            return problem(StatusCode::UNPROCESSABLE_ENTITY, "Invalid request", &detail);
+        }
+        let url = webhook.as_str().unwrap_or_default().to_owned();
+        job.callback = Some(url.clone());
+        let (id, headers) = (job.id.clone(), headers.clone());
+        let after = finishes_after(&fakes.settings(), &job);
+        call_back(&fakes, url, after, move |fakes| {
+            let prediction = fakes.job(&id).map(|job| self::view(fakes, &headers, &job));
+            signed(&serde_json::to_vec(&prediction).unwrap_or_default())
+        });
+    }
     fakes.insert(job).await;
     (StatusCode::CREATED, Json(view)).into_response()
+}
+
+/// A webhook address (http or https) and the events it asks for (Replicate's four).
+fn webhook_checked(webhook: &Value, events: Option<&Value>) -> Result<(), String> {
+    let url = webhook.as_str().unwrap_or_default();
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err("webhook must be an http or https URL".into());
+    }
+    let known = ["start", "output", "logs", "completed"];
+    match events {
+        None => Ok(()),
+        Some(Value::Array(events))
+            if events
+                .iter()
+                .all(|e| e.as_str().is_some_and(|e| known.contains(&e))) =>
+        {
+            Ok(())
+        }
+        Some(_) => Err("webhook_events_filter takes start, output, logs and completed".into()),
+    }
+}
+
+/// The account's webhook signing secret (Standard Webhooks: `whsec_` and a base64 key).
+const SIGNING_SECRET: &str = "whsec_c3R1ZGlvLWZha2UtcmVwbGljYXRlLXNpZ25pbmcta2V5";
+
+/// `GET /v1/webhooks/default/secret`.
+async fn signing_secret(State(fakes): State<Fakes>, headers: HeaderMap) -> Response {
+    if !authorised(&headers, "Bearer", &fakes.settings().key) {
+        return unauthorised();
+    }
+    fakes.counted("replicate.secret");
+    Json(json!({ "key": SIGNING_SECRET })).into_response()
+}
+
+/// A delivery of `body` with its Standard Webhooks headers.
+fn signed(body: &[u8]) -> (Vec<(String, String)>, Vec<u8>) {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use hmac::{Hmac, Mac};
+    let id = format!("msg_{}", hex(24));
+    let timestamp = unix_now();
+    let key = STANDARD
+        .decode(SIGNING_SECRET.trim_start_matches("whsec_"))
+        .expect("the secret is base64");
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).expect("any key length");
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    let signature = format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()));
+    let headers = vec![
+        ("webhook-id".to_owned(), id),
+        ("webhook-timestamp".to_owned(), timestamp.to_string()),
+        ("webhook-signature".to_owned(), signature),
+    ];
+    (headers, body.to_vec())
 }
 
 /// A prediction as Replicate answers it now.

@@ -69,6 +69,8 @@ pub struct Job {
     pub inputs: Vec<String>,
     /// The caller's own id for the job, where the API keeps one (Kling's `external_task_id`).
     pub external_id: Option<String>,
+    /// The address the create asked to be called at when the job is done.
+    pub callback: Option<String>,
 }
 
 impl Job {
@@ -91,6 +93,7 @@ impl Job {
             outcome,
             inputs: Vec::new(),
             external_id: None,
+            callback: None,
         }
     }
 
@@ -120,6 +123,16 @@ impl Job {
     pub fn expires(&self, settings: &Settings) -> Instant {
         self.created + settings.job_time + settings.content_ttl
     }
+}
+
+/// How long after its creation `job` has finished (done, or failed half way), with a little
+/// to spare.
+pub fn finishes_after(settings: &Settings, job: &Job) -> Duration {
+    let time = match job.outcome {
+        Outcome::Succeeds => settings.job_time,
+        _ => settings.job_time / 2,
+    };
+    time + Duration::from_millis(20)
 }
 
 pub fn unix_now() -> u64 {
@@ -152,6 +165,8 @@ struct Inner {
     tokens: Mutex<std::collections::HashSet<String>>,
     /// What a test holds while it acts in the window it opens (see `Gate`).
     gates: Mutex<HashMap<Gate, Arc<tokio::sync::Semaphore>>>,
+    /// The callbacks made, in order.
+    calls: Mutex<Vec<crate::callbacks::Sent>>,
 }
 
 /// A point where the fakes wait while a test holds it, to force an interleaving.
@@ -177,6 +192,7 @@ impl Fakes {
                 counts: Mutex::default(),
                 tokens: Mutex::default(),
                 gates: Mutex::default(),
+                calls: Mutex::default(),
             }),
         }
     }
@@ -236,6 +252,16 @@ impl Fakes {
             .get(kind)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Keeps a callback made.
+    pub fn keep_call(&self, call: crate::callbacks::Sent) {
+        self.inner.calls.lock().unwrap().push(call);
+    }
+
+    /// The callbacks made so far, in order.
+    pub fn calls(&self) -> Vec<crate::callbacks::Sent> {
+        self.inner.calls.lock().unwrap().clone()
     }
 
     /// Keeps an access token the OAuth fake issued.
