@@ -1,5 +1,5 @@
-//! Providers' completion callbacks over real HTTP: with `--public-url`, Kling's and
-//! Replicate's jobs are made with an address the fakes call when they are done, and the call
+//! Providers' completion callbacks over real HTTP: with `--public-url`, Kling's, Replicate's
+//! and ModelArk's jobs are made with an address the fakes call when they are done, and the call
 //! wakes the job's poller (polling meanwhile is six times slower); a call to an address this
 //! server did not make, a body about another job, a bad or stale signature and a replay are
 //! refused with 401 and wake nothing; a lost call never loses a job.
@@ -45,6 +45,9 @@ async fn start(settings: Settings, poll_ms: u64, public_url: Option<String>) -> 
         "--kling-access-key=fake-key".into(),
         "--kling-secret-key=fake-key-secret".into(),
         format!("--kling-base-url={base}/kling"),
+        "--ark-api-key=fake-key".into(),
+        format!("--ark-base-url={base}/ark"),
+        "--ark-models=seedance=seedance-1-0-pro-250528".into(),
         "--replicate-api-token=fake-key".into(),
         format!("--replicate-base-url={base}/replicate"),
         "--replicate-models=hailuo=minimax/hailuo-2.3".into(),
@@ -122,8 +125,9 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
     let setup = start(Settings::default(), 60_000, None).await;
     let kling = create(&setup.jobs, "kling-v2-1", "a lighthouse").await;
     let replicate = create(&setup.jobs, "hailuo", "a harbour").await;
+    let seedance = create(&setup.jobs, "seedance", "a quay").await;
     let moderated = create(&setup.jobs, "kling-v2-1", "moderated harbour").await;
-    for id in [&kling, &replicate] {
+    for id in [&kling, &replicate, &seedance] {
         let record = until("the callback never woke the poller", || {
             ended(&setup.jobs, id)
         })
@@ -135,9 +139,9 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
     })
     .await;
     assert_eq!(record.status, Status::Error);
-    let calls = until("three calls made", || {
+    let calls = until("four calls made", || {
         let calls = setup.fakes.calls();
-        (calls.len() == 3).then_some(calls)
+        (calls.len() == 4).then_some(calls)
     })
     .await;
     assert!(calls.iter().all(|c| c.status == 204), "{calls:?}");
@@ -148,7 +152,11 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
             "a call sent again after its job ended is a replay"
         );
     }
-    for (provider, id) in [("kling", &kling), ("replicate", &replicate)] {
+    for (provider, id) in [
+        ("kling", &kling),
+        ("replicate", &replicate),
+        ("ark", &seedance),
+    ] {
         let address = format!("/callbacks/{provider}/{id}/");
         assert!(calls.iter().any(|c| c.url.contains(&address)), "{calls:?}");
     }
@@ -322,12 +330,13 @@ async fn a_lost_callback_never_loses_a_job() {
     let setup = start(Settings::default(), 20, Some(nowhere)).await;
     let kling = create(&setup.jobs, "kling-v2-1", "a lost call").await;
     let replicate = create(&setup.jobs, "hailuo", "another lost call").await;
-    for id in [&kling, &replicate] {
+    let seedance = create(&setup.jobs, "seedance", "a third lost call").await;
+    for id in [&kling, &replicate, &seedance] {
         let record = until("polling never ended the job", || ended(&setup.jobs, id)).await;
         assert_eq!(record.status, Status::Done, "{:?}", record.error);
     }
     until("the fakes tried their calls", || {
-        (setup.fakes.calls().len() == 2).then_some(())
+        (setup.fakes.calls().len() == 3).then_some(())
     })
     .await;
     assert!(setup.fakes.calls().iter().all(|c| c.status == 0));

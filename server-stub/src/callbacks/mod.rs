@@ -113,6 +113,30 @@ impl Callbacks {
     }
 }
 
+/// An unsigned provider's call (Kling, ModelArk): the task object, whose `id_field`, its
+/// `status_field` and `updated_at` make the delivery's id, so the same call twice is a replay
+/// and each change of the task a new delivery. Answers the task's id and the delivery's.
+pub fn task_delivery(
+    body: &[u8],
+    id_field: &str,
+    status_field: &str,
+) -> Result<(String, String), Refusal> {
+    let task: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| Refusal::Malformed(e.to_string()))?;
+    let text = |field: &str| {
+        task.get(field)
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| Refusal::Malformed(format!("no {field}")))
+    };
+    let updated = task
+        .get("updated_at")
+        .and_then(serde_json::Value::as_i64)
+        .ok_or_else(|| Refusal::Malformed("no updated_at".into()))?;
+    let id = text(id_field)?;
+    let delivery = format!("{id}/{}/{updated}", text(status_field)?);
+    Ok((id.to_owned(), delivery))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

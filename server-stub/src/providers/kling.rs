@@ -22,7 +22,7 @@ use super::{
     hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
     Remote, Submission, Usage, UsageUnit,
 };
-use crate::callbacks::Refusal;
+use crate::callbacks::{task_delivery, Refusal};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
@@ -260,22 +260,12 @@ impl Provider for Kling {
         _headers: &axum::http::HeaderMap,
         body: &[u8],
     ) -> Result<String, Refusal> {
-        #[derive(Deserialize)]
-        struct Called {
-            task_id: String,
-            task_status: String,
-            updated_at: i64,
-        }
-        let called: Called =
-            serde_json::from_slice(body).map_err(|e| Refusal::Malformed(e.to_string()))?;
+        let (task, delivery) = task_delivery(body, "task_id", "task_status")?;
         let (_, task_id) = split(remote_id).map_err(|e| Refusal::Malformed(e.to_string()))?;
-        if called.task_id != task_id {
+        if task != task_id {
             return Err(Refusal::OtherJob);
         }
-        Ok(format!(
-            "{}/{}/{}",
-            called.task_id, called.task_status, called.updated_at
-        ))
+        Ok(delivery)
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {

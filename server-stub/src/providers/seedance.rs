@@ -2,7 +2,7 @@
 //! `content[]` (the prompt as `text`, frames and references as `image_url` data URIs with their
 //! `role`), then `GET .../tasks/{id}` (`status` queued, running, cancelled, succeeded or
 //! failed); `DELETE .../tasks/{id}` cancels a queued task. Seedance reports no progress: it is
-//! estimated.
+//! estimated. With `--public-url`, a task carries a `callback_url` ModelArk posts the task to.
 
 use std::time::Duration;
 
@@ -14,6 +14,7 @@ use super::{
     hd_or_full, nearest, portrait, Client, Finished, Picture, Poll, Provider, ProviderError,
     Remote, Submission, Usage, UsageUnit,
 };
+use crate::callbacks::{task_delivery, Refusal};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
@@ -175,6 +176,9 @@ impl Provider for Seedance {
         if let Some(seed) = job.pictures.seed {
             body["seed"] = json!(seed);
         }
+        if let Some(callback) = job.callback {
+            body["callback_url"] = json!(callback);
+        }
         let url = format!("{}/api/v3/contents/generations/tasks", self.base);
         let created: Created = self
             .client
@@ -188,6 +192,25 @@ impl Provider for Seedance {
             .await?;
         self.task_url(&created.id)?;
         Ok(created.id)
+    }
+
+    fn calls_back(&self) -> bool {
+        true
+    }
+
+    /// ModelArk does not sign its calls (the address this server made is their proof): a call
+    /// is the task, whose id, status and `updated_at` make the delivery's id.
+    async fn callback(
+        &self,
+        remote_id: &str,
+        _headers: &axum::http::HeaderMap,
+        body: &[u8],
+    ) -> Result<String, Refusal> {
+        let (id, delivery) = task_delivery(body, "id", "status")?;
+        if id != remote_id {
+            return Err(Refusal::OtherJob);
+        }
+        Ok(delivery)
     }
 
     async fn poll(&self, _model: &str, id: &str) -> Result<Poll, ProviderError> {

@@ -11,12 +11,13 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
 
+use crate::callbacks::call_back;
 use crate::content::{signed_frame_url, signed_url};
 use crate::images;
-use crate::state::{authorised, hex, seed, with_faults, Fakes, Job, Outcome};
+use crate::state::{authorised, finishes_after, hex, seed, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
-const FIELDS: [&str; 8] = [
+const FIELDS: [&str; 9] = [
     "model",
     "content",
     "resolution",
@@ -25,6 +26,7 @@ const FIELDS: [&str; 8] = [
     "seed",
     "return_last_frame",
     "watermark",
+    "callback_url",
 ];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
@@ -152,8 +154,17 @@ async fn create(
         return invalid("The request body must be a JSON object");
     };
     match checked(&body) {
-        Ok(job) => {
+        Ok(mut job) => {
             let id = job.id.clone();
+            if let Some(url) = body.get("callback_url").and_then(Value::as_str) {
+                job.callback = Some(url.to_owned());
+                let (id, headers) = (id.clone(), headers.clone());
+                let after = finishes_after(&fakes.settings(), &job);
+                call_back(&fakes, url.to_owned(), after, move |fakes| {
+                    let task = fakes.job(&id).map(|job| view(fakes, &headers, &job));
+                    (Vec::new(), serde_json::to_vec(&task).unwrap_or_default())
+                });
+            }
             fakes.insert(job).await;
             Json(json!({ "id": id })).into_response()
         }
@@ -173,6 +184,11 @@ async fn task(State(fakes): State<Fakes>, headers: HeaderMap, Path(id): Path<Str
     let Some(job) = fakes.job(&id) else {
         return error(StatusCode::NOT_FOUND, "NotFound", "The task was not found");
     };
+    Json(view(&fakes, &headers, &job)).into_response()
+}
+
+/// A task as ModelArk answers it now.
+fn view(fakes: &Fakes, headers: &HeaderMap, job: &Job) -> Value {
     let settings = fakes.settings();
     let status = match (job.finished(&settings), job.outcome) {
         (false, _) if job.fraction(&settings) < 0.2 => "queued",
@@ -180,13 +196,18 @@ async fn task(State(fakes): State<Fakes>, headers: HeaderMap, Path(id): Path<Str
         (true, Outcome::Succeeds) => "succeeded",
         (true, _) => "failed",
     };
+    let updated = if job.finished(&settings) {
+        job.completed_unix(&settings)
+    } else {
+        job.created_unix
+    };
     let mut body = json!({"id": job.id, "model": job.model, "status": status,
-        "created_at": job.created_unix, "updated_at": job.created_unix});
+        "created_at": job.created_unix, "updated_at": updated});
     match (status, job.outcome) {
         ("succeeded", _) => {
             body["content"] = json!({
-                "video_url": signed_url(&headers, &job.id, settings.content_ttl),
-                "last_frame_url": signed_frame_url(&headers, &job.id, settings.content_ttl),
+                "video_url": signed_url(headers, &job.id, settings.content_ttl),
+                "last_frame_url": signed_frame_url(headers, &job.id, settings.content_ttl),
             });
             body["usage"] = json!({"completion_tokens": 108900, "total_tokens": 108900});
         }
@@ -200,7 +221,7 @@ async fn task(State(fakes): State<Fakes>, headers: HeaderMap, Path(id): Path<Str
         }
         _ => {}
     }
-    Json(body).into_response()
+    body
 }
 
 async fn cancel(
