@@ -1,5 +1,5 @@
-//! Providers' completion callbacks over real HTTP: with `--public-url`, Kling's, Replicate's
-//! and ModelArk's jobs are made with an address the fakes call when they are done, and the call
+//! Providers' completion callbacks over real HTTP: with `--public-url`, Kling's, Replicate's,
+//! ModelArk's and fal's jobs are made with an address the fakes call when they are done, and the call
 //! wakes the job's poller (polling meanwhile is six times slower); a call to an address this
 //! server did not make, a body about another job, a bad or stale signature and a replay are
 //! refused with 401 and wake nothing; a lost call never loses a job.
@@ -45,6 +45,10 @@ async fn start(settings: Settings, poll_ms: u64, public_url: Option<String>) -> 
         "--kling-access-key=fake-key".into(),
         "--kling-secret-key=fake-key-secret".into(),
         format!("--kling-base-url={base}/kling"),
+        "--fal-api-key=fake-key".into(),
+        format!("--fal-base-url={base}/fal"),
+        format!("--fal-jwks-url={base}/fal/.well-known/jwks.json"),
+        "--fal-models=kling=fal-ai/kling-video/v2/master/text-to-video".into(),
         "--ark-api-key=fake-key".into(),
         format!("--ark-base-url={base}/ark"),
         "--ark-models=seedance=seedance-1-0-pro-250528".into(),
@@ -126,8 +130,9 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
     let kling = create(&setup.jobs, "kling-v2-1", "a lighthouse").await;
     let replicate = create(&setup.jobs, "hailuo", "a harbour").await;
     let seedance = create(&setup.jobs, "seedance", "a quay").await;
+    let fal = create(&setup.jobs, "kling", "a jetty").await;
     let moderated = create(&setup.jobs, "kling-v2-1", "moderated harbour").await;
-    for id in [&kling, &replicate, &seedance] {
+    for id in [&kling, &replicate, &seedance, &fal] {
         let record = until("the callback never woke the poller", || {
             ended(&setup.jobs, id)
         })
@@ -139,9 +144,9 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
     })
     .await;
     assert_eq!(record.status, Status::Error);
-    let calls = until("four calls made", || {
+    let calls = until("five calls made", || {
         let calls = setup.fakes.calls();
-        (calls.len() == 4).then_some(calls)
+        (calls.len() == 5).then_some(calls)
     })
     .await;
     assert!(calls.iter().all(|c| c.status == 204), "{calls:?}");
@@ -151,6 +156,12 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
             401,
             "a call sent again after its job ended is a replay"
         );
+    }
+    // Replicate's and fal's calls are signed: the same headers over another body are refused.
+    for call in calls.iter().filter(|c| !c.headers.is_empty()) {
+        let mut body = call.body.clone();
+        body.insert(1, b' ');
+        assert_eq!(post(&call.url, &call.headers, &body).await, 401, "{}", call.url);
     }
     for (provider, id) in [
         ("kling", &kling),
@@ -165,6 +176,7 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
         1,
         "Replicate's signing secret is asked for once"
     );
+    assert_eq!(setup.fakes.count("fal.jwks"), 1, "fal's keys are read once");
 }
 
 #[tokio::test]
@@ -331,12 +343,13 @@ async fn a_lost_callback_never_loses_a_job() {
     let kling = create(&setup.jobs, "kling-v2-1", "a lost call").await;
     let replicate = create(&setup.jobs, "hailuo", "another lost call").await;
     let seedance = create(&setup.jobs, "seedance", "a third lost call").await;
-    for id in [&kling, &replicate, &seedance] {
+    let fal = create(&setup.jobs, "kling", "a fourth lost call").await;
+    for id in [&kling, &replicate, &seedance, &fal] {
         let record = until("polling never ended the job", || ended(&setup.jobs, id)).await;
         assert_eq!(record.status, Status::Done, "{:?}", record.error);
     }
     until("the fakes tried their calls", || {
-        (setup.fakes.calls().len() == 3).then_some(())
+        (setup.fakes.calls().len() == 4).then_some(())
     })
     .await;
     assert!(setup.fakes.calls().iter().all(|c| c.status == 0));

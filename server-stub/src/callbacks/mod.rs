@@ -3,10 +3,11 @@
 //! the token is an HMAC of the provider and job under a key derived from the API token: a call
 //! to any other address is refused (401). A call that passes is only a wake-up: the job's
 //! poller asks the provider at once, by its own authenticated API, and the call's body is never
-//! taken for the job's state. Where the provider signs its calls (Standard Webhooks), the
-//! signature is checked too; a delivery already taken (the same id) is refused as replayed.
+//! taken for the job's state. Where the provider signs its calls (Replicate by Standard
+//! Webhooks, fal with ED25519), the signature is checked too; a delivery already taken (the same id) is refused as replayed.
 //! Polling goes on at a slower pace meanwhile, so a lost call never loses a job.
 
+pub mod fal_signature;
 pub mod standard_webhooks;
 
 use std::collections::HashMap;

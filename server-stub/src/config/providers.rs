@@ -65,6 +65,13 @@ pub struct ProviderConfig {
         default_value = "kling-2.1=fal-ai/kling-video/v2.1/standard/text-to-video"
     )]
     pub fal_models: Vec<String>,
+    /// Where fal publishes the keys its webhooks are signed with (a JSON Web Key Set).
+    #[arg(
+        long,
+        env = "STUDIO_FAL_JWKS_URL",
+        default_value = "https://rest.alpha.fal.ai/.well-known/jwks.json"
+    )]
+    pub fal_jwks_url: String,
     /// How long a fal job typically takes, for its estimated progress.
     #[arg(long, env = "STUDIO_FAL_TYPICAL_SECONDS", default_value_t = 120)]
     pub fal_typical_seconds: u64,
@@ -230,7 +237,13 @@ impl ProviderConfig {
         }
         if let Some(key) = key(&self.fal_api_key) {
             let typical = Duration::from_secs(self.fal_typical_seconds);
-            let provider = Fal::new(client.clone(), &self.fal_base_url, key, typical);
+            let provider = Fal::new(
+                client.clone(),
+                &self.fal_base_url,
+                key,
+                typical,
+                &self.fal_jwks_url,
+            );
             add_models(&mut catalog, Arc::new(provider), &self.fal_models)?;
         }
         if let Some(key) = key(&self.gemini_api_key) {

@@ -1,26 +1,35 @@
 //! fal.ai's queue: submit to `/{owner}/{app}[/{subpath}]`, then `.../requests/{id}/status` and
 //! `.../requests/{id}` without the subpath; no percentage, only IN_QUEUE (with a position),
-//! IN_PROGRESS and COMPLETED.
+//! IN_PROGRESS and COMPLETED. A request submitted with `?fal_webhook=` is posted there when
+//! done, signed with ED25519 under the key published at `/.well-known/jwks.json`.
 
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{json, Value};
+use sha2::Digest;
 
+use crate::callbacks::call_back;
 use crate::content::signed_url;
 use crate::images;
 
 /// The largest data URI image taken.
 const MAX_DATA_URI_BYTES: usize = 10 * 1024 * 1024;
-use crate::state::{authorised, hex, with_faults, Fakes, Job, Outcome};
+use crate::state::{authorised, finishes_after, hex, unix_now, with_faults, Fakes, Job, Outcome};
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/{owner}/{app}/requests/{id}/status", get(status))
         .route("/{owner}/{app}/requests/{id}/cancel", put(cancel))
         .route("/{owner}/{app}/requests/{id}", get(result))
+        .route("/.well-known/jwks.json", get(jwks))
         .route("/{owner}/{app}", post(submit))
         .route("/{owner}/{app}/{*subpath}", post(submit));
     with_faults(routes, fakes, "fal")
@@ -44,10 +53,59 @@ fn base(headers: &HeaderMap, owner: &str, app: &str, id: &str) -> String {
     format!("http://{host}/fal/{owner}/{app}/requests/{id}")
 }
 
+/// The key this fake signs its webhooks with (published at `/fal/.well-known/jwks.json`).
+fn signing_key() -> SigningKey {
+    SigningKey::from_bytes(&[42; 32])
+}
+
+/// `GET /.well-known/jwks.json`: the webhooks' public key, as fal publishes its own.
+async fn jwks(State(fakes): State<Fakes>) -> Response {
+    fakes.counted("fal.jwks");
+    let x = URL_SAFE_NO_PAD.encode(signing_key().verifying_key().as_bytes());
+    Json(json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "use": "sig", "kid": "fake", "x": x}]}))
+        .into_response()
+}
+
+/// A webhook delivery of the request's outcome, signed as fal signs them.
+fn webhook(fakes: &Fakes, headers: &HeaderMap, id: &str) -> (Vec<(String, String)>, Vec<u8>) {
+    let settings = fakes.settings();
+    let body = match fakes.job(id).map(|j| j.outcome) {
+        Some(Outcome::Succeeds) => json!({
+            "request_id": id, "gateway_request_id": id, "status": "OK",
+            "payload": {"video": {"url": signed_url(headers, id, settings.content_ttl)}},
+        }),
+        _ => json!({
+            "request_id": id, "gateway_request_id": id, "status": "ERROR",
+            "error": "Internal error while generating the video.", "payload": null,
+        }),
+    };
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    let digest: String = sha2::Sha256::digest(&body)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let timestamp = unix_now().to_string();
+    let message = format!("{id}\nfake-user\n{timestamp}\n{digest}");
+    let signature: String = signing_key()
+        .sign(message.as_bytes())
+        .to_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let headers = vec![
+        ("x-fal-webhook-request-id".to_owned(), id.to_owned()),
+        ("x-fal-webhook-user-id".to_owned(), "fake-user".to_owned()),
+        ("x-fal-webhook-timestamp".to_owned(), timestamp),
+        ("x-fal-webhook-signature".to_owned(), signature),
+    ];
+    (headers, body)
+}
+
 async fn submit(
     State(fakes): State<Fakes>,
     headers: HeaderMap,
     Path(path): Path<Vec<(String, String)>>,
+    Query(query): Query<HashMap<String, String>>,
     body: Option<Json<Value>>,
 ) -> Response {
     if let Some(response) = check(&fakes, &headers) {
@@ -110,6 +168,14 @@ async fn submit(
         ratio,
     );
     job.inputs.extend(image);
+    if let Some(url) = query.get("fal_webhook") {
+        job.callback = Some(url.clone());
+        let (id, headers) = (id.clone(), headers.clone());
+        let after = finishes_after(&fakes.settings(), &job);
+        call_back(&fakes, url.clone(), after, move |fakes| {
+            webhook(fakes, &headers, &id)
+        });
+    }
     fakes.insert(job).await;
     let base = base(&headers, owner, app, &id);
     Json(json!({
