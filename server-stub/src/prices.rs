@@ -128,8 +128,9 @@ impl Default for Prices {
             ("gen4_turbo", flat(0.05, "2026-09", runway)),
             ("gen4.5", flat(0.12, "2026-09", runway)),
             ("gen4_aleph", flat(0.28, "2026-09", runway)),
-            ("kling-v3", flat(0.084, "2026", kling)),
-            ("kling-v3-pro", flat(0.112, "2026", kling)),
+            // Studio asks Kling 3.0 for its sound: the prices with audio.
+            ("kling-v3", flat(0.126, "2026", kling)),
+            ("kling-v3-pro", flat(0.168, "2026", kling)),
             ("kling-v2-5-turbo", flat(0.042, "2026", kling)),
             ("kling-v2-5-turbo-pro", flat(0.07, "2026", kling)),
             ("ray-3.2", luma),

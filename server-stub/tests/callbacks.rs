@@ -161,7 +161,12 @@ async fn a_provider_that_calls_back_ends_its_job_long_before_the_next_poll() {
     for call in calls.iter().filter(|c| !c.headers.is_empty()) {
         let mut body = call.body.clone();
         body.insert(1, b' ');
-        assert_eq!(post(&call.url, &call.headers, &body).await, 401, "{}", call.url);
+        assert_eq!(
+            post(&call.url, &call.headers, &body).await,
+            401,
+            "{}",
+            call.url
+        );
     }
     for (provider, id) in [
         ("kling", &kling),

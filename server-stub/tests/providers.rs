@@ -1318,6 +1318,37 @@ async fn the_fakes_refuse_what_their_services_refuse() {
     let tiny = server_stub::providers::Picture::encode(&image::RgbImage::new(100, 100)).unwrap();
     let small = serde_json::json!({"model_name": "m", "prompt": "a kite", "image": tiny.base64()});
     assert_eq!(status(kling(small, token(600)).send().await.unwrap()), 400);
+    // Kling 3.0's lengths and sound are its own.
+    let text =
+        |body: serde_json::Value| post("/kling/v1/videos/text2video", body).bearer_auth(token(600));
+    for (body, expected) in [
+        (
+            serde_json::json!({"model_name": "kling-v3", "prompt": "a kite", "duration": "15", "sound": "on"}),
+            200,
+        ),
+        (
+            serde_json::json!({"model_name": "kling-v3", "prompt": "a kite", "duration": "16"}),
+            400,
+        ),
+        (
+            serde_json::json!({"model_name": "kling-v2-1", "prompt": "a kite", "duration": "7"}),
+            400,
+        ),
+        (
+            serde_json::json!({"model_name": "kling-v2-1", "prompt": "a kite", "sound": "on"}),
+            400,
+        ),
+        (
+            serde_json::json!({"model_name": "kling-v3", "prompt": "a kite", "sound": true}),
+            400,
+        ),
+    ] {
+        assert_eq!(
+            status(text(body.clone()).send().await.unwrap()),
+            expected,
+            "{body}"
+        );
+    }
 
     // Gemini: the key in x-goog-api-key, not as a bearer token; inline frames as raw base64.
     let veo = "/gemini/v1beta/models/veo-3.1:predictLongRunning";
@@ -1846,5 +1877,63 @@ async fn a_providers_video_is_signed_and_its_own_credentials_kept_as_the_parent(
             assert!(report.ingredients.is_empty());
         }
         jobs.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn kling_3_makes_any_length_from_3_to_15_seconds_with_sound_in_either_mode() {
+    let setup = Setup::new(Settings::default()).await;
+    let jobs = setup.service();
+    let asked = |model: &str, seconds: u32| NewJob {
+        spec: VideoSpec {
+            seconds,
+            ..VideoSpec::default()
+        },
+        ..job(model, &format!("{model} for {seconds} s"))
+    };
+    let mut made = Vec::new();
+    for (model, seconds) in [("kling-v3", 12), ("kling-v3-pro", 20), ("kling-v2-1", 12)] {
+        let created = jobs.create(asked(model, seconds)).await.unwrap();
+        made.push(finished(&jobs, &created.sora_job_id).await);
+    }
+    let sent = |record: &JobRecord| {
+        let job = setup
+            .fakes
+            .jobs()
+            .into_iter()
+            .find(|j| j.external_id.as_deref() == Some(record.sora_job_id.as_str()))
+            .unwrap();
+        (job.model, job.seconds, job.extras)
+    };
+    let expected = [
+        (
+            "kling-v3",
+            "12",
+            vec!["mode std", "sound on"],
+            (12, 1280, 720),
+        ),
+        (
+            "kling-v3",
+            "15",
+            vec!["mode pro", "sound on"],
+            (15, 1920, 1080),
+        ),
+        ("kling-v2-1", "10", vec!["mode std"], (10, 1280, 720)),
+    ];
+    for (record, (model, seconds, extras, spec)) in made.iter().zip(expected) {
+        assert_eq!(record.status, Status::Done, "{:?}", record.error);
+        assert_eq!(
+            sent(record),
+            (
+                model.into(),
+                seconds.into(),
+                extras.iter().map(|e| e.to_string()).collect()
+            )
+        );
+        assert_eq!(
+            (record.spec.seconds, record.spec.width, record.spec.height),
+            spec,
+            "the record keeps what was asked"
+        );
     }
 }

@@ -162,11 +162,13 @@ pub struct ProviderConfig {
         default_value = "https://api-singapore.klingai.com"
     )]
     pub kling_base_url: String,
+    /// Kling's models: `name` or `name=model_name`; a name ending in `-pro` is its model in
+    /// `pro` mode (1080p).
     #[arg(
         long,
         env = "STUDIO_KLING_MODELS",
         value_delimiter = ',',
-        default_value = "kling-v2-1"
+        default_value = "kling-v3,kling-v3-pro,kling-v2-1"
     )]
     pub kling_models: Vec<String>,
 

@@ -19,14 +19,17 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use super::{
-    hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
+    full, hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
     Remote, Submission, Usage, UsageUnit,
 };
 use crate::callbacks::{task_delivery, Refusal};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
 
+/// The lengths of Kling's 1.x and 2.x models.
 const SECONDS: [u32; 2] = [5, 10];
+/// Kling 3.0 makes any whole length in this range.
+const V3_SECONDS: std::ops::RangeInclusive<u32> = 3..=15;
 const POLL: Duration = Duration::from_secs(5);
 const TYPICAL: Duration = Duration::from_secs(120);
 /// A token lasts this long (Kling takes at most 30 minutes).
@@ -66,6 +69,48 @@ struct Claims<'a> {
 
 fn unix_now() -> u64 {
     u64::try_from(crate::clock::unix_now()).unwrap_or_default()
+}
+
+/// What a model name asks Kling for: Studio's `{model_name}-pro` is Kling's `model_name` in
+/// `pro` mode (1080p), any other name its own model in `std` mode (720p).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Variant<'a> {
+    model_name: &'a str,
+    pro: bool,
+}
+
+impl<'a> Variant<'a> {
+    fn of(model: &'a str) -> Variant<'a> {
+        match model.strip_suffix("-pro") {
+            Some(model_name) => Variant {
+                model_name,
+                pro: true,
+            },
+            None => Variant {
+                model_name: model,
+                pro: false,
+            },
+        }
+    }
+
+    /// Kling 3.0 (`kling-v3`, and any later 3.x name).
+    fn v3(&self) -> bool {
+        self.model_name == "kling-v3" || self.model_name.starts_with("kling-v3-")
+    }
+
+    /// Whether its video comes with sound: Kling 3.0 always, 2.6 in pro mode (the only
+    /// models whose contract takes `sound`).
+    fn sound(&self) -> bool {
+        self.v3() || (self.pro && self.model_name.starts_with("kling-v2-6"))
+    }
+
+    fn mode(&self) -> &'static str {
+        if self.pro {
+            "pro"
+        } else {
+            "std"
+        }
+    }
 }
 
 /// `text2video`, or `image2video` for a job with frames.
@@ -197,8 +242,19 @@ impl Provider for Kling {
         "kling"
     }
 
-    fn fit(&self, _model: &str, spec: &VideoSpec) -> VideoSpec {
-        hd(spec, nearest(&SECONDS, spec.seconds))
+    /// Kling 3.0: 3 to 15 s; earlier models 5 or 10 s. 720p in `std` mode, 1080p in `pro`.
+    fn fit(&self, model: &str, spec: &VideoSpec) -> VideoSpec {
+        let variant = Variant::of(model);
+        let seconds = if variant.v3() {
+            spec.seconds.clamp(*V3_SECONDS.start(), *V3_SECONDS.end())
+        } else {
+            nearest(&SECONDS, spec.seconds)
+        };
+        if variant.pro {
+            full(spec, seconds)
+        } else {
+            hd(spec, seconds)
+        }
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -214,14 +270,18 @@ impl Provider for Kling {
     }
 
     async fn submit(&self, job: &Submission<'_>) -> Result<String, ProviderError> {
+        let variant = Variant::of(job.model);
         let mut body = json!({
-            "model_name": job.model,
+            "model_name": variant.model_name,
             "prompt": job.prompt,
-            "mode": "std",
+            "mode": variant.mode(),
             "aspect_ratio": if portrait(job.spec) { "9:16" } else { "16:9" },
             "duration": job.spec.seconds.to_string(),
             "external_task_id": job.job_id,
         });
+        if variant.sound() {
+            body["sound"] = json!("on");
+        }
         if let Some(first) = &job.pictures.first {
             body["image"] = Value::String(first.base64());
         }
@@ -363,6 +423,47 @@ mod tests {
             renewed > unix_now() + TOKEN_MARGIN,
             "renewed before it expires"
         );
+    }
+
+    #[test]
+    fn a_models_name_says_its_mode_lengths_and_sound() {
+        let kling = Kling::new(
+            Client::new(super::super::ClientSettings::default()),
+            "https://api.klingai.com",
+            "access",
+            "secret",
+        );
+        let asked = |seconds, width, height| VideoSpec {
+            seconds,
+            width,
+            height,
+            ..VideoSpec::default()
+        };
+        let fitted = |model: &str, spec: VideoSpec| {
+            let fit = kling.fit(model, &spec);
+            (fit.seconds, fit.width, fit.height)
+        };
+        assert_eq!(fitted("kling-v3", asked(12, 1280, 720)), (12, 1280, 720));
+        assert_eq!(fitted("kling-v3", asked(1, 720, 1280)), (3, 720, 1280));
+        assert_eq!(
+            fitted("kling-v3-pro", asked(20, 1280, 720)),
+            (15, 1920, 1080)
+        );
+        assert_eq!(fitted("kling-v2-1", asked(12, 1280, 720)), (10, 1280, 720));
+        assert_eq!(
+            Variant::of("kling-v3-pro"),
+            Variant {
+                model_name: "kling-v3",
+                pro: true
+            }
+        );
+        assert!(Variant::of("kling-v3").sound());
+        assert!(Variant::of("kling-v2-6-pro").sound());
+        assert!(
+            !Variant::of("kling-v2-6").sound(),
+            "2.6 makes sound in pro mode only"
+        );
+        assert!(!Variant::of("kling-v2-1-pro").sound());
     }
 
     #[test]

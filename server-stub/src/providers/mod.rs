@@ -216,24 +216,28 @@ fn hd(spec: &VideoSpec, seconds: u32) -> VideoSpec {
     }
 }
 
+/// 1920x1080, or 1080x1920 for a portrait job, `seconds` long.
+fn full(spec: &VideoSpec, seconds: u32) -> VideoSpec {
+    let (width, height) = if portrait(spec) {
+        (1080, 1920)
+    } else {
+        (1920, 1080)
+    };
+    VideoSpec {
+        width,
+        height,
+        fps: spec.fps,
+        seconds,
+    }
+}
+
 /// 1080p (1920 pixels on the long side) for a job that long, else 720p, in the job's
 /// orientation, `seconds` long; and the resolution's name.
 fn hd_or_full(spec: &VideoSpec, seconds: u32) -> (VideoSpec, &'static str) {
     if spec.width.max(spec.height) < 1920 {
         return (hd(spec, seconds), "720p");
     }
-    let (width, height) = if portrait(spec) {
-        (1080, 1920)
-    } else {
-        (1920, 1080)
-    };
-    let full = VideoSpec {
-        width,
-        height,
-        fps: spec.fps,
-        seconds,
-    };
-    (full, "1080p")
+    (full(spec, seconds), "1080p")
 }
 
 /// `(progress as a fraction 0..1)` to a percentage that stays below 100 until the job is done.

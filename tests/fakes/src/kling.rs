@@ -1,7 +1,8 @@
 //! Kling's official API: a bearer JWT (HS256, `iss` the access key, `exp` at most 30 minutes
 //! ahead, `nbf` passed) signed with the secret key (here the key followed by `-secret`);
 //! `POST /v1/videos/text2video` and `/v1/videos/image2video` (`image`, `image_tail` as raw
-//! base64, never a `data:` URI), strict about field names; `GET /v1/videos/{kind}/{id}` by task
+//! base64, never a `data:` URI), strict about field names, lengths (`kling-v3`: 3 to 15 s;
+//! earlier models 5 or 10) and `sound` (Kling 3.0, and 2.6 in pro mode); `GET /v1/videos/{kind}/{id}` by task
 //! id or `external_task_id`; every answer in `{code, message, request_id, data}`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,7 +22,7 @@ use crate::state::{finishes_after, hex, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 const MIN_SIDE: usize = 300;
-const FIELDS: [&str; 11] = [
+const FIELDS: [&str; 12] = [
     "model_name",
     "prompt",
     "negative_prompt",
@@ -33,6 +34,7 @@ const FIELDS: [&str; 11] = [
     "image_tail",
     "cfg_scale",
     "callback_url",
+    "sound",
 ];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
@@ -143,15 +145,38 @@ fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, 
     let text = |field: &str| body.get(field).and_then(Value::as_str);
     let prompt = text("prompt").filter(|p| !p.is_empty() && p.chars().count() <= 2500);
     let prompt = prompt.ok_or("prompt is required (at most 2500 characters)")?;
+    let model = text("model_name").unwrap_or("kling-v1");
+    let v3 = model == "kling-v3";
     let duration = text("duration").unwrap_or("5");
-    if !["5", "10"].contains(&duration) {
-        return Err("duration must be \"5\" or \"10\"".into());
+    let lengths: Vec<String> = if v3 {
+        (3..=15).map(|s: u32| s.to_string()).collect()
+    } else {
+        vec!["5".into(), "10".into()]
+    };
+    if !lengths.iter().any(|l| l == duration) {
+        return Err(format!(
+            "duration must be one of {} for {model}",
+            lengths.join(", ")
+        ));
+    }
+    let mode = text("mode").unwrap_or("std");
+    let mut extras = vec![format!("mode {mode}")];
+    if let Some(sound) = body.get("sound") {
+        let takes_sound = v3 || (model == "kling-v2-6" && mode == "pro");
+        if !takes_sound {
+            return Err(format!("sound is not supported by {model} in {mode} mode"));
+        }
+        let sound = sound.as_str().filter(|s| ["on", "off"].contains(s));
+        extras.push(format!(
+            "sound {}",
+            sound.ok_or("sound must be \"on\" or \"off\"")?
+        ));
     }
     let ratio = text("aspect_ratio").unwrap_or("16:9");
     if !["16:9", "9:16", "1:1"].contains(&ratio) {
         return Err(format!("aspect_ratio {ratio} is not supported"));
     }
-    if !["std", "pro"].contains(&text("mode").unwrap_or("std")) {
+    if !["std", "pro"].contains(&mode) {
         return Err("mode must be std or pro".into());
     }
     let external = text("external_task_id").map(str::to_owned);
@@ -176,7 +201,6 @@ fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, 
     if kind == "image2video" && inputs.is_empty() {
         return Err("image or image_tail is required".into());
     }
-    let model = text("model_name").unwrap_or("kling-v1");
     let mut job = Job::new(
         hex(18),
         model,
@@ -186,6 +210,7 @@ fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, 
     );
     job.inputs = inputs;
     job.external_id = external;
+    job.extras = extras;
     Ok(job)
 }
 

@@ -71,6 +71,8 @@ pub struct Job {
     pub external_id: Option<String>,
     /// The address the create asked to be called at when the job is done.
     pub callback: Option<String>,
+    /// What else the create asked for, as the fake read it (Kling's `mode std`, `sound on`).
+    pub extras: Vec<String>,
 }
 
 impl Job {
@@ -94,6 +96,7 @@ impl Job {
             inputs: Vec::new(),
             external_id: None,
             callback: None,
+            extras: Vec::new(),
         }
     }
 
