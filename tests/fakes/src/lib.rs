@@ -15,6 +15,7 @@ mod fal;
 mod gemini;
 mod gemini_interactions;
 mod images;
+mod job;
 mod kling;
 mod luma;
 mod openai;

@@ -1,116 +1,36 @@
 //! Kling's official API: `POST /v1/videos/text2video` or `/v1/videos/image2video` (`image` and
 //! `image_tail` as raw base64), then `GET /v1/videos/{kind}/{task_id}`; every answer wrapped in
-//! `{code, message, data}`. Calls carry a bearer JWT (HS256, `iss` the access key, `exp` 30
-//! minutes ahead, `nbf` 5 s back) signed with the secret key, made anew only when the one kept
-//! is about to expire. Each task carries Studio's job id as `external_task_id`, so a create cut
-//! off by a crash is found again by it and never sent twice. Kling reports no progress: it is
-//! estimated. With `--public-url`, a task carries a `callback_url` Kling posts the task to
-//! when its status changes.
+//! `{code, message, data}`. Calls carry a bearer JWT (`token.rs`); a model's name says its mode,
+//! lengths and sound (`variant.rs`). Each task carries Studio's job id as `external_task_id`,
+//! so a create cut off by a crash is found again by it and never sent twice. Kling reports no
+//! progress: it is estimated. With `--public-url`, a task carries a `callback_url` Kling posts
+//! the task to when its status changes.
 
-use std::sync::Mutex;
+mod token;
+mod variant;
+
 use std::time::Duration;
 
 use async_trait::async_trait;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
-use hmac::{Hmac, Mac};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
-use sha2::Sha256;
 
 use super::{
-    full, hd, nearest, portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError,
-    Remote, Submission, Usage, UsageUnit,
+    portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError, Remote, Submission,
+    Usage, UsageUnit,
 };
 use crate::callbacks::{task_delivery, Refusal};
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
+use token::Tokens;
+use variant::Variant;
 
-/// The lengths of Kling's 1.x and 2.x models.
-const SECONDS: [u32; 2] = [5, 10];
-/// Kling 3.0 makes any whole length in this range.
-const V3_SECONDS: std::ops::RangeInclusive<u32> = 3..=15;
 const POLL: Duration = Duration::from_secs(5);
 const TYPICAL: Duration = Duration::from_secs(120);
-/// A token lasts this long (Kling takes at most 30 minutes).
-const TOKEN_LIFE: u64 = 30 * 60;
-/// A new token is made when the kept one has less than this left.
-const TOKEN_MARGIN: u64 = 5 * 60;
-
-/// A JWT signed with HS256 (RFC 7519 and 7515: base64url header and claims, then the HMAC-SHA256
-/// of the two joined by a dot). Signed here with RustCrypto's `hmac` and `sha2`: jsonwebtoken
-/// built every algorithm it has (RSA, ECDSA, EdDSA and their bignum crates) into the release
-/// server for this one; the tests check these tokens with jsonwebtoken.
-fn hs256(claims: &impl Serialize, secret: &[u8]) -> Result<String, serde_json::Error> {
-    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
-    let claims = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims)?);
-    let signed = format!("{header}.{claims}");
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(signed.as_bytes());
-    let signature = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
-    Ok(format!("{signed}.{signature}"))
-}
-
 pub struct Kling {
     client: Client,
     base: String,
-    access_key: String,
-    secret_key: String,
-    /// The token in use and when it expires (unix seconds).
-    token: Mutex<Option<(String, u64)>>,
-}
-
-#[derive(Serialize)]
-struct Claims<'a> {
-    iss: &'a str,
-    exp: u64,
-    nbf: u64,
-}
-
-fn unix_now() -> u64 {
-    u64::try_from(crate::clock::unix_now()).unwrap_or_default()
-}
-
-/// What a model name asks Kling for: Studio's `{model_name}-pro` is Kling's `model_name` in
-/// `pro` mode (1080p), any other name its own model in `std` mode (720p).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Variant<'a> {
-    model_name: &'a str,
-    pro: bool,
-}
-
-impl<'a> Variant<'a> {
-    fn of(model: &'a str) -> Variant<'a> {
-        match model.strip_suffix("-pro") {
-            Some(model_name) => Variant {
-                model_name,
-                pro: true,
-            },
-            None => Variant {
-                model_name: model,
-                pro: false,
-            },
-        }
-    }
-
-    /// Kling 3.0 (`kling-v3`, and any later 3.x name).
-    fn v3(&self) -> bool {
-        self.model_name == "kling-v3" || self.model_name.starts_with("kling-v3-")
-    }
-
-    /// Whether its video comes with sound: Kling 3.0 always, 2.6 in pro mode (the only
-    /// models whose contract takes `sound`).
-    fn sound(&self) -> bool {
-        self.v3() || (self.pro && self.model_name.starts_with("kling-v2-6"))
-    }
-
-    fn mode(&self) -> &'static str {
-        if self.pro {
-            "pro"
-        } else {
-            "std"
-        }
-    }
+    tokens: Tokens,
 }
 
 /// `text2video`, or `image2video` for a job with frames.
@@ -135,31 +55,8 @@ impl Kling {
         Kling {
             client,
             base: base.trim_end_matches('/').to_owned(),
-            access_key: access_key.to_owned(),
-            secret_key: secret_key.to_owned(),
-            token: Mutex::new(None),
+            tokens: Tokens::new(access_key, secret_key),
         }
-    }
-
-    /// The bearer token: the kept one while it has time left, else a new one.
-    fn token(&self) -> Result<String, ProviderError> {
-        let now = unix_now();
-        let mut kept = self.token.lock().unwrap();
-        if let Some((token, expires)) = kept.as_ref() {
-            if *expires > now + TOKEN_MARGIN {
-                return Ok(token.clone());
-            }
-        }
-        let expires = now + TOKEN_LIFE;
-        let claims = Claims {
-            iss: &self.access_key,
-            exp: expires,
-            nbf: now.saturating_sub(5),
-        };
-        let token = hs256(&claims, self.secret_key.as_bytes())
-            .map_err(|e| ProviderError::Rejected(format!("could not sign the Kling token: {e}")))?;
-        *kept = Some((token.clone(), expires));
-        Ok(token)
     }
 
     /// `GET /v1/videos/{kind}/{id}` for a task id or our `external_task_id`.
@@ -167,7 +64,7 @@ impl Kling {
         if !plain(id) {
             return Err(ProviderError::Malformed(format!("task id {id:?}")));
         }
-        let token = self.token()?;
+        let token = self.tokens.bearer()?;
         let url = format!("{}/v1/videos/{kind}/{id}", self.base);
         let answer: Envelope<Task> = self
             .client
@@ -242,19 +139,8 @@ impl Provider for Kling {
         "kling"
     }
 
-    /// Kling 3.0: 3 to 15 s; earlier models 5 or 10 s. 720p in `std` mode, 1080p in `pro`.
     fn fit(&self, model: &str, spec: &VideoSpec) -> VideoSpec {
-        let variant = Variant::of(model);
-        let seconds = if variant.v3() {
-            spec.seconds.clamp(*V3_SECONDS.start(), *V3_SECONDS.end())
-        } else {
-            nearest(&SECONDS, spec.seconds)
-        };
-        if variant.pro {
-            full(spec, seconds)
-        } else {
-            hd(spec, seconds)
-        }
+        Variant::of(model).fit(spec)
     }
 
     fn typical_duration(&self) -> Option<Duration> {
@@ -291,7 +177,7 @@ impl Provider for Kling {
         if let Some(callback) = job.callback {
             body["callback_url"] = Value::String(callback.to_owned());
         }
-        let token = self.token()?;
+        let token = self.tokens.bearer()?;
         let url = format!("{}/v1/videos/{}", self.base, kind(job.pictures));
         let created: Envelope<Task> = self
             .client
@@ -390,81 +276,6 @@ fn split(id: &str) -> Result<(&str, &str), ProviderError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_token_serves_until_it_is_about_to_expire() {
-        let kling = Kling::new(
-            Client::new(super::super::ClientSettings::default()),
-            "https://api.klingai.com",
-            "access",
-            "secret",
-        );
-        let first = kling.token().unwrap();
-        assert_eq!(kling.token().unwrap(), first, "kept, not made per request");
-        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
-        validation.validate_nbf = true;
-        validation.set_issuer(&["access"]);
-        let claims = jsonwebtoken::decode::<Value>(
-            &first,
-            &jsonwebtoken::DecodingKey::from_secret(b"secret"),
-            &validation,
-        )
-        .unwrap()
-        .claims;
-        let (exp, nbf) = (
-            claims["exp"].as_u64().unwrap(),
-            claims["nbf"].as_u64().unwrap(),
-        );
-        assert!(exp - unix_now() <= TOKEN_LIFE && unix_now() - nbf >= 5);
-        *kling.token.lock().unwrap() = Some((first, unix_now() + 60));
-        kling.token().unwrap();
-        let renewed = kling.token.lock().unwrap().as_ref().unwrap().1;
-        assert!(
-            renewed > unix_now() + TOKEN_MARGIN,
-            "renewed before it expires"
-        );
-    }
-
-    #[test]
-    fn a_models_name_says_its_mode_lengths_and_sound() {
-        let kling = Kling::new(
-            Client::new(super::super::ClientSettings::default()),
-            "https://api.klingai.com",
-            "access",
-            "secret",
-        );
-        let asked = |seconds, width, height| VideoSpec {
-            seconds,
-            width,
-            height,
-            ..VideoSpec::default()
-        };
-        let fitted = |model: &str, spec: VideoSpec| {
-            let fit = kling.fit(model, &spec);
-            (fit.seconds, fit.width, fit.height)
-        };
-        assert_eq!(fitted("kling-v3", asked(12, 1280, 720)), (12, 1280, 720));
-        assert_eq!(fitted("kling-v3", asked(1, 720, 1280)), (3, 720, 1280));
-        assert_eq!(
-            fitted("kling-v3-pro", asked(20, 1280, 720)),
-            (15, 1920, 1080)
-        );
-        assert_eq!(fitted("kling-v2-1", asked(12, 1280, 720)), (10, 1280, 720));
-        assert_eq!(
-            Variant::of("kling-v3-pro"),
-            Variant {
-                model_name: "kling-v3",
-                pro: true
-            }
-        );
-        assert!(Variant::of("kling-v3").sound());
-        assert!(Variant::of("kling-v2-6-pro").sound());
-        assert!(
-            !Variant::of("kling-v2-6").sound(),
-            "2.6 makes sound in pro mode only"
-        );
-        assert!(!Variant::of("kling-v2-1-pro").sound());
-    }
 
     #[test]
     fn task_ids_carry_their_kind() {
