@@ -445,6 +445,7 @@ async fn retry_after_is_honoured_and_retries_end() {
             spec: &spec,
             pictures: &Pictures::default(),
             callback: None,
+            shots: &[],
         })
         .await
         .unwrap();
@@ -777,6 +778,7 @@ async fn a_create_that_times_out_is_not_sent_again() {
             spec: &spec,
             pictures: &Pictures::default(),
             callback: None,
+            shots: &[],
         })
         .await
         .unwrap_err();

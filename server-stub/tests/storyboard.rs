@@ -598,3 +598,156 @@ async fn each_provider_gets_the_mentioned_cast_in_its_own_form() {
         "{message}"
     );
 }
+
+/// Fails on a storyboard made one call a shot: with `multi_shot`, Kling 3.0 makes the script's
+/// three neighbouring shots in one call (each shot's prompt and length in `multi_prompt`), and
+/// the video it answers is cut back into three takes, each as long as its shot, each joining
+/// its own shot. A model that makes one shot a call is refused before anything starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn neighbouring_shots_are_made_in_one_kling_call_and_cut_back_into_their_takes() {
+    use clap::Parser;
+    use server_stub::engine::VideoSpec;
+    let dir = tempfile::tempdir().unwrap();
+    // What the provider answers: a 15 s video, longer than any run of shots it is asked for.
+    let clip = dir.path().join("kling.mp4");
+    let spec = VideoSpec {
+        seconds: 15,
+        width: 320,
+        height: 180,
+        fps: 24,
+    };
+    server_stub::engine::render_clip("three shots", &spec, &clip).unwrap();
+    let fakes = provider_fakes::Fakes::new(provider_fakes::Settings {
+        video: Some(std::fs::read(&clip).unwrap().into()),
+        ..provider_fakes::Settings::default()
+    });
+    let base = format!(
+        "http://{}",
+        provider_fakes::serve(fakes.clone(), 0).await.unwrap()
+    );
+    let config = server_stub::config::Config::parse_from([
+        "server-stub".to_owned(),
+        format!("--data={}", dir.path().join("data").display()),
+        "--kling-access-key=fake-key".into(),
+        "--kling-secret-key=fake-key-secret".into(),
+        format!("--kling-base-url={base}/kling"),
+        "--provider-poll-ms=20".into(),
+        "--allow-local-provider-downloads".into(),
+    ]);
+    let h = start_with_catalog(dir, config.catalog().unwrap(), Limits::default());
+    let script = "EXT. HARBOUR\n\nA red kite rises slowly over the grey sea.\n\nThe old ferry turns hard toward the stone pier.\n\nGulls scatter as the horn sounds across the water.\n";
+    let sequence = raw_post(
+        &h.app,
+        "/api/projects/film/sequences/import",
+        Some("text/plain"),
+        script.to_owned(),
+    )
+    .await
+    .json();
+    let id = sequence["id"].as_str().unwrap().to_owned();
+    let generate = format!("/api/projects/film/sequences/{id}/generate");
+    let refused = api(
+        &h.app,
+        "POST",
+        &generate,
+        Some(json!({"model": "kling-v2-1", "multi_shot": true})),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        refused.refusal().contains("kling-v2-1"),
+        "{}",
+        refused.refusal()
+    );
+    let made = api(
+        &h.app,
+        "POST",
+        &generate,
+        Some(json!({"model": "kling-v3", "multi_shot": true})),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.json());
+    assert_eq!(made.json()["shots"], 3);
+    let jobs = made.json()["jobs"].as_array().unwrap().clone();
+    assert_eq!(jobs.len(), 1, "one call for the three shots");
+    let job = jobs[0]["sora_job_id"].as_str().unwrap().to_owned();
+    let again = api(&h.app, "POST", &generate, Some(json!({"dry_run": true}))).await;
+    assert_eq!(
+        again.json()["shots"],
+        0,
+        "the three shots are under way in the one call"
+    );
+    wait_for(&h.jobs, &job, server_stub::jobs::record::Status::Done).await;
+    let planned: Vec<u64> = sequence["shots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["planned_s"].as_f64().unwrap() as u64)
+        .collect();
+    let remote = h.jobs.get(&job).unwrap().provider_job_id.unwrap();
+    let task = remote.split_once('/').unwrap().1.to_owned();
+    let lengths: Vec<String> = planned.iter().map(u64::to_string).collect();
+    assert!(
+        fakes
+            .job(&task)
+            .unwrap()
+            .extras
+            .contains(&format!("shots {}", lengths.join("+"))),
+        "{:?}",
+        fakes.job(&task).unwrap().extras
+    );
+    // Each shot gets its own take, cut from the video at its place, as long as the shot.
+    let takes = tokio::time::timeout(std::time::Duration::from_secs(300), async {
+        loop {
+            let now = api(
+                &h.app,
+                "GET",
+                &format!("/api/projects/film/sequences/{id}"),
+                None,
+            )
+            .await
+            .json();
+            let takes: Vec<String> = now["shots"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|s| s["take"].as_str().map(str::to_owned))
+                .collect();
+            if takes.len() == 3 {
+                return takes;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every shot gets its take");
+    for (index, (take, seconds)) in takes.iter().zip(&planned).enumerate() {
+        assert_eq!(take, &format!("{job}-shot{}.mp4", index + 1));
+        let file = h.dir.path().join("data/media/projects/film").join(take);
+        assert!(file.exists(), "{}", file.display());
+        let probe = std::process::Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-show_entries",
+                "format=duration",
+                "-of",
+                "csv=p=0",
+            ])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let duration: f64 = String::from_utf8_lossy(&probe.stdout)
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            (duration - *seconds as f64).abs() < 0.1,
+            "{take}: {duration} s, not {seconds}"
+        );
+        let meta: Value =
+            serde_json::from_slice(&std::fs::read(file.with_extension("json")).unwrap()).unwrap();
+        assert_eq!(meta["multi_shot"]["shot"], index + 1);
+        assert_eq!(meta["seconds"], *seconds);
+    }
+}

@@ -1,7 +1,8 @@
 //! From a script to a storyboard: POST `/sequences/import` makes a sequence of a Fountain
 //! screenplay (a shot per action paragraph, dialogue as captions, its characters added to the
-//! cast), and POST `/sequences/{id}/generate` makes the takes of every shot that has none, or
-//! only says what that would ask and cost (`dry_run`).
+//! cast), and POST `/sequences/{id}/generate` makes the takes of every shot that has none (with
+//! `multi_shot`, neighbouring shots in one call where the model makes several), or only says
+//! what that would ask and cost (`dry_run`).
 
 use std::collections::HashSet;
 
@@ -22,7 +23,7 @@ use super::AppState;
 use crate::cast;
 use crate::clock::now;
 use crate::engine::VideoSpec;
-use crate::jobs::NewJob;
+use crate::jobs::{multi_shot, NewJob};
 use crate::project::ProjectId;
 use crate::sequences::{self, captions, frames, new_id, Sequence, Shot, ShotLink};
 use crate::sequences::{DEFAULT_SIZE, FPS_OFFERED, MAX_LABEL, MAX_SHOTS};
@@ -55,6 +56,11 @@ pub struct GenerateBody {
     takes: Option<f64>,
     /// Only the shots with no take yet and no job under way (true when left out).
     only_empty: Option<bool>,
+    /// Neighbouring shots in one call each, as far as the model makes several shots in one
+    /// (Kling 3.0: up to 6 shots, 3 to 15 s together), each cut back into a take of its own
+    /// when done (false when left out; 422 for a model that makes one shot a call).
+    #[serde(default)]
+    multi_shot: bool,
     /// Say what would be made and what it costs; start nothing.
     #[serde(default)]
     dry_run: bool,
@@ -236,7 +242,7 @@ pub async fn import(
         (status = 201, description = "The jobs, queued: each shot's takes at its planned length, with its cast's pictures; saved takes join their shots", body = Generated),
         (status = 400, description = "Invalid project id or malformed JSON", body = ErrorBody),
         (status = 404, description = "No such sequence in this project", body = ErrorBody),
-        (status = 422, description = "Takes out of range, an unknown model, or a shot whose prompt mentions someone not in the cast: the message names the shot", body = ErrorBody),
+        (status = 422, description = "Takes out of range, an unknown model, `multi_shot` with a model that makes one shot a call, or a shot whose prompt mentions someone not in the cast: the message names the shot", body = ErrorBody),
         (status = 402, description = "The jobs together would pass a monthly cap: none started", body = OverBudgetBody),
         (status = 429, description = "The jobs together would pass the active-job limits or a daily budget: none started", body = ErrorBody),
     ),
@@ -265,11 +271,24 @@ pub async fn generate(
             return Err(ApiError::Unprocessable(format!("Unknown model {model}")));
         }
     }
+    let limits = match body.multi_shot {
+        false => None,
+        true => {
+            let catalog = state.jobs.catalog();
+            let model = body.model.as_deref().unwrap_or(catalog.default_model());
+            let limits = catalog.get(model).and_then(|maker| maker.makes_shots());
+            Some(limits.ok_or_else(|| {
+                ApiError::Unprocessable(format!(
+                    "The model {model} makes one shot a call: multi_shot needs one that makes several"
+                ))
+            })?)
+        }
+    };
     let storage = state.storage().as_ref();
     let sequence = sequences::get(storage, &project.folder(), &id)
         .await?
         .ok_or_else(no_such)?;
-    let news = jobs_of(
+    let placed = jobs_of(
         &state,
         &project,
         &sequence,
@@ -277,7 +296,11 @@ pub async fn generate(
         body.only_empty.unwrap_or(true),
     )
     .await?;
-    let shots = news.len();
+    let shots = placed.len();
+    let news = match limits {
+        Some(limits) => multi_shot::grouped(placed, limits),
+        None => placed.into_iter().map(|(_, new)| new).collect(),
+    };
     if body.dry_run {
         let estimate = state.jobs.estimate_batch(&project, news, takes).await?;
         let answer = GenerateEstimate {
@@ -310,14 +333,14 @@ async fn jobs_of(
     sequence: &Sequence,
     model: Option<String>,
     only_empty: bool,
-) -> Result<Vec<NewJob>, ApiError> {
+) -> Result<Vec<(usize, NewJob)>, ApiError> {
     let (width, height) = studio_core::video_size::parse(&sequence.size).unwrap_or((1280, 720));
     let under_way: HashSet<String> = state
         .jobs
         .list(project)
         .iter()
         .filter(|r| r.status.is_active())
-        .filter_map(|r| r.shot.as_ref())
+        .flat_map(|r| r.shot.iter().chain(r.shots.iter().map(|part| &part.link)))
         .filter(|link| link.sequence == sequence.id)
         .map(|link| link.shot.clone())
         .collect();
@@ -353,6 +376,7 @@ async fn jobs_of(
                 sequence: sequence.id.clone(),
                 shot: shot.id.clone(),
             }),
+            shots: Vec::new(),
         };
         let new = with_members(state, new, &members).map_err(|e| match e {
             ApiError::Unprocessable(why) => {
@@ -360,7 +384,7 @@ async fn jobs_of(
             }
             e => e,
         })?;
-        news.push(new);
+        news.push((at, new));
     }
     Ok(news)
 }

@@ -125,6 +125,10 @@ impl JobService {
         // What the inputs name must exist (404) before the model's rules are applied (422).
         let lineage = self.lineage(&new).await?;
         inputs::check(&model, &maker.inputs(), &new.inputs).map_err(JobError::Invalid)?;
+        if !new.shots.is_empty() {
+            super::multi_shot::check(&model, maker.makes_shots(), &new.shots)
+                .map_err(JobError::Invalid)?;
+        }
         lineage
             .check_source(&model, maker.provider_name(), &new.inputs)
             .map_err(JobError::Invalid)?;
@@ -159,6 +163,7 @@ impl JobService {
             parent_remote: lineage.parent_remote,
             progress_estimated: maker.estimates_progress(),
             shot: new.shot,
+            shots: new.shots,
             ..JobRecord::queued(
                 String::new(),
                 new.project_id,

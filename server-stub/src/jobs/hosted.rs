@@ -166,6 +166,11 @@ impl JobService {
                 spec: &marked.spec,
                 pictures: &pictures,
                 callback: self.callback_url(provider, id).as_deref(),
+                shots: &marked
+                    .shots
+                    .iter()
+                    .map(|part| part.asked.clone())
+                    .collect::<Vec<_>>(),
             })
             .await
         {

@@ -184,10 +184,13 @@ impl JobService {
     }
 
     /// A take made for a shot is paid for and wanted: once done it is saved to the library
-    /// (where it joins its shot), so that a storyboard fills in without a save per take and
+    /// (where it joins its shot; a multi-shot video is cut into a take for each of its shots), so that a storyboard fills in without a save per take and
     /// no take is lost to the providers' expiring URLs. A failure is logged; the take can
     /// still be saved by hand.
     pub(super) async fn keep_take(&self, id: &str) {
+        if let Some(record) = self.get(id).filter(|r| !r.shots.is_empty()) {
+            return self.keep_shots(id, &record).await;
+        }
         let Some((project, Some(link))) = self.read(id, |r| (r.project_id.clone(), r.shot.clone()))
         else {
             return;

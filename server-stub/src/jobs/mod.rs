@@ -23,6 +23,7 @@ mod held;
 mod hosted;
 pub mod ledger;
 mod library;
+pub mod multi_shot;
 mod persist;
 pub mod record;
 mod replica;
@@ -118,6 +119,9 @@ pub struct NewJob {
     pub seed: Option<u32>,
     /// The shot of a sequence the job is a take of.
     pub shot: Option<crate::sequences::ShotLink>,
+    /// Several shots made in one call (a model that makes shots): each becomes a take of its
+    /// shot when done.
+    pub shots: Vec<record::ShotPart>,
 }
 
 /// What is told of a video the service saved to a project's library by itself: the project,

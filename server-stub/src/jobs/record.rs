@@ -73,6 +73,10 @@ pub struct JobRecord {
     /// The shot of a sequence it is a take of: its video joins the shot's takes when saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shot: Option<crate::sequences::ShotLink>,
+    /// For a multi-shot call: the shots it makes, in order, each cut from the video into a
+    /// take of its own when done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shots: Vec<ShotPart>,
     /// For an export (`model: "sequence"`): the cut it makes, saved to the library when done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export: Option<crate::sequences::export::Export>,
@@ -127,6 +131,7 @@ impl JobRecord {
             last_frame_reference: None,
             estimate: None,
             shot: None,
+            shots: Vec::new(),
             export: None,
             saved_key: None,
             copy_pending: None,
@@ -135,6 +140,14 @@ impl JobRecord {
             updated_at: at,
         }
     }
+}
+
+/// One shot of a multi-shot job: the shot its take joins, and what was asked for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShotPart {
+    pub link: crate::sequences::ShotLink,
+    #[serde(flatten)]
+    pub asked: crate::providers::ShotPrompt,
 }
 
 /// Why a finished video is not in the server's storage yet, and when it is tried again.

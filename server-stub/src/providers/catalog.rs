@@ -53,6 +53,14 @@ impl Maker {
         }
     }
 
+    /// How many shots it makes in one call, where it makes several.
+    pub fn makes_shots(&self) -> Option<super::ShotLimits> {
+        match self {
+            Maker::Local => None,
+            Maker::Hosted { provider, remote } => provider.makes_shots(remote),
+        }
+    }
+
     pub fn estimates_progress(&self) -> bool {
         matches!(self, Maker::Hosted { provider, .. } if provider.typical_duration().is_some())
     }

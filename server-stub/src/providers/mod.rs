@@ -126,6 +126,25 @@ pub struct Submission<'a> {
     pub pictures: &'a Pictures,
     /// The address to call when the job is done, for a provider that `calls_back`.
     pub callback: Option<&'a str>,
+    /// The shots to make in one call, in order, for a model that `makes_shots` (empty: one
+    /// video of `prompt`).
+    pub shots: &'a [ShotPrompt],
+}
+
+/// One shot of a multi-shot call: its prompt and length.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShotPrompt {
+    pub prompt: String,
+    pub seconds: u32,
+}
+
+/// How many shots a model makes in one call, and how long they may be together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShotLimits {
+    pub most_shots: usize,
+    pub seconds: (u32, u32),
+    /// The longest prompt of one shot, in characters.
+    pub prompt_chars: usize,
 }
 
 #[async_trait]
@@ -147,6 +166,11 @@ pub trait Provider: Send + Sync {
     /// Whether `model`'s contract takes a seed (sent as `Pictures::seed`).
     fn seeds(&self, _model: &str) -> bool {
         false
+    }
+    /// Whether `model` makes several shots in one call (one video, the shots one after
+    /// another), and within what.
+    fn makes_shots(&self, _model: &str) -> Option<ShotLimits> {
+        None
     }
     /// Whether a job's create takes an address the provider calls when the job is done.
     fn calls_back(&self) -> bool {

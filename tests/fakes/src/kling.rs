@@ -22,7 +22,7 @@ use crate::state::{finishes_after, hex, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 const MIN_SIDE: usize = 300;
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 15] = [
     "model_name",
     "prompt",
     "negative_prompt",
@@ -35,6 +35,9 @@ const FIELDS: [&str; 12] = [
     "cfg_scale",
     "callback_url",
     "sound",
+    "multi_shot",
+    "shot_type",
+    "multi_prompt",
 ];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
@@ -137,6 +140,47 @@ fn frame(value: &Value, name: &str) -> Result<String, String> {
     Ok(format!("{name} {seen}"))
 }
 
+/// A multi-shot call's shots, checked (Kling 3.0; `customize`: up to six, each with its
+/// index from 1, a prompt of at most 512 characters and a length, adding up to `duration`),
+/// described as `shots 4+4+4`.
+fn shots(model: &str, duration: &str, body: &Map<String, Value>) -> Result<String, String> {
+    if model != "kling-v3" {
+        return Err(format!("multi_shot is not supported by {model}"));
+    }
+    if body.get("shot_type").and_then(Value::as_str) != Some("customize") {
+        return Err("shot_type must be customize or intelligence".into());
+    }
+    let shots = body
+        .get("multi_prompt")
+        .and_then(Value::as_array)
+        .filter(|s| (1..=6).contains(&s.len()))
+        .ok_or("multi_prompt must list 1 to 6 shots")?;
+    let mut lengths = Vec::new();
+    for (at, shot) in shots.iter().enumerate() {
+        let index = shot.get("index").and_then(Value::as_u64);
+        let prompt = shot.get("prompt").and_then(Value::as_str).unwrap_or("");
+        let seconds = shot
+            .get("duration")
+            .and_then(Value::as_str)
+            .and_then(|d| d.parse::<u32>().ok())
+            .filter(|d| *d >= 1);
+        match (index, seconds) {
+            (Some(i), Some(seconds)) if i == at as u64 + 1 && !prompt.is_empty() && prompt.chars().count() <= 512 => {
+                lengths.push(seconds)
+            }
+            _ => return Err(format!("multi_prompt[{at}] needs its index, a prompt of 1 to 512 characters and a duration")),
+        }
+    }
+    let total: u32 = lengths.iter().sum();
+    if total.to_string() != duration {
+        return Err(format!(
+            "the shots' durations add up to {total}, not {duration}"
+        ));
+    }
+    let lengths: Vec<String> = lengths.iter().map(u32::to_string).collect();
+    Ok(format!("shots {}", lengths.join("+")))
+}
+
 /// The task a checked body makes.
 fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, String> {
     if let Some(unknown) = body.keys().find(|k| !FIELDS.contains(&k.as_str())) {
@@ -175,6 +219,11 @@ fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, 
     let ratio = text("aspect_ratio").unwrap_or("16:9");
     if !["16:9", "9:16", "1:1"].contains(&ratio) {
         return Err(format!("aspect_ratio {ratio} is not supported"));
+    }
+    if body.get("multi_shot").and_then(Value::as_bool) == Some(true) {
+        extras.push(shots(model, duration, body)?);
+    } else if body.contains_key("multi_prompt") || body.contains_key("shot_type") {
+        return Err("multi_prompt and shot_type are taken with multi_shot only".into());
     }
     if !["std", "pro"].contains(&mode) {
         return Err("mode must be std or pro".into());

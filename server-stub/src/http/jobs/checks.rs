@@ -55,6 +55,7 @@ pub(super) fn new_job(project_id: String, body: CreateJob) -> Result<NewJob, Api
         fit: body.fit,
         seed: body.seed.map(seed).transpose()?,
         shot: body.shot,
+        shots: Vec::new(),
     })
 }
 

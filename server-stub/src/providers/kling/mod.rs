@@ -16,8 +16,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError, Remote, Submission,
-    Usage, UsageUnit,
+    portrait, Client, Finished, Found, Pictures, Poll, Provider, ProviderError, Remote, ShotLimits,
+    Submission, Usage, UsageUnit,
 };
 use crate::callbacks::{task_delivery, Refusal};
 use crate::engine::VideoSpec;
@@ -168,6 +168,20 @@ impl Provider for Kling {
         if variant.sound() {
             body["sound"] = json!("on");
         }
+        if !job.shots.is_empty() {
+            // Kling reads the shots' own prompts; the main one (at most 2,500 characters) is
+            // there because the call needs one.
+            body["prompt"] = json!(job.prompt.chars().take(2500).collect::<String>());
+            body["multi_shot"] = json!(true);
+            body["shot_type"] = json!("customize");
+            let shots: Vec<Value> = (1..)
+                .zip(job.shots)
+                .map(|(index, shot)| {
+                    json!({"index": index, "prompt": shot.prompt, "duration": shot.seconds.to_string()})
+                })
+                .collect();
+            body["multi_prompt"] = json!(shots);
+        }
         if let Some(first) = &job.pictures.first {
             body["image"] = Value::String(first.base64());
         }
@@ -192,6 +206,15 @@ impl Provider for Kling {
         let task = created.data()?;
         // Polls name the kind in the path: it travels with the task id.
         Ok(format!("{}/{}", kind(job.pictures), task.task_id))
+    }
+
+    /// Kling 3.0 makes up to six shots in one call, 3 to 15 s together.
+    fn makes_shots(&self, model: &str) -> Option<ShotLimits> {
+        Variant::of(model).v3().then_some(ShotLimits {
+            most_shots: 6,
+            seconds: (3, 15),
+            prompt_chars: 512,
+        })
     }
 
     fn calls_back(&self) -> bool {

@@ -31,7 +31,7 @@ impl<'a> Variant<'a> {
     }
 
     /// Kling 3.0 (`kling-v3`, and any later 3.x name).
-    fn v3(&self) -> bool {
+    pub(super) fn v3(&self) -> bool {
         self.model_name == "kling-v3" || self.model_name.starts_with("kling-v3-")
     }
 
