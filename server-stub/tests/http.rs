@@ -519,7 +519,7 @@ async fn the_app_config_and_caching() {
             "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true},
             "price": {"usd_per_second": 0.0, "by_resolution": {}, "blocks": [], "tokens": null,
                       "seen": "", "source": "the embedded engine"},
-            "seconds": 10, "size": "1280x720"
+            "seconds": 10, "size": "1280x720", "lengths": (1..=20).collect::<Vec<u32>>(), "shots": null
         }]})
     );
     assert_eq!(config.headers[header::CACHE_CONTROL], "no-store");

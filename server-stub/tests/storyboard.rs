@@ -635,6 +635,22 @@ async fn neighbouring_shots_are_made_in_one_kling_call_and_cut_back_into_their_t
         "--allow-local-provider-downloads".into(),
     ]);
     let h = start_with_catalog(dir, config.catalog().unwrap(), Limits::default());
+    let models = api(&h.app, "GET", "/api/models", None).await.json();
+    let listed = |id: &str| {
+        let all = models["models"].as_array().unwrap();
+        all.iter().find(|m| m["id"] == id).unwrap().clone()
+    };
+    assert_eq!(
+        listed("kling-v3")["lengths"],
+        json!((3..=15).collect::<Vec<u32>>())
+    );
+    assert_eq!(
+        listed("kling-v3")["shots"],
+        json!({"most_shots": 6, "least_s": 3, "most_s": 15, "prompt_chars": 512})
+    );
+    assert_eq!(listed("kling-v3-pro")["size"], "1920x1080");
+    assert_eq!(listed("kling-v2-1")["lengths"], json!([5, 10]));
+    assert_eq!(listed("kling-v2-1")["shots"], Value::Null);
     let script = "EXT. HARBOUR\n\nA red kite rises slowly over the grey sea.\n\nThe old ferry turns hard toward the stone pier.\n\nGulls scatter as the horn sounds across the water.\n";
     let sequence = raw_post(
         &h.app,

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 
 use super::auth::Authorized;
 use super::error::ErrorBody;
+use super::jobs::SECONDS_RANGE;
 use super::AppState;
 use crate::engine::VideoSpec;
 use crate::providers::inputs::ModelInputs;
@@ -34,6 +35,22 @@ pub struct ModelView {
     seconds: u32,
     /// A job's size when it names none, `WxH`.
     size: String,
+    /// Every length it makes of those a job may ask for (1 to 20 s), in seconds: a job asking
+    /// for another is fitted to the nearest.
+    lengths: Vec<u32>,
+    /// Where it makes several shots in one call (`generate` with `multi_shot`): how many and
+    /// how long together; null when it makes one shot a call.
+    shots: Option<ShotsView>,
+}
+
+/// Several shots in one call.
+#[derive(Serialize, ToSchema)]
+pub struct ShotsView {
+    most_shots: usize,
+    least_s: u32,
+    most_s: u32,
+    /// The longest prompt of one shot, in characters.
+    prompt_chars: usize,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -74,7 +91,45 @@ pub async fn list(_: Authorized, State(state): State<AppState>) -> Json<Models> 
             price: catalog.price(&m.id).cloned(),
             seconds: m.maker.fit(&VideoSpec::default()).seconds,
             size: m.maker.fit(&VideoSpec::default()).size(),
+            lengths: lengths(|spec| m.maker.fit(spec)),
+            shots: m.maker.makes_shots().map(|limits| ShotsView {
+                most_shots: limits.most_shots,
+                least_s: limits.seconds.0,
+                most_s: limits.seconds.1,
+                prompt_chars: limits.prompt_chars,
+            }),
         })
         .collect();
     Json(Models { models })
+}
+
+/// The lengths `fit` makes of those a job may ask for, each once, shortest first.
+fn lengths(fit: impl Fn(&VideoSpec) -> VideoSpec) -> Vec<u32> {
+    let mut made: Vec<u32> = SECONDS_RANGE
+        .map(|seconds| {
+            fit(&VideoSpec {
+                seconds,
+                ..VideoSpec::default()
+            })
+            .seconds
+        })
+        .collect();
+    made.sort_unstable();
+    made.dedup();
+    made
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_are_those_the_fitting_makes() {
+        let five_or_ten = |spec: &VideoSpec| VideoSpec {
+            seconds: if spec.seconds < 8 { 5 } else { 10 },
+            ..*spec
+        };
+        assert_eq!(lengths(five_or_ten), [5, 10]);
+        assert_eq!(lengths(|spec| *spec).len(), 20);
+    }
 }

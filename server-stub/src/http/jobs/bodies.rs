@@ -18,7 +18,7 @@ pub(super) const PROMPT_MAX_CHARS: usize = 4000;
 pub const SECONDS_PATTERN: &str = "^([1-9]|1[0-9]|20)$";
 /// A size: `WxH`, each side even and 128 to 1920.
 pub const SIZE_PATTERN: &str = r"^(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)x(1(28|[3-9][02468])|[2-9][0-9][02468]|1[0-8][0-9][02468]|1920)$";
-pub(super) const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
+pub(in crate::http) const SECONDS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
 
 /// A new job: the prompt, and optionally its length, size and model.
 #[derive(Deserialize, ToSchema)]

@@ -5,6 +5,7 @@
 mod bodies;
 mod checks;
 
+pub(super) use self::bodies::SECONDS_RANGE;
 use self::bodies::{CreateJob, CreateTakes, JobList, SaveJob, Saved, Takes};
 pub use self::bodies::{JobView, SECONDS_PATTERN, SIZE_PATTERN};
 use self::checks::{check_shot, new_job};
