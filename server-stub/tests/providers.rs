@@ -944,10 +944,13 @@ async fn a_cancel_reaches_the_provider_where_it_can_and_polling_stops() {
         assert_eq!(record.status, Status::Error, "{id}");
         assert_eq!(record.error.as_deref(), Some("Cancelled"));
         assert_eq!(record.preview_key, None);
-        assert_eq!(
-            setup.fakes.count(kind),
-            before,
-            "{kind}: no poll after the cancel"
+        // A poll already on its way when the cancel came may land after the count was read
+        // (its request was written before the poller let go of it); a poller that went on would
+        // have polled every 20 ms all this while.
+        assert!(
+            setup.fakes.count(kind) <= before + 1,
+            "{kind}: no poll after the cancel ({} then {before})",
+            setup.fakes.count(kind)
         );
     }
 }
