@@ -686,6 +686,23 @@ async fn neighbouring_shots_are_made_in_one_kling_call_and_cut_back_into_their_t
     assert_eq!(made.json()["shots"], 3);
     let jobs = made.json()["jobs"].as_array().unwrap().clone();
     assert_eq!(jobs.len(), 1, "one call for the three shots");
+    let shot_ids: Vec<&Value> = sequence["shots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    let named: Vec<&Value> = jobs[0]["shots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|link| &link["shot"])
+        .collect();
+    assert_eq!(
+        named, shot_ids,
+        "the job names the shots it makes, in order"
+    );
+    assert_eq!(jobs[0]["shot"], Value::Null);
     let job = jobs[0]["sora_job_id"].as_str().unwrap().to_owned();
     let again = api(&h.app, "POST", &generate, Some(json!({"dry_run": true}))).await;
     assert_eq!(

@@ -1,6 +1,6 @@
 //! The takes being made for the open sequence's shots, as the project's event stream tells of
-//! jobs: each job that names a shot of the sequence, shown on its shot while it is queued or
-//! running, and after a failure with the reason. A finished take is saved by the server and
+//! jobs: each job that names a shot of the sequence (or several, made in one call), shown on
+//! its shots while it is queued or running, and after a failure with the reason. A finished take is saved by the server and
 //! joins its shot, so it shows as a take from then on.
 
 use std::collections::BTreeMap;
@@ -26,10 +26,11 @@ pub struct ShotJob {
     pub error: Option<String>,
 }
 
-/// The jobs of one sequence's shots, by job id, with the shot each makes a take of.
+/// The jobs of one sequence's shots, by job id, with the shots each makes takes of (one, or
+/// several made in one call).
 #[derive(Debug, Clone, Default)]
 pub struct Making {
-    jobs: BTreeMap<String, (String, ShotJob)>,
+    jobs: BTreeMap<String, (Vec<String>, ShotJob)>,
 }
 
 impl Making {
@@ -39,13 +40,15 @@ impl Making {
         let Some(id) = data["sora_job_id"].as_str() else {
             return false;
         };
-        let link = &data["shot"];
-        let shot = link["shot"]
-            .as_str()
-            .filter(|_| link["sequence"] == sequence);
-        let (Some(shot), "job") = (shot, event) else {
+        let links =
+            std::iter::once(&data["shot"]).chain(data["shots"].as_array().into_iter().flatten());
+        let shots: Vec<String> = links
+            .filter(|link| link["sequence"] == sequence)
+            .filter_map(|link| link["shot"].as_str().map(str::to_owned))
+            .collect();
+        if shots.is_empty() || event != "job" {
             return self.jobs.remove(id).is_some();
-        };
+        }
         let job = ShotJob {
             job: id.to_owned(),
             status: JobStatus::parse(data["status"].as_str().unwrap_or_default()),
@@ -55,7 +58,7 @@ impl Making {
             estimated: data["progress_estimated"] == true,
             error: data["error"].as_str().map(str::to_owned),
         };
-        let entry = (shot.to_owned(), job);
+        let entry = (shots, job);
         self.jobs.insert(id.to_owned(), entry.clone()) != Some(entry)
     }
 
@@ -67,12 +70,14 @@ impl Making {
     /// What each shot shows: its takes queued, running or failed, oldest job id first.
     pub fn by_shot(&self) -> BTreeMap<String, Vec<ShotJob>> {
         let mut shown: BTreeMap<String, Vec<ShotJob>> = BTreeMap::new();
-        for (shot, job) in self.jobs.values() {
+        for (shots, job) in self.jobs.values() {
             if matches!(
                 job.status,
                 JobStatus::Queued | JobStatus::Running | JobStatus::Error
             ) {
-                shown.entry(shot.clone()).or_default().push(job.clone());
+                for shot in shots {
+                    shown.entry(shot.clone()).or_default().push(job.clone());
+                }
             }
         }
         shown
@@ -135,6 +140,30 @@ mod tests {
         making.take("job", &job("j3", "running", 5, link), "seq_1");
         making.clear();
         assert!(making.by_shot().is_empty());
+    }
+
+    #[test]
+    fn a_call_that_makes_several_shots_shows_on_each_of_them() {
+        let mut making = Making::default();
+        let mut call = job("j1", "running", 30, Value::Null);
+        call["shots"] = json!([
+            {"sequence": "seq_1", "shot": "shot_a"},
+            {"sequence": "seq_1", "shot": "shot_b"},
+        ]);
+        assert!(making.take("job", &call, "seq_1"));
+        let shown = making.by_shot();
+        assert_eq!(shown.keys().collect::<Vec<_>>(), ["shot_a", "shot_b"]);
+        assert_eq!(shown["shot_b"][0].job, "j1");
+        assert!(
+            !Making::default().take("job", &call, "seq_2"),
+            "not shown on another sequence"
+        );
+        call["status"] = json!("done");
+        assert!(making.take("job", &call, "seq_1"));
+        assert!(
+            making.by_shot().is_empty(),
+            "done: each shot shows its cut take"
+        );
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct JobView {
     pub(super) take: Option<Take>,
     /// The shot of a sequence it is a take of (saved to the library when done).
     pub(super) shot: Option<ShotLink>,
+    /// For several shots made in one call (`generate` with `multi_shot`): those shots, in
+    /// order, each cut from the video into a take of its own when done; empty otherwise.
+    pub(super) shots: Vec<ShotLink>,
     /// What the provider reports the finished job used, in its own billing unit.
     pub(super) provider_usage: Option<Usage>,
     /// The reference image made of the last frame the provider handed over.
@@ -176,6 +179,7 @@ impl JobView {
             seed: r.seed,
             take: r.take.clone(),
             shot: r.shot.clone(),
+            shots: r.shots.iter().map(|part| part.link.clone()).collect(),
             provider_usage: r.provider_usage,
             last_frame_reference: r.last_frame_reference.clone(),
             cost: crate::jobs::cost::of(r),
