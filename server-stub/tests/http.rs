@@ -516,7 +516,7 @@ async fn the_app_config_and_caching() {
         models,
         json!({"models": [{
             "id": "local-1", "provider": "local", "default": true, "progress_estimated": false,
-            "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true},
+            "inputs": {"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true, "cast_elements": null},
             "price": {"usd_per_second": 0.0, "by_resolution": {}, "blocks": [], "tokens": null,
                       "seen": "", "source": "the embedded engine"},
             "seconds": 10, "size": "1280x720", "lengths": (1..=20).collect::<Vec<u32>>(), "shots": null

@@ -19,6 +19,7 @@ mod callbacks;
 mod captions;
 mod credentials;
 mod http;
+mod kling_elements;
 mod media;
 mod picks;
 mod providers;

@@ -164,6 +164,21 @@ pub struct ModelInputs {
     pub references: u32,
     pub extend: bool,
     pub remix: bool,
+    /// Where the model keeps the cast members a prompt mentions as elements of their own
+    /// (Kling 3.0) instead of taking their pictures as reference images; null otherwise.
+    pub cast_elements: Option<CastElements>,
+}
+
+/// Cast members as a model's elements: how many one job may mention, how many pictures each
+/// member brings (its first is the member seen from the front), and whether the job must
+/// start or end on a picture of its own (Kling takes elements on its image-to-video call only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CastElements {
+    pub most_members: u32,
+    pub least_pictures: u32,
+    pub most_pictures: u32,
+    pub needs_frame: bool,
 }
 
 impl ModelInputs {
@@ -174,6 +189,7 @@ impl ModelInputs {
         references: 4,
         extend: true,
         remix: true,
+        cast_elements: None,
     };
 
     fn from_value(value: &Value) -> ModelInputs {
@@ -185,6 +201,7 @@ impl ModelInputs {
             references: u32::try_from(count).unwrap_or(u32::MAX),
             extend: flag("extend"),
             remix: flag("remix"),
+            cast_elements: None,
         }
     }
 

@@ -7,6 +7,7 @@ const ALL: ModelInputs = ModelInputs {
     references: 2,
     extend: true,
     remix: true,
+    cast_elements: None,
 };
 
 #[test]

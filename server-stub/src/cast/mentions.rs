@@ -1,10 +1,12 @@
 //! A prompt's `@Name` mentions resolved against the project's cast: each member's pictures join
 //! the job's inputs as reference images, in the order the members are mentioned, each input
 //! naming the member it came from. Unknown names and more pictures than the model takes are
-//! refused before anything is sent or spent.
+//! refused before anything is sent or spent. A model that keeps cast members as elements of
+//! their own (`ModelInputs::cast_elements`) gets every picture of each member, counted by
+//! member (`providers::inputs::check`) rather than as reference images.
 
 use super::Member;
-use crate::providers::inputs::{ImageInput, ImageRole, Input};
+use crate::providers::inputs::{ImageInput, ImageRole, Input, ModelInputs};
 use studio_core::cast::{mentioned, same_name};
 
 /// Why a prompt's mentions cannot be resolved (422).
@@ -26,14 +28,14 @@ pub enum MentionError {
 }
 
 /// `inputs` with the pictures of the members `prompt` mentions after them, for `model`, which
-/// takes at most `most` reference images. A picture already among the references is not sent
-/// twice.
+/// takes `takes`. A picture already among the references is not sent twice (for a model that
+/// keeps elements: not twice for one member).
 pub fn resolve(
     prompt: &str,
     cast: &[Member],
     mut inputs: Vec<Input>,
     model: &str,
-    most: u32,
+    takes: &ModelInputs,
 ) -> Result<Vec<Input>, MentionError> {
     if inputs
         .iter()
@@ -45,9 +47,12 @@ pub fn resolve(
     if names.is_empty() {
         return Ok(inputs);
     }
-    let is_reference = |inputs: &[Input], id: &str| {
+    let elements = takes.cast_elements.is_some();
+    let is_sent = |inputs: &[Input], id: &str, member: &str| {
         inputs.iter().any(|i| {
-            matches!(i, Input::Image(image) if image.role == ImageRole::Reference && image.reference == id)
+            matches!(i, Input::Image(image) if image.role == ImageRole::Reference
+                && image.reference == id
+                && (!elements || image.cast.as_deref() == Some(member)))
         })
     };
     for name in names {
@@ -56,7 +61,7 @@ pub fn resolve(
             .find(|m| same_name(&m.name, name))
             .ok_or_else(|| MentionError::Unknown(name.to_owned()))?;
         for reference in &member.references {
-            if !is_reference(&inputs, reference) {
+            if !is_sent(&inputs, reference, &member.name) {
                 inputs.push(Input::Image(ImageInput {
                     reference: reference.clone(),
                     role: ImageRole::Reference,
@@ -69,10 +74,10 @@ pub fn resolve(
         .iter()
         .filter(|i| matches!(i, Input::Image(image) if image.role == ImageRole::Reference))
         .count();
-    if given > most as usize {
+    if !elements && given > takes.references as usize {
         return Err(MentionError::TooMany {
             model: model.to_owned(),
-            most,
+            most: takes.references,
             given,
         });
     }
@@ -83,6 +88,14 @@ pub fn resolve(
 mod tests {
     use super::*;
     use crate::cast::Kind;
+    use crate::providers::inputs::CastElements;
+
+    fn takes(references: u32) -> ModelInputs {
+        ModelInputs {
+            references,
+            ..ModelInputs::default()
+        }
+    }
 
     fn member(name: &str, references: &[&str]) -> Member {
         Member {
@@ -115,7 +128,7 @@ mod tests {
             &cast,
             vec![image("ref_b", None)],
             "m",
-            4,
+            &takes(4),
         );
         assert_eq!(
             inputs.unwrap(),
@@ -125,24 +138,67 @@ mod tests {
                 image("ref_a", Some("Mara")),
             ]
         );
-        assert_eq!(resolve("no one", &cast, Vec::new(), "m", 0).unwrap(), []);
+        assert_eq!(
+            resolve("no one", &cast, Vec::new(), "m", &takes(0)).unwrap(),
+            []
+        );
     }
 
     #[test]
     fn unknown_names_too_many_pictures_and_a_given_cast_are_refused() {
         let cast = [member("Mara", &["ref_a", "ref_b"])];
         assert_eq!(
-            resolve("@Mara and @Zed", &cast, Vec::new(), "m", 4),
+            resolve("@Mara and @Zed", &cast, Vec::new(), "m", &takes(4)),
             Err(MentionError::Unknown("Zed".into()))
         );
-        let too_many = resolve("@Mara", &cast, vec![image("ref_x", None)], "veo-3", 2).unwrap_err();
+        let too_many = resolve(
+            "@Mara",
+            &cast,
+            vec![image("ref_x", None)],
+            "veo-3",
+            &takes(2),
+        )
+        .unwrap_err();
         assert_eq!(
             too_many.to_string(),
             "the model veo-3 takes at most 2 reference images, and the cast this prompt mentions brings 3 with the inputs given"
         );
         assert_eq!(
-            resolve("x", &cast, vec![image("ref_a", Some("Mara"))], "m", 4),
+            resolve(
+                "x",
+                &cast,
+                vec![image("ref_a", Some("Mara"))],
+                "m",
+                &takes(4)
+            ),
             Err(MentionError::Given)
+        );
+    }
+
+    #[test]
+    fn a_model_keeping_elements_gets_every_picture_of_each_member() {
+        let cast = [
+            member("Mara", &["ref_a", "ref_b"]),
+            member("Leo", &["ref_b", "ref_c"]),
+        ];
+        let elements = ModelInputs {
+            cast_elements: Some(CastElements {
+                most_members: 3,
+                least_pictures: 2,
+                most_pictures: 4,
+                needs_frame: true,
+            }),
+            ..ModelInputs::default()
+        };
+        let inputs = resolve("@Mara and @Leo", &cast, Vec::new(), "kling-v3", &elements);
+        assert_eq!(
+            inputs.unwrap(),
+            [
+                image("ref_a", Some("Mara")),
+                image("ref_b", Some("Mara")),
+                image("ref_b", Some("Leo")),
+                image("ref_c", Some("Leo")),
+            ]
         );
     }
 }

@@ -248,7 +248,9 @@ impl JobService {
                     Picture::reference(&image)
                 })
                 .await?;
-            pictures.references.push(picture);
+            pictures
+                .references
+                .push(picture.of_member(input.cast.clone()));
         }
         Ok(pictures)
     }

@@ -60,7 +60,7 @@ pub enum Input {
 }
 
 /// Which inputs a model takes: the client's own type, so the two read `GET /models` alike.
-pub use studio_core::inputs::ModelInputs;
+pub use studio_core::inputs::{CastElements, ModelInputs};
 
 /// At most this many inputs in one job.
 pub const MAX_INPUTS: usize = 8;
@@ -81,9 +81,14 @@ pub fn images(inputs: &[Input], role: ImageRole) -> impl Iterator<Item = &ImageI
     })
 }
 
-/// Whether there are few enough inputs to look each one up.
+/// Whether there are few enough inputs to look each one up. The pictures a prompt's cast
+/// brings are not counted: the model's own limits bound them (`check`).
 pub fn check_count(inputs: &[Input]) -> Result<(), String> {
-    if inputs.len() > MAX_INPUTS {
+    let given = inputs
+        .iter()
+        .filter(|i| !matches!(i, Input::Image(image) if image.cast.is_some()))
+        .count();
+    if given > MAX_INPUTS {
         return Err(format!("a job takes at most {MAX_INPUTS} inputs"));
     }
     Ok(())
@@ -93,11 +98,17 @@ pub fn check_count(inputs: &[Input]) -> Result<(), String> {
 pub fn check(model: &str, takes: &ModelInputs, inputs: &[Input]) -> Result<(), String> {
     check_count(inputs)?;
     let count = |role| images(inputs, role).count();
-    let (first, last, references) = (
-        count(ImageRole::FirstFrame),
-        count(ImageRole::LastFrame),
-        count(ImageRole::Reference),
-    );
+    // Cast members kept as the model's elements are not reference images to it.
+    let references = match takes.cast_elements {
+        Some(limits) => {
+            check_elements(model, limits, inputs)?;
+            images(inputs, ImageRole::Reference)
+                .filter(|image| image.cast.is_none())
+                .count()
+        }
+        None => count(ImageRole::Reference),
+    };
+    let (first, last) = (count(ImageRole::FirstFrame), count(ImageRole::LastFrame));
     let refuse = |role: &str| Err(format!("the model {model} does not take a {role}"));
     if first > 0 && !takes.first_frame {
         return refuse("first_frame");
@@ -141,6 +152,46 @@ pub fn check(model: &str, takes: &ModelInputs, inputs: &[Input]) -> Result<(), S
             )),
             _ => Ok(()),
         },
+    }
+}
+
+/// Whether the cast pictures among `inputs` make elements `model` takes: few enough members,
+/// each with as many pictures as an element is made of.
+fn check_elements(model: &str, limits: CastElements, inputs: &[Input]) -> Result<(), String> {
+    let mut members: Vec<(&str, u32)> = Vec::new();
+    for name in images(inputs, ImageRole::Reference).filter_map(|image| image.cast.as_deref()) {
+        match members.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, pictures)) => *pictures += 1,
+            None => members.push((name, 1)),
+        }
+    }
+    if members.len() > limits.most_members as usize {
+        return Err(format!(
+            "the model {model} takes at most {} cast members in one prompt ({} mentioned)",
+            limits.most_members,
+            members.len()
+        ));
+    }
+    let framed = inputs
+        .iter()
+        .any(|i| matches!(i, Input::Image(image) if image.role != ImageRole::Reference));
+    if limits.needs_frame && !members.is_empty() && !framed {
+        return Err(format!(
+            "the model {model} takes cast members only in a job with a first_frame or \
+             last_frame (its elements go with a picture to start or end on)"
+        ));
+    }
+    let range = limits.least_pictures..=limits.most_pictures;
+    match members
+        .iter()
+        .find(|(_, pictures)| !range.contains(pictures))
+    {
+        Some((name, pictures)) => Err(format!(
+            "the model {model} makes each cast member an element of {} to {} pictures: @{name} \
+             has {pictures}",
+            limits.least_pictures, limits.most_pictures
+        )),
+        None => Ok(()),
     }
 }
 
@@ -213,5 +264,59 @@ mod tests {
         let two_videos =
             parse(r#"[{"video":"a.mp4","role":"extend"},{"video":"b.mp4","role":"remix"}]"#);
         assert!(check("local-1", &all, &two_videos).is_err());
+    }
+
+    #[test]
+    fn cast_kept_as_elements_is_counted_by_member() {
+        let takes = ModelInputs {
+            first_frame: true,
+            cast_elements: Some(CastElements {
+                most_members: 2,
+                least_pictures: 2,
+                most_pictures: 3,
+                needs_frame: true,
+            }),
+            ..ModelInputs::default()
+        };
+        let frame = r#"{"reference":"ref_f","role":"first_frame"}"#;
+        let pictures = |names: &[&str]| -> Vec<Input> {
+            let mut inputs = parse(&format!("[{frame}]"));
+            inputs.extend(names.iter().enumerate().map(|(at, name)| {
+                Input::Image(ImageInput {
+                    reference: format!("ref_{at}"),
+                    role: ImageRole::Reference,
+                    cast: Some((*name).to_owned()),
+                })
+            }));
+            inputs
+        };
+        assert!(check(
+            "kling-v3",
+            &takes,
+            &pictures(&["Ana", "Ana", "Bo", "Bo", "Bo"])
+        )
+        .is_ok());
+        let err = check("kling-v3", &takes, &pictures(&["Ana", "Bo", "Bo"])).unwrap_err();
+        assert!(
+            err.contains("@Ana has 1") && err.contains("2 to 3"),
+            "{err}"
+        );
+        let err = check("kling-v3", &takes, &pictures(&["Ana"; 4])).unwrap_err();
+        assert!(err.contains("@Ana has 4"), "{err}");
+        let three = pictures(&["Ana", "Ana", "Bo", "Bo", "Cy", "Cy"]);
+        let err = check("kling-v3", &takes, &three).unwrap_err();
+        assert!(
+            err.contains("at most 2 cast members in one prompt (3 mentioned)"),
+            "{err}"
+        );
+        // Nine cast pictures pass the count of given inputs; a plain reference is still refused.
+        assert!(check_count(&pictures(&["Ana"; 9])).is_ok());
+        let unframed = pictures(&["Ana", "Ana"])[1..].to_vec();
+        let err = check("kling-v3", &takes, &unframed).unwrap_err();
+        assert!(err.contains("only in a job with a first_frame"), "{err}");
+        let plain = parse(r#"[{"reference":"r","role":"reference"}]"#);
+        assert!(check("kling-v3", &takes, &plain)
+            .unwrap_err()
+            .contains("reference"));
     }
 }

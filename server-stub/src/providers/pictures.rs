@@ -11,10 +11,11 @@ const QUALITY: u8 = 92;
 /// The longest side a reference image is sent at.
 pub const REFERENCE_SIDE: u32 = 1280;
 
-/// One picture as sent.
+/// One picture as sent, and the cast member it pictures when a prompt's `@Name` brought it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Picture {
     jpeg: Vec<u8>,
+    member: Option<String>,
 }
 
 impl Picture {
@@ -31,7 +32,7 @@ impl Picture {
         jpeg_encoder::Encoder::new(&mut jpeg, QUALITY)
             .encode(image.as_raw(), width, height, jpeg_encoder::ColorType::Rgb)
             .map_err(|e| e.to_string())?;
-        Ok(Picture { jpeg })
+        Ok(Picture { jpeg, member: None })
     }
 
     /// A reference image as sent: its whole picture, scaled down to [`REFERENCE_SIDE`].
@@ -51,6 +52,16 @@ impl Picture {
             image::imageops::FilterType::Triangle,
         );
         Picture::encode(&scaled)
+    }
+
+    /// The picture as a picture of the cast member `member`.
+    pub fn of_member(self, member: Option<String>) -> Picture {
+        Picture { member, ..self }
+    }
+
+    /// The cast member it pictures, if any.
+    pub fn member(&self) -> Option<&str> {
+        self.member.as_deref()
     }
 
     pub fn bytes(&self) -> &[u8] {

@@ -3,7 +3,8 @@
 //! `POST /v1/videos/text2video` and `/v1/videos/image2video` (`image`, `image_tail` as raw
 //! base64, never a `data:` URI), strict about field names, lengths (`kling-v3`: 3 to 15 s;
 //! earlier models 5 or 10) and `sound` (Kling 3.0, and 2.6 in pro mode); `GET /v1/videos/{kind}/{id}` by task
-//! id or `external_task_id`; every answer in `{code, message, request_id, data}`.
+//! id or `external_task_id`; every answer in `{code, message, request_id, data}`. Elements
+//! (`element_list`, Kling 3.0) are made in `kling_elements.rs`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -18,11 +19,12 @@ use serde_json::{json, Map, Value};
 use crate::callbacks::call_back;
 use crate::content::signed_url;
 use crate::images;
+use crate::kling_elements;
 use crate::state::{finishes_after, hex, with_faults, Fakes, Job, Outcome};
 
 const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 const MIN_SIDE: usize = 300;
-const FIELDS: [&str; 15] = [
+const FIELDS: [&str; 16] = [
     "model_name",
     "prompt",
     "negative_prompt",
@@ -38,22 +40,31 @@ const FIELDS: [&str; 15] = [
     "multi_shot",
     "shot_type",
     "multi_prompt",
+    "element_list",
 ];
 
 pub fn router(fakes: &Fakes) -> Router<Fakes> {
     let routes = Router::new()
         .route("/v1/videos/{kind}", post(create))
-        .route("/v1/videos/{kind}/{id}", get(task));
+        .route("/v1/videos/{kind}/{id}", get(task))
+        .route(
+            "/v1/general/advanced-custom-elements",
+            post(kling_elements::create),
+        )
+        .route(
+            "/v1/general/advanced-custom-elements/{id}",
+            get(kling_elements::task),
+        );
     with_faults(routes, fakes, "kling")
 }
 
 /// An answer in Kling's envelope.
-fn envelope(status: StatusCode, code: u32, message: &str, data: Value) -> Response {
+pub(crate) fn envelope(status: StatusCode, code: u32, message: &str, data: Value) -> Response {
     let body = json!({"code": code, "message": message, "request_id": hex(16), "data": data});
     (status, Json(body)).into_response()
 }
 
-fn refuse(status: StatusCode, code: u32, message: &str) -> Response {
+pub(crate) fn refuse(status: StatusCode, code: u32, message: &str) -> Response {
     envelope(status, code, message, Value::Null)
 }
 
@@ -65,7 +76,7 @@ fn unix_now() -> u64 {
 }
 
 /// The refusal for a request without a valid token, if any (codes as Kling documents them).
-fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
+pub(crate) fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
     let key = fakes.settings().key;
     let Some(token) = headers
         .get("authorization")
@@ -115,7 +126,7 @@ fn check(fakes: &Fakes, headers: &HeaderMap) -> Option<Response> {
 }
 
 /// A frame as raw base64 within Kling's limits, described.
-fn frame(value: &Value, name: &str) -> Result<String, String> {
+pub(crate) fn frame(value: &Value, name: &str) -> Result<String, String> {
     let data = value.as_str().ok_or(format!("{name} must be a string"))?;
     let seen = ["image/jpeg", "image/png"]
         .iter()
@@ -224,6 +235,9 @@ fn checked(fakes: &Fakes, kind: &str, body: &Map<String, Value>) -> Result<Job, 
         extras.push(shots(model, duration, body)?);
     } else if body.contains_key("multi_prompt") || body.contains_key("shot_type") {
         return Err("multi_prompt and shot_type are taken with multi_shot only".into());
+    }
+    if let Some(list) = body.get("element_list") {
+        extras.push(kling_elements::element_list(fakes, kind, model, list)?);
     }
     if !["std", "pro"].contains(&mode) {
         return Err("mode must be std or pro".into());

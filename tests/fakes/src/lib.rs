@@ -17,6 +17,7 @@ mod gemini_interactions;
 mod images;
 mod job;
 mod kling;
+mod kling_elements;
 mod luma;
 mod openai;
 mod replicate;
@@ -31,6 +32,7 @@ use axum::Router;
 
 pub use callbacks::Sent;
 pub use content::byte_at;
+pub use job::Job;
 pub use state::{Fakes, Gate, Settings};
 pub use vertex::key_file as vertex_key_file;
 

@@ -81,6 +81,8 @@ struct Inner {
     gates: Mutex<HashMap<Gate, Arc<tokio::sync::Semaphore>>>,
     /// The callbacks made, in order.
     calls: Mutex<Vec<crate::callbacks::Sent>>,
+    /// What a fake keeps besides jobs (Kling's elements), by keys of its own.
+    records: Mutex<HashMap<String, serde_json::Value>>,
 }
 
 /// A point where the fakes wait while a test holds it, to force an interleaving.
@@ -107,6 +109,7 @@ impl Fakes {
                 tokens: Mutex::default(),
                 gates: Mutex::default(),
                 calls: Mutex::default(),
+                records: Mutex::default(),
             }),
         }
     }
@@ -207,6 +210,25 @@ impl Fakes {
             tokio::time::sleep(delay).await;
         }
         self.pass(Gate::Create).await;
+    }
+
+    /// Keeps `record` under `key`, replacing what was kept there.
+    pub fn keep(&self, key: &str, record: serde_json::Value) {
+        self.inner
+            .records
+            .lock()
+            .unwrap()
+            .insert(key.into(), record);
+    }
+
+    /// The records kept under keys starting with `prefix`.
+    pub fn records(&self, prefix: &str) -> Vec<serde_json::Value> {
+        let records = self.inner.records.lock().unwrap();
+        records
+            .iter()
+            .filter(|(key, _)| key.starts_with(prefix))
+            .map(|(_, record)| record.clone())
+            .collect()
     }
 
     /// Every job, newest first.

@@ -95,8 +95,7 @@ pub(in crate::http) fn with_members(
     let Some(maker) = catalog.get(model) else {
         return Ok(new);
     };
-    let most = maker.inputs().references;
-    new.inputs = mentions::resolve(&new.prompt, members, new.inputs, model, most)
+    new.inputs = mentions::resolve(&new.prompt, members, new.inputs, model, &maker.inputs())
         .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
     Ok(new)
 }

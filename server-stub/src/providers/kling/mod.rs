@@ -4,8 +4,10 @@
 //! lengths and sound (`variant.rs`). Each task carries Studio's job id as `external_task_id`,
 //! so a create cut off by a crash is found again by it and never sent twice. Kling reports no
 //! progress: it is estimated. With `--public-url`, a task carries a `callback_url` Kling posts
-//! the task to when its status changes.
+//! the task to when its status changes. Kling 3.0 takes the cast members a prompt mentions as
+//! elements (`elements.rs`).
 
+mod elements;
 mod token;
 mod variant;
 
@@ -31,6 +33,7 @@ pub struct Kling {
     client: Client,
     base: String,
     tokens: Tokens,
+    elements: elements::Elements,
 }
 
 /// `text2video`, or `image2video` for a job with frames.
@@ -56,6 +59,7 @@ impl Kling {
             client,
             base: base.trim_end_matches('/').to_owned(),
             tokens: Tokens::new(access_key, secret_key),
+            elements: elements::Elements::default(),
         }
     }
 
@@ -147,10 +151,11 @@ impl Provider for Kling {
         Some(TYPICAL)
     }
 
-    fn inputs(&self, _model: &str) -> ModelInputs {
+    fn inputs(&self, model: &str) -> ModelInputs {
         ModelInputs {
             first_frame: true,
             last_frame: true,
+            cast_elements: Variant::of(model).v3().then_some(elements::LIMITS),
             ..ModelInputs::default()
         }
     }
@@ -181,6 +186,16 @@ impl Provider for Kling {
                 })
                 .collect();
             body["multi_prompt"] = json!(shots);
+        }
+        let members = elements::members(&job.pictures.references);
+        if !members.is_empty() {
+            let mut list = Vec::new();
+            for (member, pictures) in &members {
+                list.push(json!({"element_id": self.element(member, pictures).await?}));
+            }
+            let names: Vec<&str> = members.iter().map(|(name, _)| *name).collect();
+            body["prompt"] = json!(elements::with_elements(job.prompt, &names));
+            body["element_list"] = json!(list);
         }
         if let Some(first) = &job.pictures.first {
             body["image"] = Value::String(first.base64());
