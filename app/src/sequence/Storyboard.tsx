@@ -1,5 +1,6 @@
 // The storyboard's tools in the Sequence panel: Import script (paste a Fountain screenplay or
-// choose a .fountain file), Generate all (the estimate first, then the jobs), and the cast with
+// choose a .fountain file), Generate all (the estimate first, with the model and whether
+// neighbouring shots go in one call, then the jobs), and the cast with
 // the pictures each member brings to the shots that mention it. Every call is the sequence
 // editor's; this only renders its view.
 import { useId, useState, type FormEvent } from "react";
@@ -66,6 +67,7 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
       )}
       {estimate && (
         <div className="estimate" role="group" aria-label="Generate all">
+          <GenerateWith editor={editor} view={view} />
           <p data-testid="estimate">
             {estimate.shots} {estimate.shots === 1 ? "shot" : "shots"}, {estimate.jobs}{" "}
             {estimate.jobs === 1 ? "job" : "jobs"}, {estimate.seconds} s of video, estimated{" "}
@@ -119,6 +121,47 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
             </ul>
           )}
         </section>
+      )}
+    </div>
+  );
+}
+
+/** The model Generate all makes the takes with and, for a model that makes several shots in
+ * one call, whether neighbouring shots go in one: each change asks for the estimate again. */
+function GenerateWith({ editor, view }: { editor: SequenceEditor; view: PanelView }) {
+  const madeWith = view.estimate?.madeWith;
+  const fallback = view.models.find((m) => m.default)?.id ?? "";
+  const model = madeWith?.model ?? fallback;
+  const chosen = view.models.find((m) => m.id === model);
+  if (view.models.length === 0) return null;
+  return (
+    <div className="generate-with">
+      <label>
+        Model{" "}
+        <select
+          value={model}
+          onChange={(event) => {
+            const next = view.models.find((m) => m.id === event.target.value);
+            const multiShot = next?.mostShots != null && (madeWith?.multiShot ?? false);
+            run(editor.estimateAll(event.target.value, multiShot));
+          }}
+        >
+          {view.models.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.id}
+            </option>
+          ))}
+        </select>
+      </label>
+      {chosen?.mostShots != null && (
+        <label>
+          <input
+            type="checkbox"
+            checked={madeWith?.multiShot ?? false}
+            onChange={(event) => run(editor.estimateAll(model, event.target.checked))}
+          />{" "}
+          Neighbouring shots in one call (up to {chosen.mostShots})
+        </label>
       )}
     </div>
   );

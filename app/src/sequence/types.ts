@@ -140,6 +140,10 @@ cast: Array<CastMember>, pictures: Array<Picture>,
  */
 estimate: Estimate | null, 
 /**
+ * The models Generate all may use, read when it is first asked for.
+ */
+models: Array<GenerateModel>, 
+/**
  * The takes being made for the open sequence's shots, by shot id.
  */
 making: { [key in string]?: Array<ShotJob> }, 
@@ -164,7 +168,19 @@ export type Estimate = { shots: number, jobs: number, seconds: number, estimateU
 /**
  * What the monthly caps leave (`None`: no cap).
  */
-remainingUsd: number | null, enough: boolean, };
+remainingUsd: number | null, enough: boolean, madeWith: GenerateWith, };
+
+export type GenerateWith = { model: string | null, multiShot: boolean, };
+
+export type GenerateModel = { id: string, 
+/**
+ * The server's default.
+ */
+default: boolean, 
+/**
+ * How many shots it makes in one call, where it makes several (Kling 3.0: 6).
+ */
+mostShots: number | null, };
 
 export type ShotJob = { 
 /**

@@ -1,6 +1,7 @@
 //! The storyboard's calls, for the editor: a Fountain screenplay imported as a new sequence,
-//! every shot's takes estimated or started at once, and the project's cast with the pictures
-//! each member brings to the shots that mention it.
+//! every shot's takes estimated or started at once (with a model of the server's, neighbouring
+//! shots in one call where it makes several), and the project's cast with the pictures each
+//! member brings to the shots that mention it.
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -9,7 +10,31 @@ use super::client::{parsed, sequence_of, CallError, Client};
 use super::Sequence;
 use crate::platform::Platform;
 
-/// What making every empty shot's take would ask for and cost.
+/// How Generate all makes the takes: with which model (`None`: the server's default), and
+/// whether neighbouring shots go in one call each where the model makes several.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateWith {
+    pub model: Option<String>,
+    pub multi_shot: bool,
+}
+
+impl GenerateWith {
+    /// The generate body asking for this, one take a shot.
+    fn body(&self, dry_run: bool) -> Value {
+        let mut body = json!({ "takes": 1, "multi_shot": self.multi_shot });
+        if let Some(model) = &self.model {
+            body["model"] = json!(model);
+        }
+        if dry_run {
+            body["dry_run"] = json!(true);
+        }
+        body
+    }
+}
+
+/// What making every empty shot's take would ask for and cost, and how it would make them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -21,10 +46,11 @@ pub struct Estimate {
     /// What the monthly caps leave (`None`: no cap).
     pub remaining_usd: Option<f64>,
     pub enough: bool,
+    pub made_with: GenerateWith,
 }
 
 impl Estimate {
-    fn from_api(value: &Value) -> Option<Estimate> {
+    fn from_api(value: &Value, made_with: GenerateWith) -> Option<Estimate> {
         let count = |field: &str| value[field].as_u64().and_then(|n| u32::try_from(n).ok());
         Some(Estimate {
             shots: count("shots")?,
@@ -33,6 +59,31 @@ impl Estimate {
             estimate_usd: value["estimate_usd"].as_f64()?,
             remaining_usd: value["budget"]["remaining_usd"].as_f64(),
             enough: value["budget"]["enough"].as_bool()?,
+            made_with,
+        })
+    }
+}
+
+/// A model Generate all may make the takes with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateModel {
+    pub id: String,
+    /// The server's default.
+    pub default: bool,
+    /// How many shots it makes in one call, where it makes several (Kling 3.0: 6).
+    pub most_shots: Option<u32>,
+}
+
+impl GenerateModel {
+    fn from_api(value: &Value) -> Option<GenerateModel> {
+        Some(GenerateModel {
+            id: value["id"].as_str()?.to_owned(),
+            default: value["default"].as_bool().unwrap_or(false),
+            most_shots: value["shots"]["most_shots"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok()),
         })
     }
 }
@@ -101,18 +152,30 @@ impl<P: Platform> Client<'_, P> {
         sequence_of(&self.json("POST", &["import"], Some(body)).await?)
     }
 
-    /// What making one take of each shot of sequence `id` without one would cost.
-    pub async fn estimate_all(&self, id: &str) -> Result<Estimate, CallError> {
-        let body = json!({ "takes": 1, "dry_run": true });
-        let answer = self.json("POST", &[id, "generate"], Some(body)).await?;
-        Estimate::from_api(&answer).ok_or_else(|| CallError("Response is not an estimate".into()))
+    /// What making one take of each shot of sequence `id` without one, as `with` says,
+    /// would cost.
+    pub async fn estimate_all(&self, id: &str, with: GenerateWith) -> Result<Estimate, CallError> {
+        let answer = self
+            .json("POST", &[id, "generate"], Some(with.body(true)))
+            .await?;
+        Estimate::from_api(&answer, with)
+            .ok_or_else(|| CallError("Response is not an estimate".into()))
     }
 
-    /// Starts one take of each shot of sequence `id` without one: how many jobs started.
-    pub async fn generate_all(&self, id: &str) -> Result<usize, CallError> {
-        let body = json!({ "takes": 1 });
-        let answer = self.json("POST", &[id, "generate"], Some(body)).await?;
+    /// Starts one take of each shot of sequence `id` without one, as `with` says: how many
+    /// jobs started.
+    pub async fn generate_all(&self, id: &str, with: &GenerateWith) -> Result<usize, CallError> {
+        let answer = self
+            .json("POST", &[id, "generate"], Some(with.body(false)))
+            .await?;
         Ok(answer["jobs"].as_array().map_or(0, Vec::len))
+    }
+
+    /// The models the server offers, its default first.
+    pub async fn models(&self) -> Result<Vec<GenerateModel>, CallError> {
+        let url = self.api_url("models");
+        let answer = parsed(self.send_to("GET", url, None).await?)?;
+        Ok(listed(&answer, "models", GenerateModel::from_api))
     }
 
     /// The project's cast.

@@ -101,6 +101,11 @@ impl<'a, P: Platform> Client<'a, P> {
         }
     }
 
+    /// The address of the API's own `route` (`models`), outside any project.
+    pub(super) fn api_url(&self, route: &str) -> String {
+        format!("{}/{route}", self.config.api_base.trim_end_matches('/'))
+    }
+
     /// The address of `rest` under the project.
     pub(super) fn project_url(&self, rest: &[&str]) -> String {
         let base = self.config.api_base.trim_end_matches('/');

@@ -77,7 +77,7 @@ fn the_apis_sequence_reads_into_frames_and_goes_back_as_a_change() {
 fn generated_types_are_current() {
     use ts_rs::TS;
     let text = format!(
-        "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
+        "// Generated from core-wasm/src/sequence/ by `UPDATE_TS_TYPES=1 cargo test -p studio-core`; do not edit.\n\nimport type {{ JobStatus }} from \"../core/types\";\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n\nexport {}\n",
         Sequence::decl(),
         Shot::decl(),
         Caption::decl(),
@@ -96,6 +96,8 @@ fn generated_types_are_current() {
         board::CastMember::decl(),
         board::Picture::decl(),
         board::Estimate::decl(),
+        board::GenerateWith::decl(),
+        board::GenerateModel::decl(),
         making::ShotJob::decl(),
         sounds::Sound::decl(),
     );

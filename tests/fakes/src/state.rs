@@ -348,9 +348,22 @@ struct FaultRequest {
 }
 
 /// `POST /_fake/fail {provider, count, status, retry_after}`: `fail_next` for tests that drive
-/// the fakes from another process.
+/// the fakes from another process; `PUT /_fake/video` (an MP4, at most 64 MiB): the video every
+/// finished job serves from then on.
 pub fn control_router() -> Router<Fakes> {
     Router::new()
+        .route(
+            "/_fake/video",
+            axum::routing::put(
+                |State(fakes): State<Fakes>, video: bytes::Bytes| async move {
+                    let mut settings = fakes.settings();
+                    settings.video = Some(video);
+                    fakes.set_settings(settings);
+                    axum::http::StatusCode::NO_CONTENT
+                },
+            )
+            .layer(axum::extract::DefaultBodyLimit::max(64 * 1024 * 1024)),
+        )
         .route(
             "/_fake/count/{kind}",
             axum::routing::get(

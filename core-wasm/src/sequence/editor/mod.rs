@@ -56,6 +56,8 @@ pub struct PanelView {
     pub pictures: Vec<super::board::Picture>,
     /// What Generate all would make and cost, asked for and not started yet.
     pub estimate: Option<super::board::Estimate>,
+    /// The models Generate all may use, read when it is first asked for.
+    pub models: Vec<super::board::GenerateModel>,
     /// The takes being made for the open sequence's shots, by shot id.
     pub making: std::collections::BTreeMap<String, Vec<super::making::ShotJob>>,
     /// The project's sounds, once asked for (newest first).

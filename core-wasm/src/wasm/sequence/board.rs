@@ -1,5 +1,6 @@
 //! The storyboard's commands of the `SequenceEditor`: Import script, Generate all (its
-//! estimate first), and the cast with the pictures each member brings to its shots.
+//! estimate first, with the model and the shots a call makes chosen), and the cast with the
+//! pictures each member brings to its shots.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -7,6 +8,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::{plain_error, SequenceEditor};
 use crate::cast::MentionOffer;
 use crate::json::browser as json;
+use crate::sequence::board::GenerateWith;
 use crate::sequence::client::CallError;
 use crate::sequence::edit::Edit;
 
@@ -41,15 +43,25 @@ impl SequenceEditor {
         })
     }
 
-    /// Asks what one take of every shot without one would make and cost; the panel shows it
-    /// until Generate all starts them or the estimate is dismissed.
+    /// Asks what one take of every shot without one would make and cost with `model` (`null`:
+    /// the server's default), neighbouring shots in one call each when `multiShot` and the
+    /// model makes several; the panel shows it, with the models to choose from (read the first
+    /// time), until Generate all starts them or the estimate is dismissed.
     #[wasm_bindgen(js_name = estimateAll)]
-    pub fn estimate_all(&self) -> js_sys::Promise {
+    pub fn estimate_all(&self, model: Option<String>, multi_shot: Option<bool>) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
             let id = inner.open_id()?;
             inner.sent().await;
-            match inner.client().estimate_all(&id).await {
+            if inner.state.borrow().models.is_empty() {
+                let models = inner.client().models().await.map_err(|e| inner.thrown(e))?;
+                inner.change(|s| s.models = models);
+            }
+            let with = GenerateWith {
+                model,
+                multi_shot: multi_shot.unwrap_or(false),
+            };
+            match inner.client().estimate_all(&id, with).await {
                 Ok(estimate) => {
                     inner.change(|s| {
                         s.estimate = Some(estimate);
@@ -68,14 +80,22 @@ impl SequenceEditor {
         self.inner.change(|s| s.estimate = None);
     }
 
-    /// Starts one take of every shot without one, all or none: resolves with how many.
+    /// Starts one take of every shot without one, all or none, made as the estimate shown
+    /// says: resolves with how many jobs.
     #[wasm_bindgen(js_name = generateAll)]
     pub fn generate_all(&self) -> js_sys::Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
             let id = inner.open_id()?;
+            let with = inner
+                .state
+                .borrow()
+                .estimate
+                .as_ref()
+                .map(|e| e.made_with.clone());
+            let with = with.ok_or_else(|| plain_error("Ask for the estimate first"))?;
             inner.sent().await;
-            match inner.client().generate_all(&id).await {
+            match inner.client().generate_all(&id, &with).await {
                 Ok(jobs) => {
                     inner.change(|s| {
                         s.estimate = None;

@@ -103,6 +103,7 @@ impl SequenceEditor {
                 cast: state.cast.clone(),
                 pictures: state.pictures.clone(),
                 estimate: state.estimate.clone(),
+                models: state.models.clone(),
                 making: state.making.by_shot(),
                 sounds: state.sounds.clone(),
             })

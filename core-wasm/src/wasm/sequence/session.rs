@@ -15,7 +15,7 @@ use super::super::listeners::Listeners;
 use super::{new_shot_id, plain_error};
 use crate::api::{Api, ApiConfig};
 use crate::asset::metadata_url;
-use crate::sequence::board::{CastMember, Estimate, Picture};
+use crate::sequence::board::{CastMember, Estimate, GenerateModel, Picture};
 use crate::sequence::client::{CallError, Client, Saved, Summary, Video};
 use crate::sequence::edit::Edit;
 use crate::sequence::editor::Editor;
@@ -40,6 +40,7 @@ pub(super) struct State {
     pub(super) cast: Vec<CastMember>,
     pub(super) pictures: Vec<Picture>,
     pub(super) estimate: Option<Estimate>,
+    pub(super) models: Vec<GenerateModel>,
     /// The takes being made for the open sequence's shots.
     pub(super) making: Making,
     /// The project's sounds, once asked for.
