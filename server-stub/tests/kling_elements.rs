@@ -151,13 +151,30 @@ async fn mentioned_cast_becomes_kling_elements_made_once() {
     let refusal = api(&h.app, "POST", JOBS, Some(body)).await.refusal();
     assert!(refusal.contains("kling-v2-1"), "{refusal}");
 
+    // An element Kling fails to make fails the job with Kling's reason; the failure is not
+    // kept: the next job asks Kling to make it again.
+    cast(&h, "Fails", &[&a, &c]).await;
+    for attempt in 1..=2 {
+        let reply = api(&h.app, "POST", JOBS, Some(job("@Fails at sea", &b))).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.json());
+        let id = reply.json()["sora_job_id"].as_str().unwrap().to_owned();
+        wait_for(&h.jobs, &id, Status::Error).await;
+        let error = h.jobs.get(&id).unwrap().error.unwrap();
+        assert!(
+            error.contains("could not make @Fails an element")
+                && error.contains("failed the subject review"),
+            "{error}"
+        );
+        assert_eq!(fakes.count("kling.element.create"), 2 + attempt);
+    }
+
     // Another server (or this one restarted) with the same member finds the element Kling has.
     let other = server(&base);
     let (a, b) = (picture(&other, 10).await, picture(&other, 90).await);
     cast(&other, "Mara", &[&a, &b]).await;
     let queries = fakes.count("kling.element.query");
     let task = made(&fakes, &other, "@Mara waves", &b).await;
-    assert_eq!(fakes.count("kling.element.create"), 2);
+    assert_eq!(fakes.count("kling.element.create"), 4);
     assert!(fakes.count("kling.element.query") > queries);
     let first = elements["elements ".len()..].split(',').next().unwrap();
     assert!(

@@ -207,7 +207,7 @@ async fn inputs_a_model_cannot_use_are_refused_before_anything_runs() {
     let models = api(&h.app, "GET", "/api/models", None).await.json();
     assert_eq!(
         models["models"][0]["inputs"],
-        json!({"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true})
+        json!({"first_frame": true, "last_frame": true, "references": 4, "extend": true, "remix": true, "cast_elements": null})
     );
     let id = upload(&h, "p1", png(&picture(200, 200)), "image/png")
         .await

@@ -6,7 +6,7 @@
 import { useId, useState, type FormEvent } from "react";
 import type { SequenceEditor } from "../../../pkg/studio_sequence.js";
 import { run, runNow } from "../core/useStudio";
-import type { PanelView } from "./types";
+import type { GenerateWith as Choice, PanelView } from "./types";
 
 const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
 
@@ -14,6 +14,7 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
   const [importing, setImporting] = useState(false);
   const [script, setScript] = useState("");
   const [castShown, setCastShown] = useState(false);
+  const [asked, setAsked] = useState<Choice | null>(null);
   const scriptId = useId();
   const estimate = view.estimate;
 
@@ -67,7 +68,7 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
       )}
       {estimate && (
         <div className="estimate" role="group" aria-label="Generate all">
-          <GenerateWith editor={editor} view={view} />
+          <GenerateWith editor={editor} view={view} asked={asked} setAsked={setAsked} />
           <p data-testid="estimate">
             {estimate.shots} {estimate.shots === 1 ? "shot" : "shots"}, {estimate.jobs}{" "}
             {estimate.jobs === 1 ? "job" : "jobs"}, {estimate.seconds} s of video, estimated{" "}
@@ -78,7 +79,7 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
           </p>
           <button
             type="button"
-            disabled={estimate.jobs === 0 || !estimate.enough}
+            disabled={estimate.jobs === 0 || !estimate.enough || asked !== null}
             onClick={() => run(editor.generateAll())}
           >
             Start {estimate.jobs} {estimate.jobs === 1 ? "job" : "jobs"}
@@ -127,12 +128,28 @@ export function Storyboard({ editor, view }: { editor: SequenceEditor; view: Pan
 }
 
 /** The model Generate all makes the takes with and, for a model that makes several shots in
- * one call, whether neighbouring shots go in one: each change asks for the estimate again. */
-function GenerateWith({ editor, view }: { editor: SequenceEditor; view: PanelView }) {
-  const madeWith = view.estimate?.madeWith;
+ * one call, whether neighbouring shots go in one. A change shows at once and asks for the
+ * estimate again; `asked` holds it until the new estimate arrives. */
+function GenerateWith({
+  editor,
+  view,
+  asked,
+  setAsked,
+}: {
+  editor: SequenceEditor;
+  view: PanelView;
+  asked: Choice | null;
+  setAsked: (choice: Choice | null) => void;
+}) {
   const fallback = view.models.find((m) => m.default)?.id ?? "";
-  const model = madeWith?.model ?? fallback;
+  const shown = asked ?? view.estimate?.madeWith;
+  const model = shown?.model ?? fallback;
+  const multiShot = shown?.multiShot ?? false;
   const chosen = view.models.find((m) => m.id === model);
+  const ask = (choice: Choice) => {
+    setAsked(choice);
+    run(editor.estimateAll(choice.model, choice.multiShot).finally(() => setAsked(null)));
+  };
   if (view.models.length === 0) return null;
   return (
     <div className="generate-with">
@@ -142,8 +159,7 @@ function GenerateWith({ editor, view }: { editor: SequenceEditor; view: PanelVie
           value={model}
           onChange={(event) => {
             const next = view.models.find((m) => m.id === event.target.value);
-            const multiShot = next?.mostShots != null && (madeWith?.multiShot ?? false);
-            run(editor.estimateAll(event.target.value, multiShot));
+            ask({ model: event.target.value, multiShot: next?.mostShots != null && multiShot });
           }}
         >
           {view.models.map((m) => (
@@ -157,8 +173,8 @@ function GenerateWith({ editor, view }: { editor: SequenceEditor; view: PanelVie
         <label>
           <input
             type="checkbox"
-            checked={madeWith?.multiShot ?? false}
-            onChange={(event) => run(editor.estimateAll(model, event.target.checked))}
+            checked={multiShot}
+            onChange={(event) => ask({ model, multiShot: event.target.checked })}
           />{" "}
           Neighbouring shots in one call (up to {chosen.mostShots})
         </label>

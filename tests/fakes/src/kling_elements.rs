@@ -4,7 +4,8 @@
 //! three `refer_images`, each raw base64 or a URL; a name of at most 20 characters and a
 //! description of at most 100), answered by a task; `GET .../{id}` by `task_id` or
 //! `external_task_id` says `processing` at its first look and then `succeed` with
-//! `task_result.elements[0].element_id` (a number). An `image2video` task names elements in
+//! `task_result.elements[0].element_id` (a number), or `failed` for an element named with
+//! `fails`. An `image2video` task names elements in
 //! `element_list`.
 
 use axum::extract::{Path, State};
@@ -82,6 +83,7 @@ fn checked(fakes: &Fakes, body: &Map<String, Value>) -> Result<Value, String> {
     let element_id = u64::from_str_radix(&hex(12), 16).unwrap_or(1);
     let task = json!({
         "task_id": task_id, "task_status": "submitted", "looks": 0,
+        "fails": name.to_lowercase().contains("fails"),
         "task_info": {"external_task_id": external},
         "element": {"element_id": element_id, "element_name": name, "element_description": description},
         "created_at": unix_now() * 1000,
@@ -94,7 +96,8 @@ fn checked(fakes: &Fakes, body: &Map<String, Value>) -> Result<Value, String> {
 fn answer(task: &Value) -> Value {
     let mut data = json!({
         "task_id": task["task_id"], "task_status": task["task_status"],
-        "task_info": task["task_info"], "created_at": task["created_at"],
+        "task_status_msg": task["task_status_msg"], "task_info": task["task_info"],
+        "created_at": task["created_at"],
     });
     if task["task_status"] == "succeed" {
         data["task_result"] = json!({"elements": [task["element"]]});
@@ -134,7 +137,14 @@ pub async fn task(
     };
     let looks = task["looks"].as_u64().unwrap_or(0) + 1;
     task["looks"] = json!(looks);
-    task["task_status"] = json!(if looks == 1 { "processing" } else { "succeed" });
+    task["task_status"] = match (looks, task["fails"].as_bool()) {
+        (1, _) => json!("processing"),
+        (_, Some(true)) => {
+            task["task_status_msg"] = json!("The images failed the subject review.");
+            json!("failed")
+        }
+        _ => json!("succeed"),
+    };
     fakes.keep(
         &format!("{PREFIX}{}", task["task_id"].as_str().unwrap_or("")),
         task.clone(),

@@ -8,7 +8,7 @@
 //! An element's `external_task_id` is a digest of the member's name and pictures, so the same
 //! member with the same pictures is made once per account: kept here once made, and found
 //! again by that id after a restart or by a second job asking at the same moment. A changed
-//! picture makes a new element.
+//! picture makes a new element; so does a job after Kling failed to make one.
 //!
 //! Only third-party material describes the element API (see `docs/providers.md#kling-30-kling`).
 
@@ -127,6 +127,11 @@ impl Kling {
             return Ok(id);
         }
         let task = match self.element_task(&external).await {
+            // A failure is not kept: the element is made again, under an id of this attempt.
+            Ok(task) if task.task_status == "failed" => {
+                let attempt = format!("{external}-{}", crate::clock::unix_now());
+                self.make_element(member, pictures, &attempt).await?
+            }
             Ok(task) => task,
             Err(ProviderError::Rejected(_)) => {
                 match self.make_element(member, pictures, &external).await {
