@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::{plain, Envelope, Kling};
+use super::{plain, Kling};
 use crate::providers::inputs::CastElements;
 use crate::providers::{Picture, ProviderError};
 use studio_core::cast::{mentions, same_name};
@@ -175,19 +175,7 @@ impl Kling {
             "element_image_list": {"frontal_image": front.base64(), "refer_images": more},
             "external_task_id": external,
         });
-        let token = self.tokens.bearer()?;
-        let url = format!("{}{PATH}", self.base);
-        let created: Envelope<ElementTask> = self
-            .client
-            .create_json(|| {
-                self.client
-                    .http()
-                    .post(&url)
-                    .bearer_auth(&token)
-                    .json(&body)
-            })
-            .await?;
-        created.data()
+        self.create(PATH, &body).await
     }
 
     /// The element task `id` (its `task_id` or `external_task_id`).
@@ -195,13 +183,7 @@ impl Kling {
         if !plain(id) {
             return Err(ProviderError::Malformed(format!("element task id {id:?}")));
         }
-        let token = self.tokens.bearer()?;
-        let url = format!("{}{PATH}/{id}", self.base);
-        let answer: Envelope<ElementTask> = self
-            .client
-            .call_json(|| self.client.http().get(&url).bearer_auth(&token))
-            .await?;
-        answer.data()
+        self.get(&format!("{PATH}/{id}")).await
     }
 
     /// The element `task` makes, once it has made it.

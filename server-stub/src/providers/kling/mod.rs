@@ -14,6 +14,7 @@ mod variant;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -68,13 +69,33 @@ impl Kling {
         if !plain(id) {
             return Err(ProviderError::Malformed(format!("task id {id:?}")));
         }
+        self.get(&format!("/v1/videos/{kind}/{id}")).await
+    }
+
+    /// `GET {path}`, answered in Kling's envelope.
+    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ProviderError> {
         let token = self.tokens.bearer()?;
-        let url = format!("{}/v1/videos/{kind}/{id}", self.base);
-        let answer: Envelope<Task> = self
+        let url = format!("{}{path}", self.base);
+        let answer: Envelope<T> = self
             .client
             .call_json(|| self.client.http().get(&url).bearer_auth(&token))
             .await?;
         answer.data()
+    }
+
+    /// `POST {path}` of `body`, a create (never sent twice), answered in Kling's envelope.
+    async fn create<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &Value,
+    ) -> Result<T, ProviderError> {
+        let token = self.tokens.bearer()?;
+        let url = format!("{}{path}", self.base);
+        let created: Envelope<T> = self
+            .client
+            .create_json(|| self.client.http().post(&url).bearer_auth(&token).json(body))
+            .await?;
+        created.data()
     }
 }
 
@@ -206,19 +227,8 @@ impl Provider for Kling {
         if let Some(callback) = job.callback {
             body["callback_url"] = Value::String(callback.to_owned());
         }
-        let token = self.tokens.bearer()?;
-        let url = format!("{}/v1/videos/{}", self.base, kind(job.pictures));
-        let created: Envelope<Task> = self
-            .client
-            .create_json(|| {
-                self.client
-                    .http()
-                    .post(&url)
-                    .bearer_auth(&token)
-                    .json(&body)
-            })
-            .await?;
-        let task = created.data()?;
+        let path = format!("/v1/videos/{}", kind(job.pictures));
+        let task: Task = self.create(&path, &body).await?;
         // Polls name the kind in the path: it travels with the task id.
         Ok(format!("{}/{}", kind(job.pictures), task.task_id))
     }
