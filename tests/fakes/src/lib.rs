@@ -11,6 +11,7 @@
 mod ark;
 mod callbacks;
 mod content;
+mod control;
 mod fal;
 mod gemini;
 mod gemini_interactions;
@@ -50,7 +51,7 @@ pub fn router(fakes: Fakes) -> Router {
         .nest("/xai", xai::router(&fakes))
         .nest("/vertex", vertex::router(&fakes))
         .merge(content::router(&fakes))
-        .merge(state::control_router())
+        .merge(control::control_router())
         .with_state(fakes)
 }
 
